@@ -1,0 +1,30 @@
+# Two commands do everything on a fresh machine:
+#   make lab   - create .venv if missing, install fitgpp, open the workbook in JupyterLab
+#   make test  - create .venv if missing, install fitgpp with test extras, run the whole suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.fitgpp-installed
+# JupyterLab refuses to run as root without --allow-root; a normal user needs no flag.
+ROOTFLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+PORT   ?= 8888
+
+.PHONY: lab test bench docs clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	cd notebooks && ../$(BIN)/jupyter lab --port=$(PORT) $(ROOTFLAG) 00_quickstart.ipynb
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_simulator.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

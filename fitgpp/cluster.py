@@ -1,0 +1,143 @@
+"""The cluster: nodes ``0..N-1`` with a capacity ``(gpu, cpu_milli, mem_mib)`` each.
+
+Built homogeneous (:meth:`Cluster.homogeneous`) or from node groups, in
+Python or from a small TOML file::
+
+    [[nodes]]            # one table per group; node ids follow file order
+    count = 48
+    gpu = 8
+    cpu_milli = 96000
+    mem_mib = 786432
+    name = "dgx"         # optional label
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+_FIELDS = ("count", "gpu", "cpu_milli", "mem_mib")
+
+
+class ClusterError(ValueError):
+    """A cluster description is malformed; the message names the group and field."""
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """``count`` identical nodes of ``gpu`` GPUs, ``cpu_milli`` millicores, ``mem_mib`` MiB."""
+
+    count: int
+    gpu: int
+    cpu_milli: int
+    mem_mib: int
+    name: str = ""
+
+    def __post_init__(self):
+        where = f"node group {self.name!r}" if self.name else "node group"
+        for f in _FIELDS:
+            v = getattr(self, f)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ClusterError(f"{where}: field '{f}' must be an integer, got {v!r}")
+            if v < 0 or (f == "count" and v < 1):
+                raise ClusterError(f"{where}: field '{f}' must be "
+                                   f"{'>= 1' if f == 'count' else '>= 0'}, got {v}")
+        if self.gpu == self.cpu_milli == self.mem_mib == 0:
+            raise ClusterError(f"{where}: nodes have no capacity at all")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """An ordered tuple of node groups; node ids run through the groups in order."""
+
+    groups: tuple[NodeGroup, ...]
+
+    def __post_init__(self):
+        if not self.groups:
+            raise ClusterError("cluster has no nodes")
+        object.__setattr__(self, "groups", tuple(self.groups))
+
+    @classmethod
+    def homogeneous(cls, nodes: int, gpu: int = 8, cpu_milli: int = 96_000,
+                    mem_mib: int = 786_432) -> Cluster:
+        return cls((NodeGroup(nodes, gpu, cpu_milli, mem_mib),))
+
+    @classmethod
+    def from_groups(cls, groups: list[dict]) -> Cluster:
+        out = []
+        for k, g in enumerate(groups):
+            if not isinstance(g, dict):
+                raise ClusterError(f"node group #{k + 1}: expected a table, got {g!r}")
+            unknown = sorted(set(g) - set(_FIELDS) - {"name"})
+            if unknown:
+                raise ClusterError(f"node group #{k + 1}: unknown field(s) {', '.join(unknown)}"
+                                   f" (allowed: {', '.join(_FIELDS)}, name)")
+            missing = [f for f in _FIELDS if f not in g]
+            if missing:
+                raise ClusterError(f"node group #{k + 1}: missing field(s) {', '.join(missing)}")
+            out.append(NodeGroup(**{f: g[f] for f in _FIELDS}, name=str(g.get("name", ""))))
+        return cls(tuple(out))
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike) -> Cluster:
+        p = Path(path)
+        try:
+            doc = tomllib.loads(p.read_text())
+        except FileNotFoundError:
+            raise ClusterError(f"{p}: no such file") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ClusterError(f"{p}: not valid TOML ({exc})") from None
+        if "nodes" not in doc or not isinstance(doc["nodes"], list):
+            raise ClusterError(f"{p}: expected one or more [[nodes]] tables")
+        extra = sorted(set(doc) - {"nodes"})
+        if extra:
+            raise ClusterError(f"{p}: unknown key(s) {', '.join(extra)}")
+        try:
+            return cls.from_groups(doc["nodes"])
+        except ClusterError as exc:
+            raise ClusterError(f"{p}: {exc}") from None
+
+    @property
+    def n_nodes(self) -> int:
+        return sum(g.count for g in self.groups)
+
+    @property
+    def capacity(self) -> np.ndarray:
+        """``(n_nodes, 3)`` int64 array of (gpu, cpu_milli, mem_mib) per node."""
+        rows = [(g.gpu, g.cpu_milli, g.mem_mib) for g in self.groups for _ in range(g.count)]
+        return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(g.count * g.gpu for g in self.groups)
+
+    def fits_some_node(self, demand: np.ndarray) -> np.ndarray:
+        """Boolean per row of ``demand`` (k, 3): fits on at least one node."""
+        caps = np.unique(self.capacity, axis=0)
+        demand = np.asarray(demand).reshape(-1, 3)
+        return (demand[:, None, :] <= caps[None, :, :]).all(axis=2).any(axis=1)
+
+    def describe(self) -> str:
+        return " + ".join(f"{g.count}x({g.gpu} GPU, {g.cpu_milli} mCPU, {g.mem_mib} MiB)"
+                          for g in self.groups)
+
+    def to_dict(self) -> list[dict]:
+        return [{"count": g.count, "gpu": g.gpu, "cpu_milli": g.cpu_milli,
+                 "mem_mib": g.mem_mib, **({"name": g.name} if g.name else {})}
+                for g in self.groups]
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> Cluster:
+        return cls.from_groups(json.loads(text))
+
+
+#: The workbook's default cluster: 16 nodes of 8 GPUs (quick enough for widgets).
+DEFAULT_CLUSTER = Cluster.homogeneous(16, gpu=8, cpu_milli=96_000, mem_mib=786_432)

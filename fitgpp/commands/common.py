@@ -1,0 +1,67 @@
+"""Argument helpers shared by subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+from ..cluster import Cluster
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def add_cluster_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+    g = p.add_argument_group("cluster (homogeneous nodes, or --cluster FILE.toml)")
+    g.add_argument("--nodes", type=positive_int, help="number of nodes")
+    g.add_argument("--node-gpu", type=int, default=8, help="GPUs per node (default 8)")
+    g.add_argument("--node-cpu-milli", type=int, default=96_000,
+                   help="CPU millicores per node (default 96000)")
+    g.add_argument("--node-mem-mib", type=int, default=786_432,
+                   help="memory MiB per node (default 786432)")
+    g.add_argument("--cluster", metavar="FILE.toml", help="node groups from a TOML file")
+    p.set_defaults(_cluster_required=required)
+
+
+def cluster_from_args(args) -> Cluster | None:
+    from ..cli import UsageError
+    if args.cluster and args.nodes:
+        raise UsageError("give either --cluster FILE.toml or --nodes N, not both")
+    if args.cluster:
+        return Cluster.from_toml(args.cluster)
+    if args.nodes:
+        return Cluster.homogeneous(args.nodes, args.node_gpu, args.node_cpu_milli,
+                                   args.node_mem_mib)
+    if args._cluster_required:
+        raise UsageError("no cluster: give --nodes N (with --node-gpu ...) or --cluster FILE.toml")
+    return None
+
+
+def atomic_write(path: str | os.PathLike, write) -> None:
+    """Call ``write(tmp_path)`` then move the file into place, so no half-written output is left."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def check_out_path(path: str) -> None:
+    from ..cli import UsageError
+    parent = Path(path).resolve().parent
+    if not parent.is_dir():
+        raise UsageError(f"--out {path}: directory {parent} does not exist")

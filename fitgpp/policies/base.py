@@ -1,0 +1,137 @@
+"""What every policy shares: the parameter checks, first-fit search, and the
+two-queue skeleton of SPEC.md (TE pass, then BE pass).
+
+A policy is a frozen dataclass of its parameters with three members the
+engine calls: ``bind(engine)`` once before the run, ``schedule(engine, t)``
+at step 4 of every visited tick, and optionally ``victim_key(engine, i)``, a
+key fixed for the duration of one run of BE job ``i`` by which the engine
+keeps each node's running BE jobs sorted (``engine.running_be[n]``).
+A two-queue policy only has to say how it picks a node and victims for a TE
+job that fits nowhere: :meth:`TwoQueuePolicy.choose`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+class PolicyError(ValueError):
+    """A policy parameter is out of range; the message names it."""
+
+
+def check_max_preemptions(p) -> None:
+    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+        raise PolicyError(f"max_preemptions (P) must be a positive integer, got {p!r}")
+
+
+def first_fit(eng, i: int, reserved: bool) -> int:
+    """Lowest node id whose free (``reserved=False``) or avail (``True``) >= demand of ``i``; -1 if none."""
+    g, c, m = eng.dg[i], eng.dc[i], eng.dm[i]
+    fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
+    if reserved:
+        rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
+        for n in range(eng.n_nodes):
+            if fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
+                return n
+    else:
+        for n in range(eng.n_nodes):
+            if fg[n] >= g and fc[n] >= c and fm[n] >= m:
+                return n
+    return -1
+
+
+def projected(eng, n: int) -> tuple[int, int, int]:
+    """capacity - running - reserved on node ``n``: what it offers once its stopping jobs leave."""
+    return (eng.free_g[n] + eng.stop_g[n] - eng.res_g[n],
+            eng.free_c[n] + eng.stop_c[n] - eng.res_c[n],
+            eng.free_m[n] + eng.stop_m[n] - eng.res_m[n])
+
+
+def shortest_prefix(eng, i: int, n: int, victims) -> list[int] | None:
+    """The shortest prefix of ``victims`` (in the given order) whose release lets
+    ``projected(n)`` cover the demand of ``i``; ``[]`` if nothing is needed, None if never."""
+    g, c, m = eng.dg[i], eng.dc[i], eng.dm[i]
+    pg, pc, pm = projected(eng, n)
+    if pg >= g and pc >= c and pm >= m:
+        return []
+    out = []
+    dg, dc, dm = eng.dg, eng.dc, eng.dm
+    for v in victims:
+        out.append(v)
+        pg += dg[v]
+        pc += dc[v]
+        pm += dm[v]
+        if pg >= g and pc >= c and pm >= m:
+            return out
+    return None
+
+
+def params_of(policy) -> dict:
+    return {f.name: getattr(policy, f.name) for f in fields(policy)}
+
+
+@dataclass(frozen=True)
+class TwoQueuePolicy:
+    """The skeleton shared by PRIO, FitGpp, LRTP and RAND (SPEC.md, "Two-queue policies")."""
+
+    preempts = True
+
+    def bind(self, eng) -> None:
+        pass
+
+    def choose(self, eng, i: int, t: int) -> tuple[int, list[int]] | None:
+        """Node and ordered victims for TE job ``i`` that fits nowhere now, or None."""
+        raise NotImplementedError
+
+    def schedule(self, eng, t: int) -> None:
+        self._te_pass(eng, t)
+        be_pass(eng, t)
+
+    def _te_pass(self, eng, t: int) -> None:
+        fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
+        dg, dc, dm, resv = eng.dg, eng.dc, eng.dm, eng.resv
+        pending: dict[int, list[int]] = {}  # node -> earlier still-unstarted reservations
+        failed: set[tuple[int, int, int]] = set()  # demands that found nothing since the last preemption
+        for i in list(eng.waiting_te):
+            g, c, m = dg[i], dc[i], dm[i]
+            n = resv[i]
+            if n < 0:
+                if (g, c, m) in failed:
+                    continue
+                n = first_fit(eng, i, reserved=True)
+                if n >= 0:
+                    eng.start(i, n, t)
+                    continue
+                pick = self.choose(eng, i, t) if self.preempts else None
+                if pick is None:
+                    # A failure stays a failure until a preemption changes projections.
+                    failed.add((g, c, m))
+                    continue
+                n, victims = pick
+                eng.reserve(i, n)
+                for v in victims:
+                    eng.preempt(v, t)
+                failed.clear()
+            p = pending.get(n)
+            if p is None:
+                if fg[n] >= g and fc[n] >= c and fm[n] >= m:
+                    eng.start(i, n, t)
+                else:
+                    pending[n] = [g, c, m]
+            elif fg[n] - p[0] >= g and fc[n] - p[1] >= c and fm[n] - p[2] >= m:
+                eng.start(i, n, t)
+            else:
+                p[0] += g
+                p[1] += c
+                p[2] += m
+
+
+def be_pass(eng, t: int) -> None:
+    """Start BE jobs from the head of their queue on the lowest-id node with avail >= demand,
+    until the head fits nowhere (head-of-line blocking within BE)."""
+    h = eng.waiting_be
+    while h:
+        n = first_fit(eng, h[0], reserved=True)
+        if n < 0:
+            return
+        eng.start(h[0], n, t)

@@ -1,0 +1,60 @@
+"""RAND(P, seed): preempt randomly chosen BE jobs (paper baseline).
+
+Our documented reading (SPEC.md) and draw protocol, so that a run is fixed by
+its seed: eligible BE jobs run and were preempted fewer than ``P`` times. A
+node is a candidate if its projection plus all its eligible jobs covers the
+demand (true whatever the order). If a candidate needs no victim, the lowest
+such node wins and nothing is drawn. Otherwise, from
+``numpy.random.default_rng(seed)``: ``k = rng.integers(len(candidates))``
+picks the node (candidates in ascending id), then
+``rng.permutation(len(eligible))`` orders that node's eligible jobs (listed
+by ascending job id), and the shortest covering prefix is preempted. Draws
+happen only when a preemption happens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import TwoQueuePolicy, check_max_preemptions, projected, shortest_prefix
+
+
+@dataclass(frozen=True)
+class Rand(TwoQueuePolicy):
+    max_preemptions: int = 3
+    seed: int = 0
+    name = "rand"
+
+    def __post_init__(self):
+        check_max_preemptions(self.max_preemptions)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            from .base import PolicyError
+            raise PolicyError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+    def bind(self, eng):
+        eng.rng = np.random.default_rng(self.seed)
+
+    @staticmethod
+    def victim_key(eng, i):
+        return eng.job_id[i]
+
+    def choose(self, eng, i, t):
+        g, c, m = eng.dg[i], eng.dc[i], eng.dm[i]
+        cap_p, npre = self.max_preemptions, eng.preemptions
+        cands = []
+        for n in range(eng.n_nodes):
+            pg, pc, pm = projected(eng, n)
+            if pg >= g and pc >= c and pm >= m:
+                return n, []
+            eligible = [v for _, v in eng.running_be[n] if npre[v] < cap_p]
+            for v in eligible:
+                pg, pc, pm = pg + eng.dg[v], pc + eng.dc[v], pm + eng.dm[v]
+            if pg >= g and pc >= c and pm >= m:
+                cands.append((n, eligible))
+        if not cands:
+            return None
+        n, eligible = cands[int(eng.rng.integers(len(cands)))]
+        order = eng.rng.permutation(len(eligible))
+        return n, shortest_prefix(eng, i, n, [eligible[k] for k in order])

@@ -1,0 +1,241 @@
+"""``simulate``: a validated trace, a cluster and a policy in; one self-describing Dataset out."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from importlib.metadata import PackageNotFoundError, version
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .cluster import Cluster
+from .engine import Engine
+from .policies import make_policy, params_of
+from .trace import Trace, read_trace
+
+try:
+    __version__ = version("fitgpp")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0+unknown"
+
+#: Default number of time samples when ``sample_every`` is not given.
+MAX_SAMPLES = 2000
+
+_JOB_VARS = {  # name: (units, description)
+    "cls": ("", "job class: TE (trial-and-error) or BE (best-effort)"),
+    "submit_time": ("s", "submission time as given in the trace"),
+    "submit": ("s", "submission tick x tick: floor(submit_time / tick) * tick"),
+    "duration": ("s", "run time when uninterrupted, as given in the trace"),
+    "work": ("s", "work in ticks x tick: max(1, ceil(duration / tick)) * tick"),
+    "gpu": ("GPU", "GPUs demanded"),
+    "cpu_milli": ("millicore", "CPU demanded"),
+    "mem_mib": ("MiB", "memory demanded"),
+    "grace_period": ("s", "grace period as given (0 for TE)"),
+    "first_start": ("s", "first time the job started"),
+    "finish": ("s", "time the job finished"),
+    "slowdown": ("1", "(finish - submit) / work, in ticks"),
+    "wait": ("s", "time spent waiting in a queue: finish - submit - work - stopped"),
+    "stopped": ("s", "time spent in grace periods after preemption signals"),
+    "preemptions": ("1", "times the job was preempted"),
+    "node": ("1", "node the job finished on"),
+}
+_TIME_VARS = {
+    "gpu_util": ("1", "mean fraction of the cluster's GPUs held by running jobs"),
+    "gpu_stopping": ("1", "mean fraction of GPUs held by jobs in their grace period"),
+    "gpu_reserved": ("1", "mean fraction of GPUs reserved for TE jobs not yet started"),
+    "waiting_te": ("jobs", "mean number of waiting TE jobs"),
+    "waiting_be": ("jobs", "mean number of waiting BE jobs"),
+}
+
+
+class SimulationError(ValueError):
+    """Arguments to :func:`simulate` are invalid; the message names the argument."""
+
+
+def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
+    """SPEC's time quantization: submit = floor, work = max(1, ceil), gp = ceil."""
+    return {
+        "job_id": jobs["job_id"].to_numpy(np.int64),
+        "te": (jobs["cls"] == "TE").to_numpy(bool),
+        "gpu": jobs["gpu"].to_numpy(np.int64),
+        "cpu_milli": jobs["cpu_milli"].to_numpy(np.int64),
+        "mem_mib": jobs["mem_mib"].to_numpy(np.int64),
+        "submit": np.floor(jobs["submit_time"].to_numpy(float) / tick).astype(np.int64),
+        "work": np.maximum(1, np.ceil(jobs["duration"].to_numpy(float) / tick)).astype(np.int64),
+        "gp": np.ceil(jobs["grace_period"].to_numpy(float) / tick).astype(np.int64),
+    }
+
+
+def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
+             sample_every: float | None = None, jump: bool = True, check: bool = False,
+             progress=None, **policy_params) -> xr.Dataset:
+    """Simulate ``trace`` on ``cluster`` under ``policy`` (SPEC.md, tick by tick).
+
+    ``trace``: a :class:`Trace`, a DataFrame in the trace schema, or a CSV path.
+    ``policy``: a policy object or a registry name (``fifo``, ``prio``,
+    ``fitgpp``, ``lrtp``, ``rand``) with ``policy_params`` (``s``,
+    ``max_preemptions``, ``seed``). ``tick`` is in seconds. ``sample_every``
+    (seconds, a multiple of ``tick``) sets the time-series step; by default at
+    most ``MAX_SAMPLES`` samples cover the run. ``jump=False`` steps every tick
+    and ``check=True`` asserts the ledger every visited tick (both for tests).
+    ``progress(jobs_done)`` is called periodically on long runs.
+    """
+    if not isinstance(cluster, Cluster):
+        raise SimulationError(f"cluster must be a fitgpp.Cluster, got {type(cluster).__name__}")
+    if isinstance(policy, str):
+        policy = make_policy(policy, **policy_params)
+    elif policy_params:
+        raise SimulationError("policy parameters go into the policy object when one is given")
+    if isinstance(tick, bool) or not isinstance(tick, (int, float)) or not math.isfinite(tick) \
+            or tick <= 0:
+        raise SimulationError(f"tick must be a number of seconds > 0, got {tick!r}")
+    sample_ticks = None
+    if sample_every is not None:
+        q = sample_every / tick
+        if not math.isfinite(q) or q < 1 or abs(q - round(q)) > 1e-9:
+            raise SimulationError(f"sample_every must be a positive multiple of tick={tick} s,"
+                                  f" got {sample_every!r}")
+        sample_ticks = int(round(q))
+    trace = read_trace(trace, cluster=cluster)
+
+    jobs = trace.jobs
+    cols = to_ticks(jobs, tick)
+    eng = Engine(cols, cluster.capacity, policy, check=check)
+    eng.run(jump=jump, progress=progress)
+    return _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
+
+
+def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.Dataset:
+    order = eng.order
+    j = jobs.iloc[order]
+    n = eng.n
+    first = np.asarray(eng.first_start, dtype=np.int64)
+    fin = np.asarray(eng.finish, dtype=np.int64)
+    if n and ((fin < 0).any() or (first < 0).any()):
+        raise RuntimeError("simulation ended with unfinished jobs")
+    submit = cols["submit"][order]
+    work = cols["work"][order]
+    stopped = np.asarray(eng.stop_ticks, dtype=np.int64)
+    data = {
+        "cls": j["cls"].to_numpy().astype("U2"),
+        "submit_time": j["submit_time"].to_numpy(float),
+        "submit": submit * tick,
+        "duration": j["duration"].to_numpy(float),
+        "work": work * tick,
+        "gpu": j["gpu"].to_numpy(np.int64),
+        "cpu_milli": j["cpu_milli"].to_numpy(np.int64),
+        "mem_mib": j["mem_mib"].to_numpy(np.int64),
+        "grace_period": j["grace_period"].to_numpy(float),
+        "first_start": first * tick,
+        "finish": fin * tick,
+        "slowdown": (fin - submit) / work,
+        "wait": (fin - submit - work - stopped) * tick,
+        "stopped": stopped * tick,
+        "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
+        "node": np.asarray(eng.node, dtype=np.int64),
+    }
+    ds = xr.Dataset(
+        {k: ("job", v, {"units": _JOB_VARS[k][0], "description": _JOB_VARS[k][1]})
+         for k, v in data.items()},
+        coords={"job": ("job", j["job_id"].to_numpy(np.int64),
+                        {"description": "job_id from the trace; (submit, job_id) order"})},
+    )
+    total_gpu = cluster.total_gpus
+    t0 = int(submit.min()) if n else 0
+    t_end = int(fin.max()) if n else 0
+    times, series = _sample(eng, t_end, sample_ticks)
+    scale = {"gpu_util": total_gpu, "gpu_stopping": total_gpu, "gpu_reserved": total_gpu}
+    for k, v in series.items():
+        vals = v / scale[k] if k in scale and total_gpu else v
+        ds[k] = ("time", vals, {"units": _TIME_VARS[k][0], "description": _TIME_VARS[k][1]})
+    ds = ds.assign_coords(time=("time", times * tick, {
+        "units": "s", "description": "start of each sample; values are time means over the sample"}))
+    busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
+    util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
+    ds.attrs = {
+        "title": f"fitgpp simulation: {policy.name}",
+        "policy": policy.name,
+        "policy_params": json.dumps(params_of(policy), sort_keys=True),
+        **{k: v for k, v in params_of(policy).items()},
+        "cluster": cluster.to_json(),
+        "cluster_description": cluster.describe(),
+        "n_nodes": cluster.n_nodes,
+        "total_gpus": total_gpu,
+        "tick": float(tick),
+        "sample_every": float((sample_ticks or _auto_sample(t_end)) * tick),
+        "workload": trace.source_json(),
+        "gpu_util_mean": float(util),
+        "fitgpp_version": __version__,
+        "spec": "fitgpp SPEC.md simulation contract",
+    }
+    return ds
+
+
+def _auto_sample(t_end: int) -> int:
+    return max(1, math.ceil(t_end / MAX_SAMPLES))
+
+
+def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(eng.trace_t, dtype=np.int64)
+    v = np.asarray([row[k] for row in eng.trace_vals], dtype=np.int64) if eng.trace_vals \
+        else np.zeros(0, np.int64)
+    return t, v
+
+
+def _integral_at(t, v, edges):
+    """Exact integral of the step function (value v[k] on [t[k], t[k+1])) from 0 to each edge."""
+    if len(t) == 0:
+        return np.zeros(len(edges), dtype=np.int64)
+    cum = np.concatenate([[0], np.cumsum(v[:-1] * np.diff(t))])
+    k = np.searchsorted(t, edges, side="right") - 1
+    inside = k >= 0
+    out = np.zeros(len(edges), dtype=np.int64)
+    kk = k[inside]
+    out[inside] = cum[kk] + v[kk] * (edges[inside] - t[kk])
+    return out
+
+
+def _integral(eng, edge: int, k: int) -> int:
+    t, v = _step_series(eng, k)
+    return int(_integral_at(t, v, np.array([edge]))[0])
+
+
+def _sample(eng, t_end, sample_ticks):
+    step = sample_ticks or _auto_sample(t_end)
+    n_bins = max(1, math.ceil(t_end / step))
+    edges = np.arange(n_bins + 1, dtype=np.int64) * step
+    series = {}
+    for k, name in enumerate(_TIME_VARS):
+        t, v = _step_series(eng, k)
+        series[name] = np.diff(_integral_at(t, v, edges)) / step
+    return edges[:-1], series
+
+
+def summarize(ds: xr.Dataset) -> pd.DataFrame:
+    """Per class: jobs, median and p95 slowdown, total and per-job preemptions."""
+    rows = []
+    for c in ("TE", "BE"):
+        sel = ds["cls"] == c
+        sd = ds["slowdown"].where(sel, drop=True).to_numpy()
+        pre = ds["preemptions"].where(sel, drop=True).to_numpy()
+        rows.append({
+            "class": c, "jobs": int(sel.sum()),
+            "slowdown_median": float(np.median(sd)) if len(sd) else math.nan,
+            "slowdown_p95": float(np.percentile(sd, 95)) if len(sd) else math.nan,
+            "preemptions": int(pre.sum()),
+        })
+    return pd.DataFrame(rows).set_index("class")
+
+
+def save(ds: xr.Dataset, path: str | os.PathLike) -> None:
+    """Write a result as netCDF4 (h5netcdf engine)."""
+    ds.to_netcdf(path, engine="h5netcdf")
+
+
+def load(path: str | os.PathLike) -> xr.Dataset:
+    """Read a result written by :func:`save` fully into memory."""
+    with xr.open_dataset(path, engine="h5netcdf") as ds:
+        return ds.load()

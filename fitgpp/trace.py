@@ -1,0 +1,208 @@
+"""Job traces: the SPEC schema, read from CSV or a DataFrame and validated once.
+
+A trace is one row per job with the columns of :data:`COLUMNS`. Reading checks
+every rule of the schema and raises :class:`TraceError` naming the source, the
+row(s) and the column of the first rule that fails; nothing is repaired or
+dropped unless ``drop_invalid=True`` is asked for, in which case the rows that
+break a rule are returned in :attr:`Trace.dropped` with the reason.
+
+Times are in seconds, CPU in millicores, memory in MiB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
+
+#: Required columns, in order, with their meaning (units in brackets).
+COLUMNS: dict[str, str] = {
+    "job_id": "unique integer id",
+    "cls": "job class, TE (trial-and-error) or BE (best-effort)",
+    "submit_time": "submission time [s] since the trace start, >= 0",
+    "duration": "run time when uninterrupted [s], > 0",
+    "gpu": "GPUs, integer >= 0",
+    "cpu_milli": "CPU [millicores], integer >= 0",
+    "mem_mib": "memory [MiB], integer >= 0",
+    "grace_period": "BE: time from preemption signal to exit [s], >= 0; TE: ignored, may be empty",
+}
+INT_COLUMNS = ("job_id", "gpu", "cpu_milli", "mem_mib")
+RESOURCES = ("gpu", "cpu_milli", "mem_mib")
+CLASSES = ("TE", "BE")
+_MAX_LISTED = 5
+
+
+class TraceError(ValueError):
+    """A trace breaks the schema; the message names source, rows and column."""
+
+    def __init__(self, source: str, column: str | None, problem: str, rows=(), unit="row"):
+        self.source, self.column, self.problem = source, column, problem
+        self.rows = list(rows)
+        super().__init__(_message(source, column, problem, self.rows, unit))
+
+
+def _message(source, column, problem, rows, unit) -> str:
+    where = source
+    if rows:
+        shown = ", ".join(str(r) for r in rows[:_MAX_LISTED])
+        more = f" and {len(rows) - _MAX_LISTED} more" if len(rows) > _MAX_LISTED else ""
+        where += f": {unit if len(rows) == 1 else unit + 's'} {shown}{more}"
+    if column:
+        where += f", column '{column}'"
+    return f"{where}: {problem}"
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A validated jobs table plus where it came from.
+
+    ``jobs`` has exactly the :data:`COLUMNS` (plus any extra columns the
+    source had, kept untouched), typed: integer ids and resources, float
+    times, ``cls`` as ``"TE"``/``"BE"`` strings, TE grace periods set to 0.
+    ``source`` is a JSON-serialisable description sufficient to find the
+    input again (path and sha256, or a synthesis recipe). ``dropped`` holds
+    the rows removed on request, with a ``reason`` column; empty otherwise.
+    """
+
+    jobs: pd.DataFrame
+    source: dict = field(default_factory=dict)
+    dropped: pd.DataFrame | None = None
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def source_json(self) -> str:
+        return json.dumps(self.source, sort_keys=True)
+
+
+def read_trace(
+    src: str | os.PathLike | pd.DataFrame | Trace,
+    *,
+    cluster: Cluster | None = None,
+    drop_invalid: bool = False,
+    source: dict | None = None,
+) -> Trace:
+    """Read and validate a trace from a CSV path, a DataFrame or a Trace.
+
+    Row labels in errors are CSV line numbers (header = line 1) for files and
+    index labels for DataFrames. With ``cluster``, jobs that fit no node are
+    rejected too. With ``drop_invalid=True`` offending rows are removed and
+    listed in ``Trace.dropped`` instead of raising (missing columns still raise).
+    """
+    if isinstance(src, Trace):
+        return read_trace(src.jobs, cluster=cluster, drop_invalid=drop_invalid,
+                          source=source or src.source)
+    if isinstance(src, pd.DataFrame):
+        name = "<DataFrame>"
+        df = src.copy()
+        labels = np.asarray(df.index)
+        unit = "row"
+        source = source or {"kind": "dataframe"}
+    else:
+        path = Path(src)
+        name = str(path)
+        if not path.is_file():
+            raise TraceError(name, None, "no such file")
+        data = path.read_bytes()
+        try:
+            df = pd.read_csv(path, dtype={"cls": str}, keep_default_na=True)
+        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+            raise TraceError(name, None, f"not a readable CSV ({exc})") from None
+        labels = np.arange(len(df)) + 2  # CSV line numbers, header is line 1
+        unit = "line"
+        source = source or {"kind": "csv", "path": str(path.resolve()),
+                            "sha256": hashlib.sha256(data).hexdigest()}
+    jobs, dropped = _validate(df, labels, unit, name, cluster, drop_invalid)
+    return Trace(jobs=jobs, source=source, dropped=dropped)
+
+
+def _validate(df, labels, unit, name, cluster, drop_invalid):
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise TraceError(name, ", ".join(missing), "missing column(s); required: "
+                         + ", ".join(COLUMNS))
+    n = len(df)
+    bad = np.zeros(n, dtype=bool)
+    reasons = np.full(n, "", dtype=object)
+
+    def reject(mask, column, problem):
+        mask = np.asarray(mask, dtype=bool) & ~bad
+        if not mask.any():
+            return
+        if not drop_invalid:
+            raise TraceError(name, column, problem, labels[mask].tolist(), unit)
+        bad[mask] = True
+        reasons[mask] = f"column '{column}': {problem}"
+
+    cls = df["cls"].astype("string").str.strip()
+    reject(cls.isna().to_numpy(), "cls", "empty value")
+    reject(~cls.isin(CLASSES).fillna(False).to_numpy(), "cls",
+           "unknown class (expected TE or BE)")
+    is_te = (cls == "TE").fillna(False).to_numpy()
+
+    num = {}
+    for col in COLUMNS:
+        if col == "cls":
+            continue
+        raw = df[col]
+        vals = pd.to_numeric(raw, errors="coerce").astype("float64").to_numpy()
+        not_number = np.isnan(vals) & raw.notna().to_numpy()
+        reject(not_number, col, "not a number")
+        empty = raw.isna().to_numpy()
+        if col == "grace_period":
+            empty = empty & ~is_te
+            vals = np.where(is_te, 0.0, vals)  # ignored for TE (SPEC); may be empty
+        reject(empty, col, "empty value (NaN)")
+        reject(np.isinf(vals), col, "not finite")
+        if col in INT_COLUMNS:
+            frac = np.isfinite(vals) & (vals != np.floor(vals))
+            reject(frac, col, "not an integer")
+        num[col] = vals
+
+    for col in ("submit_time", "gpu", "cpu_milli", "mem_mib", "grace_period"):
+        reject(num[col] < 0, col, "negative value")
+    reject(num["duration"] <= 0, "duration", "must be > 0")
+    ids = num["job_id"]
+    reject(ids < 0, "job_id", "negative value")
+    dup = pd.Series(ids).duplicated(keep=False).to_numpy() & ~np.isnan(ids)
+    reject(dup, "job_id", "duplicate id")
+    zero = (num["gpu"] == 0) & (num["cpu_milli"] == 0) & (num["mem_mib"] == 0)
+    reject(zero, "gpu, cpu_milli, mem_mib", "job demands no resource (all zero)")
+    if cluster is not None:
+        demand = np.stack([np.nan_to_num(num[r]) for r in RESOURCES], axis=1)
+        reject(~cluster.fits_some_node(demand), "gpu, cpu_milli, mem_mib",
+               f"demand fits no node of the cluster ({cluster.describe()})")
+
+    keep = ~bad
+    out = df.loc[keep].copy()
+    for col in COLUMNS:
+        if col == "cls":
+            out[col] = cls[keep].astype(object).to_numpy()
+        elif col in INT_COLUMNS:
+            out[col] = num[col][keep].astype(np.int64)
+        else:
+            out[col] = num[col][keep]
+    out = out[list(COLUMNS) + [c for c in df.columns if c not in COLUMNS]]
+    out = out.reset_index(drop=True)
+    dropped = None
+    if drop_invalid:
+        dropped = df.loc[bad].copy()
+        dropped.insert(0, unit, labels[bad])
+        dropped["reason"] = reasons[bad]
+        dropped = dropped.reset_index(drop=True)
+    return out, dropped
+
+
+def write_trace(trace: Trace | pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write the SPEC columns (and extras) as CSV, full float precision."""
+    jobs = trace.jobs if isinstance(trace, Trace) else trace
+    jobs.to_csv(path, index=False, float_format="%.17g")
