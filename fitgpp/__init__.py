@@ -5,6 +5,7 @@ job scheduling with preemption for the development of deep learning"
 (OpML '19). The simulation contract is ``SPEC.md``; see ``docs/``.
 """
 
+from .errors import FitgppError
 from .cluster import DEFAULT_CLUSTER, Cluster, ClusterError, NodeGroup
 from .policies import POLICIES, Fifo, FitGpp, Lrtp, PolicyError, Prio, Rand, make_policy
 from .simulate import SimulationError, __version__, load, save, simulate, summarize

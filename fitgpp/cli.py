@@ -11,11 +11,13 @@ import argparse
 import importlib
 import sys
 
+from .errors import FitgppError
+
 COMMANDS = ("simulate",)
 
 
-class UsageError(Exception):
-    """A user-fixable problem; printed as one line, exit status 2."""
+class UsageError(FitgppError):
+    """A user-fixable problem with the command line; printed as one line, exit status 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,15 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .cluster import ClusterError
-    from .policies import PolicyError
-    from .simulate import SimulationError
-    from .trace import TraceError
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (UsageError, TraceError, ClusterError, PolicyError, SimulationError) as exc:
+    except FitgppError as exc:
         print(f"fitgpp {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -13,6 +13,8 @@ Python or from a small TOML file::
 
 from __future__ import annotations
 
+from .errors import FitgppError
+
 import json
 import os
 import tomllib
@@ -24,7 +26,7 @@ import numpy as np
 _FIELDS = ("count", "gpu", "cpu_milli", "mem_mib")
 
 
-class ClusterError(ValueError):
+class ClusterError(FitgppError):
     """A cluster description is malformed; the message names the group and field."""
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .errors import FitgppError
+
 import json
 import math
 import os
@@ -51,7 +53,7 @@ _TIME_VARS = {
 }
 
 
-class SimulationError(ValueError):
+class SimulationError(FitgppError):
     """Arguments to :func:`simulate` are invalid; the message names the argument."""
 
 

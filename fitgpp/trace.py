@@ -11,6 +11,8 @@ Times are in seconds, CPU in millicores, memory in MiB.
 
 from __future__ import annotations
 
+from .errors import FitgppError
+
 import hashlib
 import json
 import os
@@ -41,7 +43,7 @@ CLASSES = ("TE", "BE")
 _MAX_LISTED = 5
 
 
-class TraceError(ValueError):
+class TraceError(FitgppError):
     """A trace breaks the schema; the message names source, rows and column."""
 
     def __init__(self, source: str, column: str | None, problem: str, rows=(), unit="row"):

@@ -12,10 +12,12 @@ job that fits nowhere: :meth:`TwoQueuePolicy.choose`.
 
 from __future__ import annotations
 
+from ..errors import FitgppError
+
 from dataclasses import dataclass, fields
 
 
-class PolicyError(ValueError):
+class PolicyError(FitgppError):
     """A policy parameter is out of range; the message names it."""
 
 
