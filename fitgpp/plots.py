@@ -1,0 +1,465 @@
+"""Paper figures for simulation results, in Altair, with a theme that prints at column width.
+
+Every chart function takes Datasets (from :func:`fitgpp.simulate`) or small tidy
+DataFrames and returns an ``alt.Chart``; :func:`save` writes it as PNG, SVG or
+PDF through vl-convert, offline. Times on axes are in hours, slowdowns are
+unitless ((finish - submit) / work).
+
+Policies keep one colour (Okabe-Ito, colour-blind safe), one point shape and
+one dash pattern each, so the figures still read in greyscale.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from .errors import FitgppError
+
+#: Policy display order, colour (Okabe-Ito), point shape and dash pattern.
+POLICY_STYLE = {
+    "FIFO": ("#000000", "square", [1, 0]),
+    "PRIO": ("#999999", "triangle-down", [2, 2]),
+    "FitGpp": ("#0072B2", "circle", [1, 0]),
+    "LRTP": ("#E69F00", "diamond", [6, 3]),
+    "RAND": ("#009E73", "triangle-up", [2, 1, 6, 1]),
+}
+_EXTRA = ["#D55E00", "#CC79A7", "#56B4E9", "#F0E442"]
+_EXTRA_SHAPES = ["cross", "triangle-right", "triangle-left", "stroke"]
+_EXTRA_DASH = [[4, 4], [8, 2], [1, 3], [3, 1]]
+CLASS_NAMES = {"TE": "TE (trial-and-error)", "BE": "BE (best-effort)"}
+COLUMN_WIDTH = 240  # px: a 3.3 in paper column at 72 px/in
+THEME = "fitgpp_paper"
+
+
+class PlotError(FitgppError):
+    """A chart was asked for with input it cannot draw; the message names the input."""
+
+
+@alt.theme.register(THEME, enable=True)
+def paper_theme() -> alt.theme.ThemeConfig:
+    """Column-width defaults: 10-11 pt sans text, thin grid, no chart border."""
+    font = "Helvetica, Arial, sans-serif"
+    return {
+        "config": {
+            "view": {"continuousWidth": COLUMN_WIDTH, "continuousHeight": 160, "stroke": None},
+            "font": font,
+            "axis": {"labelFontSize": 10, "titleFontSize": 11, "titleFontWeight": "normal",
+                     "gridColor": "#e6e6e6", "domainColor": "#555", "tickColor": "#555"},
+            "legend": {"labelFontSize": 10, "titleFontSize": 10, "symbolSize": 60,
+                       "orient": "bottom", "direction": "horizontal", "columns": 3},
+            "header": {"labelFontSize": 11, "titleFontSize": 11},
+            "title": {"fontSize": 11, "fontWeight": "normal", "anchor": "start"},
+            "line": {"strokeWidth": 1.6},
+            "point": {"size": 50, "filled": True},
+        }
+    }
+
+
+# ------------------------------------------------------------------ labels and styles
+def policy_label(ds) -> str:
+    """``FitGpp s=4 P=3``-style label from a Dataset's attrs (or a policy name)."""
+    attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
+    name = str(attrs.get("policy", "?"))
+    base = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP",
+            "rand": "RAND"}.get(name.lower(), name)
+    if base == "FitGpp" and "s" in attrs:
+        return f"FitGpp s={float(attrs['s']):g}"
+    return base
+
+
+def _family(label: str) -> str:
+    return label.split(" ")[0]
+
+
+def _styles(labels) -> dict[str, alt.Scale]:
+    """Colour, shape and dash scales for the given labels, keeping each policy's own style."""
+    labels = list(dict.fromkeys(labels))
+    order = sorted(labels, key=lambda lb: (list(POLICY_STYLE).index(_family(lb))
+                                           if _family(lb) in POLICY_STYLE else 99, lb))
+    colors, shapes, dashes, k = [], [], [], 0
+    seen_family: dict[str, int] = {}
+    for lb in order:
+        fam = _family(lb)
+        j = seen_family.get(fam, 0)
+        seen_family[fam] = j + 1
+        if fam in POLICY_STYLE and j == 0:
+            c, sh, d = POLICY_STYLE[fam]
+        else:  # a second FitGpp (another s) or an unknown policy: next spare style
+            c, sh, d = _EXTRA[k % 4], _EXTRA_SHAPES[k % 4], _EXTRA_DASH[k % 4]
+            k += 1
+        colors.append(c)
+        shapes.append(sh)
+        dashes.append(d)
+    return {"order": order,
+            "color": alt.Scale(domain=order, range=colors),
+            "shape": alt.Scale(domain=order, range=shapes),
+            "dash": alt.Scale(domain=order, range=dashes)}
+
+
+def _as_runs(results) -> dict[str, object]:
+    """``{label: Dataset}`` from a dict, a list of Datasets, or one Dataset."""
+    if hasattr(results, "data_vars"):
+        results = [results]
+    if isinstance(results, dict):
+        out = dict(results)
+    else:
+        out = {}
+        for ds in results:
+            out[policy_label(ds)] = ds
+    if not out:
+        raise PlotError("no results to plot: pass at least one Dataset")
+    for lb, ds in out.items():
+        missing = {"cls", "slowdown"} - set(getattr(ds, "data_vars", ()))
+        if missing:
+            raise PlotError(f"result {lb!r} is not a simulation Dataset: missing {sorted(missing)}")
+    return out
+
+
+def _hours(x):
+    return np.asarray(x, dtype=float) / 3600.0
+
+
+# ------------------------------------------------------------------ slowdown distributions
+def slowdown_cdf(results, *, points: int = 200) -> alt.Chart:
+    """Empirical CDF of slowdown per class (one panel each) and policy (one line each).
+
+    ``results``: ``{label: Dataset}`` or a list of Datasets. Each curve is drawn
+    through ``points`` quantiles, so the spec stays small for any trace size.
+    """
+    runs = _as_runs(results)
+    q = np.linspace(0, 1, points)
+    rows = []
+    for lb, ds in runs.items():
+        cls = ds["cls"].to_numpy()
+        sd = ds["slowdown"].to_numpy()
+        for c in ("TE", "BE"):
+            x = sd[cls == c]
+            if len(x):
+                rows.append(pd.DataFrame({"policy": lb, "class": CLASS_NAMES[c],
+                                          "slowdown": np.quantile(x, q), "fraction": q}))
+    if not rows:
+        raise PlotError("no jobs in any result")
+    df = pd.concat(rows, ignore_index=True)
+    st = _styles(runs)
+    return alt.Chart(df).mark_line(interpolate="step-after").encode(
+        x=alt.X("slowdown:Q", scale=alt.Scale(type="log"), title="slowdown (log scale)"),
+        y=alt.Y("fraction:Q", title="fraction of jobs", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("policy:N", scale=st["color"], sort=st["order"], title="policy"),
+        strokeDash=alt.StrokeDash("policy:N", scale=st["dash"], sort=st["order"], title="policy"),
+        column=alt.Column("class:N", title=None, sort=[CLASS_NAMES["TE"], CLASS_NAMES["BE"]]),
+    ).properties(width=COLUMN_WIDTH * 0.75, height=150)
+
+
+def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs.
+
+    Returns rows ``class, stat ('median'|'p95'), value, lo, hi``.
+    """
+    rng = np.random.default_rng(seed)
+    cls = ds["cls"].to_numpy()
+    sd = ds["slowdown"].to_numpy()
+    a = (1 - level) / 2
+    rows = []
+    for c in ("TE", "BE"):
+        x = sd[cls == c]
+        if not len(x):
+            continue
+        idx = rng.integers(0, len(x), size=(n_boot, len(x)))
+        boot = x[idx]
+        for stat, p in (("median", 50), ("p95", 95)):
+            b = np.percentile(boot, p, axis=1)
+            rows.append({"class": c, "stat": stat, "value": float(np.percentile(x, p)),
+                         "lo": float(np.quantile(b, a)), "hi": float(np.quantile(b, 1 - a))})
+    return pd.DataFrame(rows)
+
+
+def stats_table(results, **kw) -> pd.DataFrame:
+    """:func:`bootstrap_stats` for every run, with a ``policy`` column."""
+    runs = _as_runs(results)
+    return pd.concat([bootstrap_stats(ds, **kw).assign(policy=lb) for lb, ds in runs.items()],
+                     ignore_index=True)
+
+
+def slowdown_bars(stats: pd.DataFrame) -> alt.Chart:
+    """Median and p95 slowdown bars per policy with CI whiskers; panels class x statistic.
+
+    ``stats``: columns ``policy, class, stat, value, lo, hi`` (see :func:`stats_table`;
+    a sweep's across-seed means and CIs fit the same shape).
+    """
+    need = {"policy", "class", "stat", "value", "lo", "hi"}
+    if not need <= set(stats.columns):
+        raise PlotError(f"slowdown_bars needs columns {sorted(need)}, got {list(stats.columns)}")
+    df = stats.copy()
+    df["panel"] = df["class"] + " " + df["stat"]
+    st = _styles(df["policy"])
+    base = alt.Chart().encode(y=alt.Y("policy:N", sort=st["order"], title=None))
+    bars = base.mark_bar(height=10, stroke="black", strokeWidth=0.5).encode(
+        x=alt.X("value:Q", title="slowdown (log scale; bars start at 1)",
+                scale=alt.Scale(type="log", domainMin=1)),
+        x2=alt.datum(1),
+        color=alt.Color("policy:N", scale=st["color"], sort=st["order"], legend=None),
+        tooltip=["policy", "class", "stat", alt.Tooltip("value:Q", format=".3g"),
+                 alt.Tooltip("lo:Q", format=".3g"), alt.Tooltip("hi:Q", format=".3g")],
+    )
+    whisk = base.mark_rule(color="black", strokeWidth=1.2).encode(x="lo:Q", x2="hi:Q")
+    return alt.layer(bars, whisk, data=df).properties(
+        width=COLUMN_WIDTH * 0.6, height=alt.Step(14)).facet(
+        facet=alt.Facet("panel:N", title=None,
+                        sort=["TE median", "TE p95", "BE median", "BE p95"]),
+        columns=2).resolve_scale(x="independent")
+
+
+# ------------------------------------------------------------------ the s trade-off
+def tradeoff_table(runs) -> pd.DataFrame:
+    """One row per run: ``policy, family, s, te_p95, be_median, be_p95`` (from :func:`fitgpp.summarize`)."""
+    from .simulate import summarize
+    rows = []
+    for lb, ds in _as_runs(runs).items():
+        t = summarize(ds)
+        rows.append({"policy": lb, "family": _family(lb),
+                     "s": float(ds.attrs["s"]) if "s" in ds.attrs else np.nan,
+                     "te_p95": t.loc["TE", "slowdown_p95"], "be_median": t.loc["BE", "slowdown_median"],
+                     "be_p95": t.loc["BE", "slowdown_p95"]})
+    return pd.DataFrame(rows)
+
+
+def s_tradeoff(table: pd.DataFrame) -> alt.Chart:
+    """TE p95 slowdown (x) against BE median and p95 slowdown (y, two panels).
+
+    FitGpp rows (``family == 'FitGpp'``, one per ``s``) form a labelled line;
+    other rows (FIFO, LRTP, RAND, ...) are single marked points.
+    """
+    need = {"policy", "family", "s", "te_p95", "be_median", "be_p95"}
+    if not need <= set(table.columns):
+        raise PlotError(f"s_tradeoff needs columns {sorted(need)}, got {list(table.columns)}")
+    long = table.melt(id_vars=["policy", "family", "s", "te_p95"], value_vars=["be_median", "be_p95"],
+                      var_name="metric", value_name="be")
+    long["metric"] = long["metric"].map({"be_median": "BE median slowdown",
+                                         "be_p95": "BE p95 slowdown"})
+    long["point"] = np.where(long["family"] == "FitGpp", "FitGpp (one point per s)", long["policy"])
+    long["s_label"] = np.where(long["family"] == "FitGpp", "s=" + long["s"].map("{:g}".format), "")
+    st = _styles(long["point"].str.replace(" (one point per s)", "", regex=False))
+    order = [("FitGpp (one point per s)" if o == "FitGpp" else o) for o in st["order"]]
+    color = alt.Scale(domain=order, range=st["color"].range)
+    shape = alt.Scale(domain=order, range=st["shape"].range)
+    x = alt.X("te_p95:Q", scale=alt.Scale(type="log"), title="TE p95 slowdown (log)")
+    y = alt.Y("be:Q", scale=alt.Scale(zero=False), title="BE slowdown")
+    long = long.sort_values(["metric", "family", "s"], ignore_index=True)
+    is_fit = alt.datum.family == "FitGpp"
+    line = alt.Chart().mark_line(color=POLICY_STYLE["FitGpp"][0]).encode(
+        x=x, y=y, order="s:Q").transform_filter(is_fit)
+    pts = alt.Chart().mark_point(filled=True, size=70, stroke="black", strokeWidth=0.5).encode(
+        x=x, y=y, color=alt.Color("point:N", scale=color, title=None),
+        shape=alt.Shape("point:N", scale=shape, title=None),
+        tooltip=["policy", "metric", alt.Tooltip("te_p95:Q", format=".3g"),
+                 alt.Tooltip("be:Q", format=".3g")])
+    text = alt.Chart().mark_text(dx=4, dy=-7, fontSize=9, align="left").encode(
+        x=x, y=y, text="s_label:N").transform_filter(is_fit)
+    return alt.layer(line, pts, text, data=long).properties(
+        width=COLUMN_WIDTH * 0.8, height=150).facet(
+        column=alt.Column("metric:N", title=None)).resolve_scale(y="independent")
+
+
+# ------------------------------------------------------------------ cluster over time
+def _coarsen(ds, max_points: int) -> dict[str, np.ndarray]:
+    """Merge every k consecutive samples (their exact time means average to the merged bin's)."""
+    names = ["time", "gpu_util", "gpu_stopping", "gpu_reserved", "waiting_te", "waiting_be"]
+    out = {k: ds[k].to_numpy().astype(float) for k in names}
+    k = max(1, -(-len(out["time"]) // max_points))
+    if k > 1:
+        m = len(out["time"]) // k * k  # drop the ragged last few samples
+        out = {n: (v[:m:k] if n == "time" else v[:m].reshape(-1, k).mean(axis=1))
+               for n, v in out.items()}
+    return out
+
+
+def utilization(ds, *, max_points: int = 600) -> alt.Chart:
+    """GPU utilization (running, in grace period, reserved) and queue lengths over time, one run.
+
+    Samples are merged to at most ``max_points`` so the chart stays small."""
+    if "gpu_util" not in ds:
+        raise PlotError("utilization needs a simulation Dataset with a time dimension (gpu_util)")
+    v = _coarsen(ds, max_points)
+    h = _hours(v["time"])
+    gpu = pd.DataFrame({"hours": np.tile(h, 3), "series": np.repeat(
+        ["running", "in grace period", "reserved for TE"], len(h)),
+        "fraction": np.concatenate([v["gpu_util"], v["gpu_stopping"], v["gpu_reserved"]])})
+    q = pd.DataFrame({"hours": np.tile(h, 2), "series": np.repeat(["TE", "BE"], len(h)),
+                      "jobs": np.concatenate([v["waiting_te"], v["waiting_be"]])})
+    x = alt.X("hours:Q", title="time (h)")
+    top = alt.Chart(gpu).mark_line(interpolate="step-after").encode(
+        x=x, y=alt.Y("fraction:Q", title="share of GPUs", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("series:N", title="GPUs", scale=alt.Scale(
+            domain=["running", "in grace period", "reserved for TE"],
+            range=["#0072B2", "#D55E00", "#999999"])),
+        strokeDash=alt.StrokeDash("series:N", title="GPUs", scale=alt.Scale(
+            domain=["running", "in grace period", "reserved for TE"],
+            range=[[1, 0], [4, 2], [1, 2]])),
+    ).properties(width=COLUMN_WIDTH * 1.6, height=110, title=policy_label(ds))
+    bottom = alt.Chart(q).mark_line(interpolate="step-after").encode(
+        x=x, y=alt.Y("jobs:Q", title="waiting jobs"),
+        color=alt.Color("series:N", title="queue", scale=alt.Scale(
+            domain=["TE", "BE"], range=["#CC79A7", "#009E73"])),
+        strokeDash=alt.StrokeDash("series:N", title="queue", scale=alt.Scale(
+            domain=["TE", "BE"], range=[[1, 0], [6, 3]])),
+    ).properties(width=COLUMN_WIDTH * 1.6, height=90)
+    return alt.vconcat(top, bottom).resolve_scale(color="independent", strokeDash="independent")
+
+
+# ------------------------------------------------------------------ per-node timeline
+def segments(trace, cluster, policy="fitgpp", *, tick: float = 60, **params) -> pd.DataFrame:
+    """Exact run and grace-period intervals of every job, by re-running the engine with
+    its ``start``/``preempt`` actions observed (the engine itself is not changed).
+
+    Returns rows ``job, cls, node, kind ('run'|'grace'), start, end`` in seconds.
+    Meant for small runs (a few hundred jobs) drawn by :func:`node_timeline`.
+    """
+    from .engine import Engine
+    from .policies import make_policy
+    from .simulate import to_ticks
+    from .trace import read_trace
+    pol = make_policy(policy, **params) if isinstance(policy, str) else policy
+    tr = read_trace(trace, cluster=cluster)
+    cols = to_ticks(tr.jobs, tick)
+    eng = Engine(cols, cluster.capacity, pol)
+    events: list[tuple[str, int, int, int]] = []
+    start, preempt = eng.start, eng.preempt
+
+    def on_start(i, n, t):
+        events.append(("start", i, n, t))
+        start(i, n, t)
+
+    def on_preempt(i, t):
+        events.append(("preempt", i, eng.node[i], t))
+        preempt(i, t)
+
+    eng.start, eng.preempt = on_start, on_preempt
+    eng.run()
+    rows, open_run = [], {}
+    for kind, i, n, t in events:
+        if kind == "start":
+            open_run[i] = (n, t)
+        else:
+            n0, t0 = open_run.pop(i)
+            rows.append((i, n0, "run", t0, t))
+            rows.append((i, n0, "grace", t, t + eng.gp[i]))
+    for i, (n, t0) in open_run.items():
+        rows.append((i, n, "run", t0, eng.finish[i]))
+    df = pd.DataFrame(rows, columns=["i", "node", "kind", "start", "end"])
+    df["job"] = np.asarray(eng.job_id)[df["i"]]
+    df["cls"] = np.where(np.asarray(eng.te)[df["i"]], "TE", "BE")
+    df[["start", "end"]] = df[["start", "end"]] * float(tick)
+    return df.drop(columns="i")[["job", "cls", "node", "kind", "start", "end"]]
+
+
+def node_timeline(seg: pd.DataFrame, *, nodes=None, title: str | None = None) -> alt.Chart:
+    """One row per node: TE runs, BE runs and BE grace periods as bars, preemptions as ticks.
+
+    ``seg``: the output of :func:`segments`. ``nodes``: which nodes (default: the first 8).
+    """
+    need = {"job", "cls", "node", "kind", "start", "end"}
+    if not need <= set(seg.columns):
+        raise PlotError(f"node_timeline needs columns {sorted(need)} (see fitgpp.plots.segments)")
+    nodes = list(range(8)) if nodes is None else list(nodes)
+    df = seg[seg["node"].isin(nodes)].copy()
+    if df.empty:
+        raise PlotError(f"no job ran on nodes {nodes}")
+    df["what"] = np.where(df["kind"] == "grace", "BE grace period", df["cls"] + " running")
+    df["h0"], df["h1"] = _hours(df["start"]), _hours(df["end"])
+    dom = ["TE running", "BE running", "BE grace period"]
+    y = alt.Y("node:O", title="node")
+    bars = alt.Chart(df).mark_bar(height=9, stroke="white", strokeWidth=0.4).encode(
+        x=alt.X("h0:Q", title="time (h)"), x2="h1:Q", y=y,
+        color=alt.Color("what:N", title=None, scale=alt.Scale(
+            domain=dom, range=["#CC79A7", "#0072B2", "#E69F00"])),
+        opacity=alt.Opacity("what:N", legend=None, scale=alt.Scale(domain=dom, range=[1, 0.55, 1])),
+        tooltip=["job", "what", alt.Tooltip("h0:Q", format=".2f"), alt.Tooltip("h1:Q", format=".2f")])
+    pre = df[df["kind"] == "grace"].assign(event="preemption signal")
+    ticks = alt.Chart(pre).mark_tick(color="black", thickness=1.5, size=14).encode(
+        x="h0:Q", y=y, shape=alt.Shape("event:N", title=None))
+    return alt.layer(bars, ticks).properties(
+        width=COLUMN_WIDTH * 1.6, height=alt.Step(14), title=title or "")
+
+
+# ------------------------------------------------------------------ fitted vs empirical
+def _interarrival(jobs: pd.DataFrame) -> np.ndarray:
+    return np.diff(np.sort(jobs["submit_time"].to_numpy(float)))
+
+
+def distribution_fit(empirical, synthetic, *, columns=("duration", "interarrival", "gpu",
+                                                        "grace_period"),
+                     points: int = 150) -> alt.Chart:
+    """ECDFs of a real trace (solid) against a trace synthesized from the fitted model (dashed),
+    per class, one panel per quantity. ``empirical``/``synthetic``: Traces or trace DataFrames."""
+    sources = {"empirical": empirical, "fitted model": synthetic}
+    q = np.linspace(0, 1, points)
+    rows = []
+    for name, tr in sources.items():
+        jobs = getattr(tr, "jobs", tr)
+        for c in ("TE", "BE"):
+            sub = jobs[jobs["cls"] == c]
+            for col in columns:
+                if col == "grace_period" and c == "TE":
+                    continue
+                x = _interarrival(sub) if col == "interarrival" else sub[col].to_numpy(float)
+                x = x[np.isfinite(x) & (x > 0)]
+                if len(x):
+                    rows.append(pd.DataFrame({"source": name, "class": c, "quantity": col,
+                                              "value": np.quantile(x, q), "fraction": q}))
+    if not rows:
+        raise PlotError(f"no positive values in columns {list(columns)} of either trace")
+    df = pd.concat(rows, ignore_index=True)
+    df["panel"] = df["class"] + " " + df["quantity"]
+    return alt.Chart(df).mark_line(interpolate="step-after").encode(
+        x=alt.X("value:Q", scale=alt.Scale(type="log"), title="value (s, or GPUs; log)"),
+        y=alt.Y("fraction:Q", title="CDF"),
+        color=alt.Color("source:N", scale=alt.Scale(domain=list(sources),
+                                                    range=["#000000", "#D55E00"]), title=None),
+        strokeDash=alt.StrokeDash("source:N", scale=alt.Scale(domain=list(sources),
+                                                              range=[[1, 0], [5, 3]]), title=None),
+    ).properties(width=150, height=110).facet(
+        facet=alt.Facet("panel:N", title=None), columns=4).resolve_scale(x="independent")
+
+
+# ------------------------------------------------------------------ export
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def save(chart, path, *, scale_factor: float = 2.0) -> Path:
+    """Write ``chart`` to ``path`` (``.png``, ``.svg`` or ``.pdf``) through vl-convert, offline.
+
+    PNG is rendered at ``scale_factor`` x (2 = ~144 dpi at column width). Returns the path.
+    """
+    import vl_convert as vlc
+    path = Path(path)
+    ext = path.suffix.lower()
+    if ext not in FORMATS:
+        raise PlotError(f"cannot save {path}: use one of {', '.join(FORMATS)}")
+    spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
+    spec = json.dumps(spec)
+    if ext == ".png":
+        data = vlc.vegalite_to_png(spec, scale=scale_factor)
+    elif ext == ".svg":
+        data = vlc.vegalite_to_svg(spec).encode()
+    else:
+        data = vlc.vegalite_to_pdf(spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
+    """Save ``{name: chart}`` as ``out_dir/name.<ext>`` for every format; returns the paths."""
+    out = []
+    for name, chart in charts.items():
+        for ext in formats:
+            out.append(save(chart, Path(out_dir) / f"{name}{ext}", **kw))
+    return out
