@@ -1,0 +1,339 @@
+"""Adapters: real trace files in, SPEC-schema traces out, with a report of what was dropped.
+
+Each adapter returns ``(trace, report)``. ``trace`` is a validated :class:`~fitgpp.Trace`
+(``job_id`` = the row's 0-based position in the source file) whose ``source`` records the
+file, its sha256, the options, the mapping and the report; ``trace.dropped`` lists every
+source row left out, with its reason. ``report`` (:class:`AdapterReport`) counts them.
+
+Grace periods: real traces record none. By default each BE job gets one drawn from
+:data:`~fitgpp.workload.model.DEFAULT_GRACE` (seeded by ``seed``); ``grace_period=X`` gives
+every BE job the fixed value X seconds instead. (``fit`` ignores these values unless asked
+to fit them: a fitted model carries DEFAULT_GRACE.)
+
+Re-drawn run times (``runtimes="philly"``): the paper's premise is TE short, BE long; the
+Alibaba labels run against it (BE pods are shorter than LS pods) and the Chronus labels are
+synthetic (same run times for every label). With ``runtimes="philly"`` each TE job gets a
+run time drawn (with replacement, seeded) from the real Philly run times shorter than
+``split`` seconds (default 1 h), and each BE job one from those of at least ``split``;
+zero run times are excluded. Arrivals, classes and sizes stay those of the trace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..errors import FitgppError
+from ..trace import read_trace
+from .model import DEFAULT_GRACE
+
+FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
+
+
+class AdapterError(FitgppError):
+    """A trace file cannot be adapted (missing file or column, bad option)."""
+
+
+@dataclass
+class AdapterReport:
+    """What an adapter read, kept, dropped (reason -> count) and changed (notes)."""
+
+    format: str
+    path: str
+    sha256: str
+    rows_in: int
+    rows_out: int = 0
+    dropped: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    options: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"format": self.format, "path": self.path, "sha256": self.sha256,
+                "rows_in": self.rows_in, "rows_out": self.rows_out,
+                "dropped": dict(self.dropped), "notes": list(self.notes),
+                "options": dict(self.options)}
+
+    def __str__(self) -> str:
+        lines = [f"{self.format}: {Path(self.path).name}: read {self.rows_in} rows, "
+                 f"kept {self.rows_out}, dropped {self.rows_in - self.rows_out}"]
+        lines += [f"  dropped {n:>6}  {why}" for why, n in self.dropped.items()]
+        lines += [f"  note: {s}" for s in self.notes]
+        return "\n".join(lines)
+
+
+def _read(path, columns, fmt) -> tuple[pd.DataFrame, str, str]:
+    p = Path(path)
+    if not p.is_file():
+        raise AdapterError(f"{p}: no such file ({fmt} trace)")
+    data = p.read_bytes()
+    try:
+        df = pd.read_csv(p)
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise AdapterError(f"{p}: not a readable CSV ({exc})") from None
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise AdapterError(f"{p}: missing column(s) {', '.join(missing)} for format {fmt} "
+                           f"(expected {', '.join(columns)})")
+    return df, str(p.resolve()), hashlib.sha256(data).hexdigest()
+
+
+class _Filter:
+    """Drops rows step by step, remembering each row's reason and the counts."""
+
+    def __init__(self, df: pd.DataFrame, report: AdapterReport):
+        self.df, self.report = df, report
+        self.keep = np.ones(len(df), dtype=bool)
+        self.reason = np.full(len(df), "", dtype=object)
+
+    def drop(self, mask, why: str) -> None:
+        mask = np.asarray(mask, dtype=bool) & self.keep
+        if mask.any():
+            self.keep &= ~mask
+            self.reason[mask] = why
+            self.report.dropped[why] = int(mask.sum())
+
+    def dropped(self) -> pd.DataFrame:
+        out = self.df.loc[~self.keep].copy()
+        out.insert(0, "row", np.flatnonzero(~self.keep))
+        out["reason"] = self.reason[~self.keep]
+        return out.reset_index(drop=True)
+
+
+def _grace(cls: np.ndarray, grace_period, rng) -> np.ndarray:
+    if grace_period is None:
+        g = DEFAULT_GRACE.rvs(len(cls), rng)
+    else:
+        if not isinstance(grace_period, (int, float)) or grace_period < 0:
+            raise AdapterError(f"grace_period must be a number >= 0 or None, got {grace_period!r}")
+        g = np.full(len(cls), float(grace_period))
+    return np.where(cls == "BE", np.round(g, 3), np.nan)
+
+
+def philly_runtime_path(near: str | Path) -> Path:
+    """The default ``philly-runtime/philly_runtime.csv`` beside the trace's folder."""
+    return Path(near).resolve().parent.parent / "philly-runtime" / "philly_runtime.csv"
+
+
+def _redraw(cls: np.ndarray, path, split: float, rngs, report: AdapterReport) -> tuple:
+    p = Path(path)
+    if not p.is_file():
+        raise AdapterError(f"{p}: no such file (philly run times, for runtimes='philly'; "
+                           "pass philly_runtime=PATH)")
+    data = p.read_bytes()
+    rt = pd.read_csv(p)
+    if "runtime" not in rt.columns:
+        raise AdapterError(f"{p}: missing column 'runtime' (philly run times)")
+    x = pd.to_numeric(rt["runtime"], errors="coerce").to_numpy(float)
+    x = x[np.isfinite(x) & (x > 0)]
+    short, long_ = x[x < split], x[x >= split]
+    if len(short) == 0 or len(long_) == 0:
+        raise AdapterError(f"{p}: split {split} s leaves no run times on one side")
+    out = np.empty(len(cls))
+    te = cls == "TE"
+    out[te] = rngs[0].choice(short, te.sum())
+    out[~te] = rngs[1].choice(long_, (~te).sum())
+    report.notes.append(
+        f"run times re-drawn from {p.name} ({len(x)} run times > 0): TE from the {len(short)} "
+        f"shorter than {split:g} s, BE from the {len(long_)} of at least {split:g} s")
+    return out, {"path": str(p.resolve()), "sha256": hashlib.sha256(data).hexdigest(),
+                 "split_s": split, "n_short": int(len(short)), "n_long": int(len(long_))}
+
+
+def _finish(df_out, flt, report, fmt, path, sha, options, mapping, name, extra=None):
+    report.rows_out = int(len(df_out))
+    src = {"kind": "adapter", "format": fmt, "name": name, "path": path,
+           "file": Path(path).name, "sha256": sha, "options": options, "mapping": mapping,
+           "report": report.to_dict(), **(extra or {})}
+    tr = read_trace(df_out.reset_index(drop=True), source=src)
+    return type(tr)(jobs=tr.jobs, source=src, dropped=flt.dropped()), report
+
+
+ALIBABA_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "qos",
+                   "pod_phase", "creation_time", "deletion_time", "scheduled_time")
+
+
+def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
+                       sharing: Literal["whole", "drop"] = "whole",
+                       cpu_only: Literal["drop", "keep"] = "drop",
+                       runtimes: Literal["observed", "philly"] = "observed",
+                       philly_runtime=None, split: float = 3600.0, max_gpu: int | None = 8,
+                       grace_period: float | None = None, seed: int = 0):
+    """Alibaba cluster-trace-gpu-v2023 pod list (``openb_pod_list_*.csv``) -> (Trace, report).
+
+    Mapping: ``qos`` LS -> TE, BE -> BE; Burstable and Guaranteed per ``other_qos``
+    (dropped by default). submit_time = creation_time; duration = deletion_time -
+    scheduled_time (``runtimes="observed"``; pending pods, never scheduled, are dropped)
+    or re-drawn from Philly (``runtimes="philly"``; pending pods are kept, they did
+    arrive). GPU-sharing pods (``gpu_milli < 1000``) count as one whole GPU
+    (``sharing="whole"``) or are dropped. CPU-only pods (``num_gpu == 0``) are dropped
+    unless ``cpu_only="keep"``; pods asking more than ``max_gpu`` GPUs are dropped
+    (a SPEC job runs on one node). cpu_milli and memory_mib are kept as they are.
+    """
+    fmt = "alibaba-v2023"
+    _choice("other_qos", other_qos, ("drop", "TE", "BE"))
+    _choice("sharing", sharing, ("whole", "drop"))
+    _choice("cpu_only", cpu_only, ("drop", "keep"))
+    _choice("runtimes", runtimes, ("observed", "philly"))
+    df, rpath, sha = _read(path, ALIBABA_COLUMNS, fmt)
+    options = {"other_qos": other_qos, "sharing": sharing, "cpu_only": cpu_only,
+               "runtimes": runtimes, "split_s": split, "max_gpu": max_gpu,
+               "grace_period": grace_period if grace_period is not None else "DEFAULT_GRACE",
+               "seed": seed}
+    rep = AdapterReport(fmt, rpath, sha, len(df), options=options)
+    flt = _Filter(df, rep)
+    qos = df["qos"].astype(str)
+    flt.drop(~qos.isin(["LS", "BE", "Burstable", "Guaranteed"]), "unknown qos value")
+    if other_qos == "drop":
+        flt.drop(qos.isin(["Burstable", "Guaranteed"]),
+                 "qos Burstable or Guaranteed (other_qos='drop')")
+    ngpu = pd.to_numeric(df["num_gpu"], errors="coerce")
+    flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
+    if cpu_only == "drop":
+        flt.drop(ngpu == 0, "CPU-only pod, num_gpu == 0 (cpu_only='drop')")
+    shared = (ngpu == 1) & (pd.to_numeric(df["gpu_milli"], errors="coerce") < 1000)
+    if sharing == "drop":
+        flt.drop(shared, "GPU-sharing pod, gpu_milli < 1000 (sharing='drop')")
+    if max_gpu is not None:
+        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (a job runs on one node)")
+    created = pd.to_numeric(df["creation_time"], errors="coerce").to_numpy(float)
+    flt.drop(~np.isfinite(created) | (created < 0), "creation_time missing or negative")
+    sched = pd.to_numeric(df["scheduled_time"], errors="coerce").to_numpy(float)
+    deleted = pd.to_numeric(df["deletion_time"], errors="coerce").to_numpy(float)
+    observed = deleted - sched
+    if runtimes == "observed":
+        flt.drop(np.isnan(sched), "pending pod, never scheduled: no run time")
+        flt.drop(~(observed > 0), "observed run time <= 0 or missing")
+    if sharing == "whole" and (shared & flt.keep).any():
+        rep.notes.append(f"{int((shared & flt.keep).sum())} GPU-sharing pods (gpu_milli < 1000) "
+                         "counted as 1 whole GPU")
+    k = flt.keep
+    cls = np.where(qos[k] == "LS", "TE", np.where(qos[k] == "BE", "BE", other_qos))
+    rng_g, rng_te, rng_be = (np.random.default_rng(s)
+                             for s in np.random.SeedSequence(seed).spawn(3))
+    extra = {}
+    if runtimes == "observed":
+        dur = observed[k]
+        cens = int((deleted[k] >= np.nanmax(deleted)).sum())
+        rep.notes.append(f"{cens} kept pods still exist at the trace end (deletion_time = "
+                         "its maximum): their run time is a lower bound (censored)")
+    else:
+        ppath = philly_runtime or philly_runtime_path(path)
+        dur, extra["philly_runtime"] = _redraw(cls, ppath, split, (rng_te, rng_be), rep)
+    out = pd.DataFrame({
+        "job_id": np.flatnonzero(k), "cls": cls, "submit_time": created[k],
+        "duration": dur, "gpu": ngpu[k].astype(np.int64).to_numpy(),
+        "cpu_milli": df["cpu_milli"][k].to_numpy(), "mem_mib": df["memory_mib"][k].to_numpy(),
+        "grace_period": _grace(cls, grace_period, rng_g)})
+    mapping = {"cls": "qos LS -> TE, BE -> BE, Burstable/Guaranteed -> other_qos",
+               "submit_time": "creation_time [s]",
+               "duration": ("deletion_time - scheduled_time [s]" if runtimes == "observed"
+                            else "re-drawn from philly_runtime.csv by class (split_s)"),
+               "gpu": "num_gpu (GPU-sharing pods: per sharing)",
+               "cpu_milli": "cpu_milli", "mem_mib": "memory_mib",
+               "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
+                                         else f"fixed {grace_period} s"),
+               "job_id": "0-based row of the source file"}
+    name = "alibaba-gpu-v2023" + ("-philly-runtimes" if runtimes == "philly" else "")
+    return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
+
+
+CHRONUS_COLUMNS = ("job_id", "num_gpu", "submit_time", "duration", "best_effort", "job_type")
+
+
+def from_philly_chronus(path, *, time_unit: float = 60.0,
+                        runtimes: Literal["observed", "philly"] = "observed",
+                        philly_runtime=None, split: float = 3600.0, max_gpu: int | None = 8,
+                        cpu_per_gpu_milli: int = 12000, mem_per_gpu_mib: int = 98304,
+                        grace_period: float | None = None, seed: int = 0):
+    """Chronus' Philly-derived job list (``trace_job_Philly_MIX*.csv``) -> (Trace, report).
+
+    Mapping: ``job_type`` best -> BE; strict and soft -> TE (rows whose ``best_effort``
+    flag disagrees with the label are dropped). Times are in minutes (``time_unit=60``
+    seconds): submit times run 1..20151 (14 days in minutes; 5.6 h in seconds would mean
+    1.5 Philly jobs per second) and the median duration is 60 (1 h in minutes, near
+    Philly's run times; 1 min in seconds would be implausibly short). The file has no
+    CPU or memory: each job gets ``cpu_per_gpu_milli`` and ``mem_per_gpu_mib`` per GPU
+    (default: 1/8 of a default node per GPU). Jobs with 0 GPUs (nothing to demand) or more
+    than ``max_gpu`` GPUs are dropped.
+    """
+    fmt = "philly-chronus"
+    _choice("runtimes", runtimes, ("observed", "philly"))
+    if not (isinstance(time_unit, (int, float)) and time_unit > 0):
+        raise AdapterError(f"time_unit must be a number of seconds > 0, got {time_unit!r}")
+    df, rpath, sha = _read(path, CHRONUS_COLUMNS, fmt)
+    options = {"time_unit_s": time_unit, "runtimes": runtimes, "split_s": split,
+               "max_gpu": max_gpu, "cpu_per_gpu_milli": cpu_per_gpu_milli,
+               "mem_per_gpu_mib": mem_per_gpu_mib,
+               "grace_period": grace_period if grace_period is not None else "DEFAULT_GRACE",
+               "seed": seed}
+    rep = AdapterReport(fmt, rpath, sha, len(df), options=options)
+    flt = _Filter(df, rep)
+    jt = df["job_type"].astype(str).str.strip()
+    be_flag = pd.to_numeric(df["best_effort"], errors="coerce")
+    flt.drop(~jt.isin(["best", "strict", "soft"]), "unknown job_type")
+    flt.drop(((jt == "best") != (be_flag == 1)), "best_effort flag disagrees with job_type")
+    ngpu = pd.to_numeric(df["num_gpu"], errors="coerce")
+    flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
+    flt.drop(ngpu == 0, "num_gpu == 0: no GPU, and the file records no CPU or memory")
+    if max_gpu is not None:
+        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (a job runs on one node)")
+    sub = pd.to_numeric(df["submit_time"], errors="coerce").to_numpy(float) * time_unit
+    flt.drop(~np.isfinite(sub) | (sub < 0), "submit_time missing or negative")
+    dur0 = pd.to_numeric(df["duration"], errors="coerce").to_numpy(float) * time_unit
+    if runtimes == "observed":
+        flt.drop(~(dur0 > 0), "duration <= 0 or missing")
+    k = flt.keep
+    cls = np.where(jt[k] == "best", "BE", "TE")
+    rng_g, rng_te, rng_be = (np.random.default_rng(s)
+                             for s in np.random.SeedSequence(seed).spawn(3))
+    extra = {}
+    if runtimes == "observed":
+        dur = dur0[k]
+    else:
+        ppath = philly_runtime or philly_runtime_path(path)
+        dur, extra["philly_runtime"] = _redraw(cls, ppath, split, (rng_te, rng_be), rep)
+    g = ngpu[k].astype(np.int64).to_numpy()
+    out = pd.DataFrame({
+        "job_id": np.flatnonzero(k), "cls": cls, "submit_time": sub[k], "duration": dur,
+        "gpu": g, "cpu_milli": g * int(cpu_per_gpu_milli), "mem_mib": g * int(mem_per_gpu_mib),
+        "grace_period": _grace(cls, grace_period, rng_g)})
+    mapping = {"cls": "job_type best -> BE, strict/soft -> TE",
+               "submit_time": f"submit_time x {time_unit:g} s (minutes)",
+               "duration": (f"duration x {time_unit:g} s" if runtimes == "observed"
+                            else "re-drawn from philly_runtime.csv by class (split_s)"),
+               "gpu": "num_gpu",
+               "cpu_milli": f"num_gpu x {cpu_per_gpu_milli}",
+               "mem_mib": f"num_gpu x {mem_per_gpu_mib}",
+               "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
+                                         else f"fixed {grace_period} s"),
+               "job_id": "0-based row of the source file"}
+    stem = Path(path).stem.replace("trace_job_Philly_", "").lower()
+    name = f"philly-chronus-{stem}" + ("-philly-runtimes" if runtimes == "philly" else "")
+    return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
+
+
+def read_format(path, fmt: str, **options):
+    """Read ``path`` as ``fmt`` (one of :data:`FORMATS`) -> (Trace, AdapterReport)."""
+    if fmt == "spec":
+        if options:
+            raise AdapterError(f"format spec takes no options, got {', '.join(options)}")
+        tr = read_trace(path)
+        rep = AdapterReport("spec", tr.source.get("path", str(path)), tr.source.get("sha256", ""),
+                            len(tr.jobs), len(tr.jobs))
+        src = {**tr.source, "format": "spec", "name": Path(path).stem, "report": rep.to_dict()}
+        return type(tr)(jobs=tr.jobs, source=src, dropped=tr.dropped), rep
+    if fmt == "alibaba-v2023":
+        return from_alibaba_v2023(path, **options)
+    if fmt == "philly-chronus":
+        return from_philly_chronus(path, **options)
+    raise AdapterError(f"unknown trace format {fmt!r} (known: {', '.join(FORMATS)})")
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise AdapterError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")

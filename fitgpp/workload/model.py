@@ -1,0 +1,324 @@
+"""The workload model: per class, how jobs arrive, how long they run, what they demand.
+
+A :class:`WorkloadModel` is a small frozen object saved as readable JSON
+(``format: "fitgpp-workload"``, ``version: 1``). Per class (TE, BE) it holds
+
+- ``arrival``: a Poisson rate [jobs/s] and, when the source spans two days or more,
+  a daily profile (24 hourly factors with mean 1; hour 0 starts at the trace's time 0);
+- ``run_time``: a fitted :class:`~fitgpp.workload.dists.Dist` [s] with its AIC and KS;
+- ``gpu``: an empirical categorical distribution of GPUs per job;
+- ``cpu_mem``: for each GPU count, the empirical (cpu_milli, mem_mib) pairs with weights;
+- ``grace_period`` (BE only): a Dist [s]; traces carry none, so usually the documented
+  default :data:`DEFAULT_GRACE`.
+
+plus the TE share (TE rate / total rate) and the provenance (source file, sha256, filters
+and mapping, rows, fit statistics, package version). Loading checks every field and raises
+:class:`WorkloadModelError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import FitgppError
+from .dists import FAMILIES, Categorical, Dist, param_names
+
+FORMAT = "fitgpp-workload"
+VERSION = 1
+CLASSES = ("TE", "BE")
+
+#: Default grace period of a BE job [s]: lognormal with median 60 s and sigma 1, truncated at
+#: 15 min (5th percentile about 12 s, 95th about 5 min): "seconds to minutes". Real traces
+#: record no grace periods, so fitted models use this unless told otherwise.
+DEFAULT_GRACE = Dist("lognorm", {"s": 1.0, "loc": 0.0, "scale": 60.0}, 900.0)
+
+
+class WorkloadModelError(FitgppError):
+    """A model file or model object is malformed; the message names the field."""
+
+
+@dataclass(frozen=True)
+class ClassModel:
+    """What the model knows about one job class."""
+
+    rate: float                                  # jobs per second
+    daily_profile: tuple[float, ...] | None      # 24 factors, mean 1, or None (flat)
+    run_time: Dist                               # seconds
+    gpu: Categorical
+    cpu_mem: dict                                # {gpu: ((cpu_milli, mem_mib, weight), ...)}
+    grace_period: Dist | None = None             # seconds; BE only
+
+    def to_dict(self) -> dict:
+        return {
+            "arrival": {"rate_per_s": self.rate,
+                        "daily_profile": list(self.daily_profile) if self.daily_profile else None},
+            "run_time": self.run_time.to_dict(),
+            "gpu": self.gpu.to_dict(),
+            "cpu_mem": {str(g): [list(p) for p in pairs] for g, pairs in self.cpu_mem.items()},
+            "grace_period": self.grace_period.to_dict() if self.grace_period else None,
+        }
+
+    def mean_gpu_seconds(self) -> float:
+        return self.gpu.mean() * self.run_time.mean()
+
+
+@dataclass(frozen=True)
+class WorkloadModel:
+    """A statistical model of a workload; draw traces from it with :func:`synthesize`."""
+
+    name: str
+    classes: dict                    # {"TE": ClassModel, "BE": ClassModel}
+    description: str = ""
+    provenance: dict = field(default_factory=dict, compare=False)
+    path: str | None = field(default=None, compare=False)        # file it was loaded from
+    file_sha256: str | None = field(default=None, compare=False)
+
+    @property
+    def te_share(self) -> float:
+        """Fraction of arrivals that are TE (TE rate / total rate)."""
+        te, be = self.classes["TE"].rate, self.classes["BE"].rate
+        return te / (te + be)
+
+    @property
+    def rate(self) -> float:
+        return self.classes["TE"].rate + self.classes["BE"].rate
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "name": self.name,
+                "description": self.description, "te_share": self.te_share,
+                "classes": {c: self.classes[c].to_dict() for c in CLASSES},
+                "provenance": self.provenance}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+
+    def sha256(self) -> str:
+        """sha256 of the canonical JSON text (what :meth:`save` writes)."""
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+    def save(self, path: str | os.PathLike) -> None:
+        Path(path).write_text(self.to_json())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> WorkloadModel:
+        p = Path(path)
+        try:
+            data = p.read_bytes()
+        except FileNotFoundError:
+            raise WorkloadModelError(f"{p}: no such model file") from None
+        except IsADirectoryError:
+            raise WorkloadModelError(f"{p}: is a directory, not a model file") from None
+        try:
+            doc = json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise WorkloadModelError(f"{p}: not valid JSON ({exc})") from None
+        m = from_dict(doc, where=str(p))
+        return WorkloadModel(m.name, m.classes, m.description, m.provenance,
+                             path=str(p.resolve()), file_sha256=hashlib.sha256(data).hexdigest())
+
+    def describe(self) -> str:
+        lines = [f"workload model {self.name!r}: TE share {self.te_share:.3f}, "
+                 f"{self.rate * 3600:.4g} jobs/h"]
+        for c in CLASSES:
+            k = self.classes[c]
+            fit = k.run_time.fit or {}
+            gof = (f" (AIC {fit['aic']:.6g}, KS {fit['ks']:.4f}, n {fit['n']})"
+                   if "aic" in fit else "")
+            lines.append(f"  {c}: {k.rate * 3600:.4g} jobs/h, run time {k.run_time.describe()}"
+                         f"{gof}, mean {k.run_time.mean():.4g} s; GPUs "
+                         + ", ".join(f"{v}:{p:.3f}" for v, p in zip(k.gpu.values, k.gpu.probs)))
+        return "\n".join(lines)
+
+
+# ---- validation -----------------------------------------------------------------------------
+
+class _Where:
+    def __init__(self, where: str):
+        self.where = where
+
+    def fail(self, path: str, problem: str):
+        raise WorkloadModelError(f"{self.where}: field '{path}': {problem}")
+
+    def get(self, d, key, path, kind=None):
+        if not isinstance(d, dict):
+            self.fail(path.rsplit(".", 1)[0] if "." in path else path, "expected an object")
+        if key not in d:
+            self.fail(path, "missing")
+        v = d[key]
+        if kind is not None and not isinstance(v, kind):
+            self.fail(path, f"expected {_kind_name(kind)}, got {type(v).__name__} {v!r}"[:200])
+        return v
+
+    def number(self, v, path, *, positive=False, nonneg=False, allow_none=False):
+        if v is None and allow_none:
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            self.fail(path, f"expected a finite number, got {v!r}")
+        if positive and v <= 0:
+            self.fail(path, f"must be > 0, got {v!r}")
+        if nonneg and v < 0:
+            self.fail(path, f"must be >= 0, got {v!r}")
+        return float(v)
+
+    def integer(self, v, path, *, nonneg=True):
+        if isinstance(v, bool) or not isinstance(v, int) or (nonneg and v < 0):
+            self.fail(path, f"expected an integer >= 0, got {v!r}")
+        return v
+
+
+def _kind_name(kind) -> str:
+    names = {dict: "an object", list: "a list", str: "a string"}
+    if isinstance(kind, tuple):
+        return " or ".join(names.get(k, k.__name__) for k in kind)
+    return names.get(kind, kind.__name__)
+
+
+def _dist(w: _Where, d, path: str) -> Dist:
+    if not isinstance(d, dict):
+        w.fail(path, "expected an object with family, params, max")
+    fam = w.get(d, "family", f"{path}.family", str)
+    if fam not in FAMILIES:
+        w.fail(f"{path}.family", f"unknown family {fam!r} (allowed: {', '.join(FAMILIES)})")
+    params = w.get(d, "params", f"{path}.params", dict)
+    names = param_names(fam)
+    for n in names:
+        w.number(w.get(params, n, f"{path}.params.{n}"), f"{path}.params.{n}",
+                 positive=(n != "loc"))
+    extra = sorted(set(params) - set(names))
+    if extra:
+        w.fail(f"{path}.params", f"unknown parameter(s) {', '.join(extra)} for {fam} "
+               f"(expected {', '.join(names)})")
+    mx = w.number(d.get("max"), f"{path}.max", positive=True, allow_none=True)
+    fit = d.get("fit")
+    if fit is not None and not isinstance(fit, dict):
+        w.fail(f"{path}.fit", "expected an object or null")
+    return Dist(fam, {n: float(params[n]) for n in names}, mx, fit)
+
+
+def _probs(w: _Where, probs, path: str) -> tuple[float, ...]:
+    out = tuple(w.number(p, f"{path}[{i}]", nonneg=True) for i, p in enumerate(probs))
+    if not out or abs(sum(out) - 1.0) > 1e-6:
+        w.fail(path, f"probabilities must sum to 1, got {sum(out):.6g}")
+    return out
+
+
+def _class(w: _Where, c, d, name: str) -> ClassModel:
+    arr = w.get(d, "arrival", f"{name}.arrival", dict)
+    rate = w.number(w.get(arr, "rate_per_s", f"{name}.arrival.rate_per_s"),
+                    f"{name}.arrival.rate_per_s", positive=True)
+    prof = w.get(arr, "daily_profile", f"{name}.arrival.daily_profile", (list, type(None)))
+    if prof is not None:
+        if len(prof) != 24:
+            w.fail(f"{name}.arrival.daily_profile", f"expected 24 hourly factors, got {len(prof)}")
+        prof = tuple(w.number(v, f"{name}.arrival.daily_profile[{i}]", nonneg=True)
+                     for i, v in enumerate(prof))
+        if abs(np.mean(prof) - 1.0) > 1e-6:
+            w.fail(f"{name}.arrival.daily_profile", f"factors must have mean 1, got "
+                   f"{np.mean(prof):.6g}")
+    run = _dist(w, w.get(d, "run_time", f"{name}.run_time"), f"{name}.run_time")
+    g = w.get(d, "gpu", f"{name}.gpu", dict)
+    vals = w.get(g, "values", f"{name}.gpu.values", list)
+    vals = tuple(w.integer(v, f"{name}.gpu.values[{i}]") for i, v in enumerate(vals))
+    probs = w.get(g, "probs", f"{name}.gpu.probs", list)
+    if len(probs) != len(vals) or not vals:
+        w.fail(f"{name}.gpu", f"values ({len(vals)}) and probs ({len(probs)}) must be "
+               "non-empty lists of the same length")
+    if len(set(vals)) != len(vals):
+        w.fail(f"{name}.gpu.values", "duplicate values")
+    gpu = Categorical(vals, _probs(w, probs, f"{name}.gpu.probs"))
+    cm = w.get(d, "cpu_mem", f"{name}.cpu_mem", dict)
+    cpu_mem = {}
+    for v in vals:
+        pairs = w.get(cm, str(v), f"{name}.cpu_mem.{v}", list)
+        if not pairs:
+            w.fail(f"{name}.cpu_mem.{v}", "no (cpu_milli, mem_mib, weight) entries")
+        rows = []
+        for i, p in enumerate(pairs):
+            at = f"{name}.cpu_mem.{v}[{i}]"
+            if not isinstance(p, list) or len(p) != 3:
+                w.fail(at, f"expected [cpu_milli, mem_mib, weight], got {p!r}")
+            rows.append((w.integer(p[0], at + "[0]"), w.integer(p[1], at + "[1]"),
+                         w.number(p[2], at + "[2]", positive=True)))
+            if v == 0 and p[0] == 0 and p[1] == 0:
+                w.fail(at, "a job with 0 GPUs must demand some CPU or memory")
+        cpu_mem[v] = tuple(rows)
+    extra = sorted(set(cm) - {str(v) for v in vals})
+    if extra:
+        w.fail(f"{name}.cpu_mem", f"entries for GPU counts not in gpu.values: {', '.join(extra)}")
+    gp = w.get(d, "grace_period", f"{name}.grace_period", (dict, type(None)))
+    if c == "BE" and gp is None:
+        w.fail(f"{name}.grace_period", "BE jobs need a grace-period distribution")
+    grace = _dist(w, gp, f"{name}.grace_period") if gp is not None else None
+    return ClassModel(rate, prof, run, gpu, cpu_mem, grace)
+
+
+def from_dict(doc, where: str = "<model>") -> WorkloadModel:
+    """Build and validate a model from its JSON document; errors name ``where`` and the field."""
+    w = _Where(where)
+    if not isinstance(doc, dict):
+        raise WorkloadModelError(f"{where}: expected a JSON object at the top level")
+    fmt = w.get(doc, "format", "format", str)
+    if fmt != FORMAT:
+        w.fail("format", f"expected {FORMAT!r}, got {fmt!r}")
+    ver = w.get(doc, "version", "version")
+    if ver != VERSION:
+        w.fail("version", f"unsupported version {ver!r} (this fitgpp reads {VERSION})")
+    name = w.get(doc, "name", "name", str)
+    if not name:
+        w.fail("name", "empty")
+    desc = doc.get("description", "")
+    if not isinstance(desc, str):
+        w.fail("description", "expected a string")
+    classes = w.get(doc, "classes", "classes", dict)
+    extra = sorted(set(classes) - set(CLASSES))
+    if extra:
+        w.fail("classes", f"unknown class(es) {', '.join(extra)} (expected TE and BE)")
+    cm = {c: _class(w, c, w.get(classes, c, f"classes.{c}", dict), f"classes.{c}")
+          for c in CLASSES}
+    prov = doc.get("provenance", {})
+    if not isinstance(prov, dict):
+        w.fail("provenance", "expected an object")
+    m = WorkloadModel(name, cm, desc, prov)
+    if "te_share" in doc:
+        ts = w.number(doc["te_share"], "te_share")
+        if abs(ts - m.te_share) > 1e-6:
+            w.fail("te_share", f"{ts:.6g} disagrees with the class rates, which give "
+                   f"{m.te_share:.6g} (TE rate / total rate)")
+    return m
+
+
+# ---- shipped models -------------------------------------------------------------------------
+
+def models_dir() -> Path:
+    """``<repo>/traces``: where shipped models live (the package is used from a checkout)."""
+    import fitgpp
+    return Path(fitgpp.__file__).resolve().parents[1] / "traces"
+
+
+def list_models() -> list[str]:
+    """Names of the shipped models (JSON files in ``<repo>/traces``)."""
+    d = models_dir()
+    return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
+
+
+def load_model(name_or_path: str | os.PathLike | WorkloadModel) -> WorkloadModel:
+    """A shipped model by name (see :func:`list_models`) or a model JSON file by path."""
+    if isinstance(name_or_path, WorkloadModel):
+        return name_or_path
+    text = str(name_or_path)
+    p = Path(text)
+    if p.suffix == ".json" or os.sep in text or p.exists():
+        return WorkloadModel.load(p)
+    shipped = models_dir() / f"{text}.json"
+    if shipped.is_file():
+        return WorkloadModel.load(shipped)
+    names = list_models()
+    raise WorkloadModelError(f"no model file or shipped model named {text!r} (shipped: "
+                             f"{', '.join(names) if names else f'none found in {models_dir()}'})")

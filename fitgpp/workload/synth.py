@@ -1,0 +1,228 @@
+"""``synthesize``: draw a reproducible trace in the SPEC schema from a workload model.
+
+Randomness: one ``SeedSequence(seed)`` is spawned into one generator per attribute and
+class (see :data:`STREAMS`). Every stream draws ``n_jobs`` values whatever the other
+settings are, and the k-th job of a class takes the k-th value of that class's streams.
+So changing ``te_fraction`` changes which jobs are TE, but the k-th BE job keeps its run
+time, GPUs, CPU/memory and grace period; changing ``load`` only stretches arrival times.
+
+Arrivals: a Poisson process whose intensity is ``rate * profile(hour of day)``, where the
+profile is the share-weighted mix of the class profiles (flat if the model has none); the
+class of each job is drawn independently of its arrival time (TE with probability
+``te_fraction``, default the model's TE share). Times are rounded to milliseconds.
+
+Load: with ``load``, the rate is set so the offered GPU load of the drawn jobs,
+``sum(gpu * duration) / (total GPUs * n_jobs / rate)``, equals ``load`` exactly; the
+window ``n_jobs / rate`` is the expected span of ``n_jobs`` arrivals, so the load measured
+with the realised span (last submit time) is within about ``1/sqrt(n_jobs)`` of it.
+
+Demands that fit no node of ``cluster``: ``on_unfit="error"`` (default) raises and names
+the demands and their probability; ``on_unfit="restrict"`` removes them from the GPU and
+CPU/memory distributions of that class (renormalising the rest) before drawing, and
+records the removed probability in ``source["restricted"]``. Nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..cluster import Cluster
+from ..errors import FitgppError
+from ..simulate import __version__
+from ..trace import Trace, read_trace
+from .dists import Categorical, _pick
+from .model import CLASSES, WorkloadModel, load_model
+
+#: Independent random streams, one per attribute (and class), in spawn order.
+STREAMS = ("arrival", "class", "run_time_TE", "run_time_BE", "gpu_TE", "gpu_BE",
+           "cpu_mem_TE", "cpu_mem_BE", "grace_period")
+
+
+class SynthesisError(FitgppError):
+    """Invalid synthesis arguments, or a model whose demands fit no node of the cluster."""
+
+
+def _demand_table(cm, cluster: Cluster | None, on_unfit: str, c: str):
+    """Per class: list of (gpu, cpu, mem, prob) and the probability removed as unfit."""
+    rows = []
+    for g, p_g in zip(cm.gpu.values, cm.gpu.probs):
+        pairs = cm.cpu_mem[g]
+        tot = sum(w for _, _, w in pairs)
+        rows += [(g, cpu, mem, p_g * w / tot) for cpu, mem, w in pairs]
+    removed = 0.0
+    if cluster is not None:
+        dem = np.array([r[:3] for r in rows], dtype=np.int64)
+        fits = cluster.fits_some_node(dem)
+        if not fits.all():
+            bad = [rows[i] for i in np.flatnonzero(~fits)]
+            removed = float(sum(r[3] for r in bad))
+            if on_unfit == "error" or removed >= 1.0 - 1e-12:
+                shown = ", ".join(f"({g} GPU, {cpu} mCPU, {mem} MiB)" for g, cpu, mem, _ in bad[:4])
+                more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+                hint = ("; pass on_unfit='restrict' (CLI --on-unfit restrict) to draw only "
+                        "demands that fit" if on_unfit == "error" else "")
+                raise SynthesisError(
+                    f"class {c}: demands {shown}{more} (probability {removed:.4f}) fit no node "
+                    f"of the cluster ({cluster.describe()}){hint}")
+            rows = [r for r, ok in zip(rows, fits) if ok]
+    return rows, removed
+
+
+def _arrivals(n: int, rate: float, profile, rng) -> np.ndarray:
+    """``n`` arrival times [s] of a Poisson process with intensity rate * profile[hour]."""
+    e = np.cumsum(rng.exponential(1.0, n))        # unit-rate event times
+    if profile is None:
+        return e / rate
+    p = np.asarray(profile, dtype=float)
+    days = int(math.ceil(e[-1] / (rate * 86_400.0))) + 2
+    per_hour = np.tile(p, days) * rate * 3600.0   # expected arrivals in each hour
+    cum = np.concatenate([[0.0], np.cumsum(per_hour)])
+    k = np.searchsorted(cum, e, side="right") - 1  # hour containing each event
+    return 3600.0 * k + (e - cum[k]) / (rate * p[k % 24])
+
+
+def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
+               te_fraction: float | None = None, grace_scale: float | None = None,
+               cluster: Cluster | None = None,
+               on_unfit: Literal["error", "restrict"] = "error") -> Trace:
+    """Draw ``n_jobs`` jobs from ``model`` (a WorkloadModel, shipped name or JSON path).
+
+    ``load``: target offered GPU load as a fraction of ``cluster``'s GPUs (needs
+    ``cluster``); default: the model's own arrival rate. ``te_fraction``: TE share of
+    jobs (default the model's). ``grace_scale``: factor on BE grace periods (default 1).
+    ``cluster``: validate demands against it (see ``on_unfit``). Returns a validated
+    :class:`~fitgpp.Trace` whose ``source`` is the full recipe.
+    """
+    m: WorkloadModel = load_model(model)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise SynthesisError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SynthesisError(f"seed must be an integer >= 0, got {seed!r}")
+    if load is not None:
+        if cluster is None:
+            raise SynthesisError("load needs a cluster: the offered load is a fraction of "
+                                 "the cluster's GPUs (pass cluster=...)")
+        if not (isinstance(load, (int, float)) and math.isfinite(load) and load > 0):
+            raise SynthesisError(f"load must be a number > 0, got {load!r}")
+        if cluster.total_gpus == 0:
+            raise SynthesisError("load is a fraction of the cluster's GPUs, but it has none")
+    share = m.te_share if te_fraction is None else te_fraction
+    if not (isinstance(share, (int, float)) and 0.0 <= share <= 1.0):
+        raise SynthesisError(f"te_fraction must be in [0, 1], got {te_fraction!r}")
+    gscale = 1.0 if grace_scale is None else grace_scale
+    if not (isinstance(gscale, (int, float)) and math.isfinite(gscale) and gscale >= 0):
+        raise SynthesisError(f"grace_scale must be a number >= 0, got {grace_scale!r}")
+    if on_unfit not in ("error", "restrict"):
+        raise SynthesisError(f"on_unfit must be 'error' or 'restrict', got {on_unfit!r}")
+
+    rngs = dict(zip(STREAMS, (np.random.default_rng(s)
+                              for s in np.random.SeedSequence(seed).spawn(len(STREAMS)))))
+    n = int(n_jobs)
+    is_te = rngs["class"].random(n) < share
+    cls = np.where(is_te, "TE", "BE")
+    duration = np.empty(n)
+    gpu = np.empty(n, dtype=np.int64)
+    cpu = np.empty(n, dtype=np.int64)
+    mem = np.empty(n, dtype=np.int64)
+    grace = np.full(n, np.nan)
+    restricted = {}
+    for c in CLASSES:
+        cm = m.classes[c]
+        mask = cls == c
+        k = int(mask.sum())
+        rows, removed = _demand_table(cm, cluster, on_unfit, c)
+        if removed:
+            restricted[c] = removed
+        # Every stream draws n values, so the k-th job of a class gets the same values
+        # whatever te_fraction is.
+        duration[mask] = cm.run_time.rvs(n, rngs[f"run_time_{c}"])[:k]
+        gvals = np.array(sorted({r[0] for r in rows}), dtype=np.int64)
+        gprob = np.array([sum(r[3] for r in rows if r[0] == g) for g in gvals])
+        gdraw = Categorical(tuple(gvals), tuple(gprob / gprob.sum())).rvs(
+            n, rngs[f"gpu_{c}"])[:k]
+        gpu[mask] = gdraw
+        u = rngs[f"cpu_mem_{c}"].random(n)[:k]
+        cpu_c, mem_c = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+        for g in gvals:
+            sel = gdraw == g
+            pairs = [r for r in rows if r[0] == g]
+            idx = _pick(np.array([r[3] for r in pairs]), u[sel])
+            cpu_c[sel] = np.array([r[1] for r in pairs])[idx]
+            mem_c[sel] = np.array([r[2] for r in pairs])[idx]
+        cpu[mask], mem[mask] = cpu_c, mem_c
+        if c == "BE":
+            grace[mask] = cm.grace_period.rvs(n, rngs["grace_period"])[:k] * gscale
+
+    duration = np.maximum(np.round(duration, 3), 0.001)
+    grace = np.round(grace, 3)
+    profile_mix = _mix_profiles(m, share)
+    rate = m.rate  # without load, the model's total arrival rate, whatever the TE share
+    offered = None
+    if load is not None:
+        work = float(np.sum(gpu * duration))
+        if work <= 0:
+            raise SynthesisError("the drawn jobs demand no GPUs, so no arrival rate gives "
+                                 f"a GPU load of {load}")
+        rate = load * cluster.total_gpus * n / work
+    submit = np.round(_arrivals(n, rate, profile_mix, rngs["arrival"]), 3)
+    if cluster is not None and cluster.total_gpus > 0:
+        offered = float(np.sum(gpu * duration) / (cluster.total_gpus * n / rate))
+    df = pd.DataFrame({"job_id": np.arange(n, dtype=np.int64), "cls": cls,
+                       "submit_time": submit, "duration": duration, "gpu": gpu,
+                       "cpu_milli": cpu, "mem_mib": mem, "grace_period": grace})
+    source = {
+        "kind": "synthetic",
+        "model": m.name,
+        "model_sha256": m.sha256(),
+        "model_file": m.path,
+        "model_file_sha256": m.file_sha256,
+        "n_jobs": n,
+        "seed": int(seed),
+        "load": None if load is None else float(load),
+        "te_fraction": None if te_fraction is None else float(te_fraction),
+        "grace_scale": None if grace_scale is None else float(grace_scale),
+        "cluster": cluster.to_json() if cluster is not None else None,
+        "on_unfit": on_unfit,
+        "restricted": restricted,
+        "arrival_rate_per_s": rate,
+        "offered_load": offered,
+        "streams": list(STREAMS),
+        "fitgpp_version": __version__,
+    }
+    return read_trace(df, cluster=cluster, source=source)
+
+
+def _mix_profiles(m: WorkloadModel, share: float):
+    te, be = m.classes["TE"].daily_profile, m.classes["BE"].daily_profile
+    if te is None and be is None:
+        return None
+    te = np.ones(24) if te is None else np.asarray(te)
+    be = np.ones(24) if be is None else np.asarray(be)
+    mix = share * te + (1 - share) * be
+    return mix / mix.mean()
+
+
+def offered_load(trace: Trace | pd.DataFrame, cluster: Cluster, span: float | None = None) -> float:
+    """``sum(gpu * duration) / (total GPUs * span)``; span defaults to the last submit time."""
+    jobs = trace.jobs if isinstance(trace, Trace) else trace
+    if span is None:
+        span = float(jobs["submit_time"].max())
+    return float((jobs["gpu"] * jobs["duration"]).sum() / (cluster.total_gpus * span))
+
+
+def from_recipe(source: dict) -> Trace:
+    """Re-draw a synthetic trace from its ``Trace.source`` recipe (same model file needed)."""
+    if source.get("kind") != "synthetic":
+        raise SynthesisError("not a synthesis recipe (source['kind'] != 'synthetic')")
+    m = load_model(source.get("model_file") or source["model"])
+    if m.sha256() != source["model_sha256"]:
+        raise SynthesisError(f"model {m.name!r} has changed since the recipe was recorded "
+                             f"(sha256 {m.sha256()[:12]} != {source['model_sha256'][:12]})")
+    cl = Cluster.from_json(source["cluster"]) if source.get("cluster") else None
+    return synthesize(m, source["n_jobs"], seed=source["seed"], load=source["load"],
+                      te_fraction=source["te_fraction"], grace_scale=source["grace_scale"],
+                      cluster=cl, on_unfit=source.get("on_unfit", "error"))
