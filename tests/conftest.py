@@ -1,0 +1,139 @@
+"""Shared helpers for the reference cross-checks: trace builders, a hypothesis
+strategy for small random traces, and the job-by-job comparison."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, os.path.dirname(__file__))  # so test modules can `import reference`
+
+import fitgpp  # noqa: E402
+from reference import reference_simulate  # noqa: E402
+
+# Reproducible in CI: derandomized examples, no per-example deadline.
+settings.register_profile("fitgpp", derandomize=True, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("fitgpp")
+
+POLICIES = ("fifo", "prio", "fitgpp", "lrtp", "rand")
+HUGE_P = 10**9
+
+
+def jobs_frame(rows) -> pd.DataFrame:
+    """Rows ``(job_id, cls, submit_time, duration, gpu, cpu_milli, mem_mib, grace_period)``."""
+    return pd.DataFrame(rows, columns=list(fitgpp.COLUMNS)).astype(
+        {"submit_time": float, "duration": float, "grace_period": float})
+
+
+def policy_kwargs(policy, *, s=4.0, P=3, seed=0) -> dict:
+    """The ``simulate`` keyword arguments of ``policy`` for these parameters."""
+    return {"fifo": {}, "prio": {}, "fitgpp": {"s": s, "max_preemptions": P},
+            "lrtp": {"max_preemptions": P}, "rand": {"max_preemptions": P, "seed": seed}}[policy]
+
+
+def cluster_of(capacity) -> fitgpp.Cluster:
+    """A cluster with one node per row ``(gpu, cpu_milli, mem_mib)`` of ``capacity``."""
+    return fitgpp.Cluster.from_groups([{"count": 1, "gpu": int(g), "cpu_milli": int(c),
+                                        "mem_mib": int(m)} for g, c, m in capacity])
+
+
+def assert_agrees(ds, ref, tick, what=""):
+    """``ds`` (fitgpp.simulate) equals the reference result ``ref``, job by job."""
+    assert sorted(int(j) for j in ds.job.values) == sorted(ref), f"{what}: job sets differ"
+    order = sorted(ref, key=lambda j: (ref[j].submit, j))
+    assert [int(j) for j in ds.job.values] == order, f"{what}: job order is not (submit, job_id)"
+    got = {
+        "first_start": ds.first_start.values, "finish": ds.finish.values,
+        "preemptions": ds.preemptions.values, "slowdown": ds.slowdown.values,
+        "stopped": ds.stopped.values, "node": ds.node.values,
+        "wait": ds.wait.values,
+    }
+    want = {
+        "first_start": [ref[j].first_start * tick for j in order],
+        "finish": [ref[j].finish * tick for j in order],
+        "preemptions": [ref[j].preemptions for j in order],
+        "slowdown": [ref[j].slowdown for j in order],
+        "stopped": [ref[j].stopped * tick for j in order],
+        "node": [ref[j].node for j in order],
+        "wait": [(ref[j].finish - ref[j].submit - ref[j].work - ref[j].stopped) * tick
+                 for j in order],
+    }
+    for k in got:
+        g, w = list(got[k]), want[k]
+        if g != w:
+            bad = [(order[i], g[i], w[i]) for i in range(len(order)) if g[i] != w[i]]
+            raise AssertionError(f"{what}: {k} differs for {len(bad)} job(s); "
+                                 f"(job_id, engine, reference) first: {bad[:5]}")
+
+
+def run_both(df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0, **sim_kw):
+    """Run the engine and the reference on the same input; return ``(ds, ref)``."""
+    ds = fitgpp.simulate(df, cluster_of(capacity), policy, tick=tick,
+                         **policy_kwargs(policy, s=s, P=P, seed=seed), **sim_kw)
+    ref = reference_simulate(df, capacity, policy, tick=tick, s=s, P=P, seed=seed)
+    return ds, ref
+
+
+# ---- hypothesis: small random traces -----------------------------------------------------
+
+@st.composite
+def small_cases(draw, max_jobs=25, max_nodes=4):
+    """``(df, capacity, tick)``: 1..max_jobs jobs on 1..max_nodes (maybe unlike) nodes.
+
+    Small integer resources (zero-GPU jobs, CPU- or memory-bound jobs), many
+    submit-time collisions, durations and grace periods on and near tick
+    boundaries, grace periods of 0, TE grace periods left empty.
+    """
+    tick = draw(st.sampled_from([60, 60, 60, 1, 7.5]))
+    n_nodes = draw(st.integers(1, max_nodes))
+    node = st.tuples(st.integers(0, 4), st.integers(1, 4), st.integers(1, 4))
+    if draw(st.booleans()):
+        capacity = [draw(node)] * n_nodes
+    else:
+        capacity = [draw(node) for _ in range(n_nodes)]
+    n_jobs = draw(st.integers(1, max_jobs))
+    ids = draw(st.lists(st.integers(0, 10 * max_jobs), min_size=n_jobs, max_size=n_jobs,
+                        unique=True))
+    frac = st.sampled_from([0.0, 0.0, 0.25, 0.999])
+    rows = []
+    for jid in ids:
+        host = capacity[draw(st.integers(0, n_nodes - 1))]
+        dem = [draw(st.integers(0, c)) for c in host]
+        if not any(dem):
+            dem[int(np.argmax(host))] = 1
+        cls = draw(st.sampled_from(["TE", "BE", "BE"]))
+        submit = (draw(st.integers(0, 6)) + draw(frac)) * tick
+        k = draw(st.integers(1, 6))
+        duration = draw(st.sampled_from([k * tick, k * tick + 0.001 * tick,
+                                         k * tick - 0.001 * tick, 0.5 * tick]))
+        gp = draw(st.sampled_from([0.0, 0.0, 0.5, 1.0, 2.0, 3.01])) * tick
+        if cls == "TE" and draw(st.booleans()):
+            gp = float("nan")
+        rows.append((jid, cls, submit, duration, *dem, gp))
+    return jobs_frame(rows), np.array(capacity, dtype=np.int64), tick
+
+
+def random_loaded_trace(seed, n_jobs, n_nodes):
+    """A numpy-generated busy trace on ``n_nodes`` 8-GPU nodes; ``(df, capacity)``."""
+    rng = np.random.default_rng(seed)
+    te = rng.random(n_jobs) < rng.uniform(0.15, 0.5)
+    gpu = rng.choice([0, 1, 1, 2, 2, 4, 8], n_jobs)
+    df = pd.DataFrame({
+        "job_id": rng.permutation(n_jobs * 3)[:n_jobs],
+        "cls": np.where(te, "TE", "BE"),
+        "submit_time": rng.integers(0, max(1, n_jobs // (2 * n_nodes)), n_jobs) * 60.0
+        + rng.choice([0.0, 30.0], n_jobs),
+        "duration": rng.integers(1, 40, n_jobs) * 60.0 - rng.choice([0.0, 0.5], n_jobs),
+        "gpu": gpu,
+        "cpu_milli": rng.integers(1, 17, n_jobs) * 2000,
+        "mem_mib": rng.integers(1, 65, n_jobs) * 2048,
+        "grace_period": np.where(te, np.nan, rng.integers(0, 6, n_jobs) * 60.0),
+    })
+    capacity = np.array([[8, 32000, 131072]] * n_nodes, dtype=np.int64)
+    return df, capacity

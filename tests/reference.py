@@ -1,0 +1,365 @@
+"""An independent, deliberately slow reference implementation of SPEC.md.
+
+Written from SPEC.md alone (not from ``fitgpp/engine.py`` or ``fitgpp/policies``)
+so the tests can compare two implementations. It steps every single tick and
+recomputes every ledger quantity (free, reserved, avail, projected) from the job
+states each time it is needed: plain lists, no caches, no event jumping.
+
+Choices where SPEC leaves room (the project's documented choices):
+
+- jobs are ordered by ``(submit tick, job_id)``;
+- ``size(x) = max_r demand[r] / C[r]``, ``C[r]`` the largest capacity of ``r``
+  among the nodes; a resource with ``C[r] == 0`` contributes 0;
+- FitGpp victim order ``(gp, size, job_id)`` with ``gp`` in ticks; the node
+  key's "sum of size(V)" is Python ``sum()`` over ``V`` in victim order;
+- LRTP's remaining work is the ticks of work left at the schedule step;
+- RAND: see :meth:`Reference._rand_choice`;
+- "earlier unstarted reservations" are TE jobs earlier in ``(submit, job_id)``
+  order that reserve the same node and are still waiting;
+- victims with ``gp == 0`` are released inside the preempt step, so the BE pass
+  of the same tick may restart them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+WAITING, RUNNING, STOPPING, DONE, FUTURE = "waiting", "running", "stopping", "done", "future"
+POLICY_NAMES = ("fifo", "prio", "fitgpp", "lrtp", "rand")
+
+
+@dataclass
+class RefJob:
+    job_id: int
+    te: bool
+    demand: tuple  # (gpu, cpu_milli, mem_mib)
+    submit: int    # ticks
+    work: int      # ticks
+    gp: int        # ticks (0 for TE)
+    remaining: int
+    state: str = FUTURE
+    node: int | None = None
+    release: int | None = None
+    reservation: int | None = None
+    preemptions: int = 0
+    first_start: int | None = None
+    finish: int | None = None
+    ran: int = 0       # ticks spent running (advanced)
+    stopped: int = 0   # ticks spent stopping (sum of gp over preemptions)
+    finished_times: int = 0
+
+    @property
+    def key(self):
+        return (self.submit, self.job_id)
+
+
+@dataclass(frozen=True)
+class RefResult:
+    """Per-job outcome, all times in ticks."""
+
+    first_start: int
+    finish: int
+    preemptions: int
+    node: int
+    stopped: int
+    ran: int
+    submit: int
+    work: int
+
+    @property
+    def slowdown(self) -> float:
+        return (self.finish - self.submit) / self.work
+
+
+def add(a, b):
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def sub(a, b):
+    return tuple(x - y for x, y in zip(a, b))
+
+
+def ge(a, b):
+    return all(x >= y for x, y in zip(a, b))
+
+
+ZERO = (0, 0, 0)
+
+
+class Reference:
+    """One simulation run; call :meth:`run`."""
+
+    def __init__(self, jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
+                 on_tick=None):
+        if policy not in POLICY_NAMES:
+            raise ValueError(f"unknown policy {policy!r}")
+        self.policy = policy
+        self.s = float(s)
+        self.P = P
+        self.rng = np.random.default_rng(seed)
+        self.on_tick = on_tick
+        self.cap = [tuple(int(v) for v in row) for row in np.asarray(capacity)]
+        self.N = len(self.cap)
+        self.C = [max(row[r] for row in self.cap) for r in range(3)]
+        self.jobs = []
+        for row in jobs_df.itertuples(index=False):
+            te = row.cls == "TE"
+            gp_s = 0.0 if te or row.grace_period != row.grace_period else float(row.grace_period)
+            work = max(1, math.ceil(float(row.duration) / tick))
+            self.jobs.append(RefJob(
+                job_id=int(row.job_id), te=te,
+                demand=(int(row.gpu), int(row.cpu_milli), int(row.mem_mib)),
+                submit=math.floor(float(row.submit_time) / tick), work=work,
+                gp=0 if te else math.ceil(gp_s / tick), remaining=work))
+        self.jobs.sort(key=lambda j: j.key)
+        self.t = None
+
+    # ---- ledger, recomputed from scratch every time -------------------------------------
+    def free(self, n):
+        held = ZERO
+        for j in self.jobs:
+            if j.state in (RUNNING, STOPPING) and j.node == n:
+                held = add(held, j.demand)
+        return sub(self.cap[n], held)
+
+    def reserved(self, n):
+        r = ZERO
+        for j in self.jobs:
+            if j.te and j.state == WAITING and j.reservation == n:
+                r = add(r, j.demand)
+        return r
+
+    def avail(self, n):
+        return sub(self.free(n), self.reserved(n))
+
+    def projected(self, n):
+        held = ZERO
+        for j in self.jobs:
+            if j.state == RUNNING and j.node == n:
+                held = add(held, j.demand)
+        return sub(sub(self.cap[n], held), self.reserved(n))
+
+    def size(self, j):
+        return max((j.demand[r] / self.C[r]) if self.C[r] else 0.0 for r in range(3))
+
+    # ---- state changes ------------------------------------------------------------------
+    def start(self, j, n):
+        assert j.state == WAITING
+        j.state, j.node, j.reservation = RUNNING, n, None
+        if j.first_start is None:
+            j.first_start = self.t
+
+    def signal(self, v):
+        assert v.state == RUNNING and not v.te
+        v.preemptions += 1
+        v.state = STOPPING
+        v.release = self.t + v.gp
+        v.stopped += v.gp
+        if v.gp == 0:  # released at once, within the preempt step
+            v.state, v.node, v.release = WAITING, None, None
+
+    # ---- one tick -----------------------------------------------------------------------
+    def tick(self):
+        t = self.t
+        for j in self.jobs:                                        # 1. finish
+            if j.state == RUNNING and j.remaining == 0:
+                j.state, j.finish = DONE, t
+                j.finished_times += 1
+        for j in self.jobs:                                        # 2. release
+            if j.state == STOPPING and j.release == t:
+                j.state, j.node, j.release = WAITING, None, None
+        for j in self.jobs:                                        # 3. arrive
+            if j.state == FUTURE and j.submit == t:
+                j.state = WAITING
+        if self.policy == "fifo":                                  # 4. schedule
+            self.fifo()
+        else:
+            self.te_pass()
+            self.be_pass()
+        if self.on_tick is not None:
+            self.on_tick(self, "scheduled")
+        for j in self.jobs:                                        # 5. advance
+            if j.state == RUNNING:
+                j.remaining -= 1
+                j.ran += 1
+        if self.on_tick is not None:
+            self.on_tick(self, "advanced")
+
+    def waiting(self, te=None):
+        out = [j for j in self.jobs if j.state == WAITING and (te is None or j.te == te)]
+        return sorted(out, key=lambda j: j.key)
+
+    def fifo(self):
+        while True:
+            queue = self.waiting()
+            if not queue:
+                return
+            head = queue[0]
+            nodes = [n for n in range(self.N) if ge(self.free(n), head.demand)]
+            if not nodes:
+                return
+            self.start(head, nodes[0])
+
+    def be_pass(self):
+        while True:
+            queue = self.waiting(te=False)
+            if not queue:
+                return
+            head = queue[0]
+            nodes = [n for n in range(self.N) if ge(self.avail(n), head.demand)]
+            if not nodes:
+                return
+            self.start(head, nodes[0])
+
+    def earlier_reserved(self, j, n):
+        r = ZERO
+        for k in self.jobs:
+            if (k.te and k.state == WAITING and k.reservation == n and k.key < j.key):
+                r = add(r, k.demand)
+        return r
+
+    def try_reserved_start(self, j):
+        n = j.reservation
+        if ge(sub(self.free(n), self.earlier_reserved(j, n)), j.demand):
+            self.start(j, n)
+
+    def te_pass(self):
+        for j in self.waiting(te=True):
+            assert j.state == WAITING
+            if j.reservation is not None:
+                self.try_reserved_start(j)
+                continue
+            nodes = [n for n in range(self.N) if ge(self.avail(n), j.demand)]
+            if nodes:
+                self.start(j, nodes[0])
+                continue
+            if self.policy == "prio":
+                continue
+            choice = self.rand_choice(j) if self.policy == "rand" else self.keyed_choice(j)
+            if choice is None:
+                continue
+            n, victims = choice
+            j.reservation = n
+            for v in victims:
+                self.signal(v)
+            self.try_reserved_start(j)
+
+    # ---- victim selection ---------------------------------------------------------------
+    def eligible(self, n, te_job):
+        out = []
+        for b in self.jobs:
+            if (not b.te and b.state == RUNNING and b.node == n and b.preemptions < self.P):
+                if self.policy == "fitgpp" and not (self.size(b) <= self.s * self.size(te_job)):
+                    continue
+                out.append(b)
+        return out
+
+    def victim_order(self, jobs):
+        if self.policy == "fitgpp":
+            return sorted(jobs, key=lambda b: (b.gp, self.size(b), b.job_id))
+        if self.policy == "lrtp":
+            return sorted(jobs, key=lambda b: (-b.remaining, b.job_id))
+        raise AssertionError(self.policy)
+
+    def node_key(self, n, V):
+        if self.policy == "fitgpp":
+            return (max((v.gp for v in V), default=0), len(V), sum(self.size(v) for v in V), n)
+        if self.policy == "lrtp":
+            return (0 if not V else 1, -V[0].remaining if V else 0, n)
+        raise AssertionError(self.policy)
+
+    def keyed_choice(self, j):
+        candidates = []
+        for n in range(self.N):
+            proj = self.projected(n)
+            if ge(proj, j.demand):
+                candidates.append((self.node_key(n, []), n, []))
+                continue
+            order = self.victim_order(self.eligible(n, j))
+            got = proj
+            for k, v in enumerate(order):
+                got = add(got, v.demand)
+                if ge(got, j.demand):
+                    V = order[:k + 1]
+                    candidates.append((self.node_key(n, V), n, V))
+                    break
+        if not candidates:
+            return None
+        _, n, V = min(candidates, key=lambda c: c[0])
+        return n, V
+
+    def rand_choice(self, j):
+        """RAND's draw protocol (documented choice).
+
+        Candidates are the nodes with ``projected >= demand`` (empty V) or with
+        ``projected + demand(all eligible) >= demand``. If some candidate needs no
+        victims, the lowest such id wins and nothing is drawn. Otherwise
+        ``rng.integers(len(candidates))`` picks the node, then
+        ``rng.permutation(len(eligible))`` orders its eligible jobs (listed by
+        ascending job_id) and the shortest covering prefix is preempted.
+        """
+        cands = []
+        for n in range(self.N):
+            proj = self.projected(n)
+            if ge(proj, j.demand):
+                cands.append((n, None))
+                continue
+            elig = sorted(self.eligible(n, j), key=lambda b: b.job_id)
+            total = proj
+            for b in elig:
+                total = add(total, b.demand)
+            if ge(total, j.demand):
+                cands.append((n, elig))
+        if not cands:
+            return None
+        empty = [n for n, e in cands if e is None]
+        if empty:
+            return min(empty), []
+        k = int(self.rng.integers(len(cands)))
+        n, elig = cands[k]
+        perm = self.rng.permutation(len(elig))
+        order = [elig[int(i)] for i in perm]
+        got = self.projected(n)
+        for i, v in enumerate(order):
+            got = add(got, v.demand)
+            if ge(got, j.demand):
+                return n, order[:i + 1]
+        raise AssertionError("candidate node without a covering prefix")
+
+    # ---- driver -------------------------------------------------------------------------
+    def bound(self):
+        """A tick by which every run must be over (see the argument in ``run``)."""
+        n_te = sum(j.te for j in self.jobs)
+        return (max(j.submit for j in self.jobs) + sum(j.work for j in self.jobs)
+                + n_te * sum(j.gp for j in self.jobs) + 2)
+
+    def run(self):
+        # Whenever a job waits, either something runs or stops, or the schedule
+        # step starts something; preemption events number at most one per TE job.
+        # Hence the bound in ``bound``; passing it means the reference is wrong.
+        if not self.jobs:
+            return {}
+        self.t = 0
+        limit = self.bound()
+        while any(j.state != DONE for j in self.jobs):
+            if self.t > limit:
+                raise RuntimeError(f"reference did not finish by tick {limit}")
+            self.tick()
+            self.t += 1
+        return {j.job_id: RefResult(j.first_start, j.finish, j.preemptions, j.node, j.stopped,
+                                    j.ran, j.submit, j.work) for j in self.jobs}
+
+
+def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
+                       on_tick=None) -> dict[int, RefResult]:
+    """Simulate like SPEC.md says, the slow way: ``{job_id: RefResult}`` in ticks.
+
+    ``on_tick(ref, phase)`` (optional) is called after the schedule step
+    (``phase == "scheduled"``) and after the advance step (``"advanced"``) of
+    every tick; ``ref`` is the :class:`Reference` with ``ref.t`` the tick.
+    """
+    return Reference(jobs_df, capacity, policy, tick=tick, s=s, P=P, seed=seed,
+                     on_tick=on_tick).run()
