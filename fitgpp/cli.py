@@ -13,7 +13,7 @@ import sys
 
 from .errors import FitgppError
 
-COMMANDS = ("simulate",)
+COMMANDS = ("simulate", "reproduce", "fit", "synth")
 
 
 class UsageError(FitgppError):

@@ -463,3 +463,29 @@ def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
         for ext in formats:
             out.append(save(chart, Path(out_dir) / f"{name}{ext}", **kw))
     return out
+
+
+# ------------------------------------------------------------------ a metric against a knob
+def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
+                 x_title: str | None = None, y_title: str = "") -> alt.Chart:
+    """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
+    with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi])."""
+    need = {x, series, "metric", "value"}
+    if not need <= set(df.columns):
+        raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
+    st = _styles(df[series].astype(str))
+    d = df.assign(**{series: df[series].astype(str)})
+    xe = alt.X(f"{x}:Q", title=x_title or x)
+    ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False))
+    enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=None))
+    line = alt.Chart().mark_line().encode(
+        x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
+                                              title=None), **enc)
+    pts = alt.Chart().mark_point(filled=True, size=45).encode(
+        x=xe, y=ye, shape=alt.Shape(f"{series}:N", scale=st["shape"], sort=st["order"], title=None),
+        tooltip=[series, x, "metric", alt.Tooltip("value:Q", format=".3g")], **enc)
+    layers = [line, pts]
+    if {"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any():
+        layers.append(alt.Chart().mark_rule().encode(x=xe, y="lo:Q", y2="hi:Q", **enc))
+    return alt.layer(*layers, data=d).properties(width=COLUMN_WIDTH * 0.7, height=140).facet(
+        column=alt.Column("metric:N", title=None)).resolve_scale(y="independent")

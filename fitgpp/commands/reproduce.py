@@ -1,0 +1,32 @@
+"""``fitgpp reproduce [--quick] --out DIR``: every research question, headless."""
+
+from __future__ import annotations
+
+import time
+
+
+def add_parser(sub) -> None:
+    from ..reproduce import RQS
+    p = sub.add_parser("reproduce", help="run every research question and write figures + results.md",
+                       description="Run RQ1-RQ5 through the same functions the notebooks use; write "
+                                   "each figure as PNG, SVG and PDF, a CSV per RQ and DIR/results.md.")
+    p.add_argument("--quick", action="store_true",
+                   help="small runs (1000 jobs, 2 seeds; about a minute) instead of the full size")
+    p.add_argument("--only", nargs="+", choices=list(RQS), metavar="RQ",
+                   help=f"run only these ({', '.join(RQS)})")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from ..cli import UsageError
+    from ..reproduce import FULL, QUICK, run_all
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: exists and is not a directory")
+    t = time.perf_counter()
+    run_all(out, size=QUICK if args.quick else FULL, which=args.only)
+    print(f"wrote {out / 'results.md'} and the figures in {time.perf_counter() - t:.0f} s")
+    return 0
