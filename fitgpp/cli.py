@@ -13,7 +13,7 @@ import sys
 
 from .errors import FitgppError
 
-COMMANDS = ("simulate", "reproduce", "fit", "synth")
+COMMANDS = ("simulate", "reproduce")
 
 
 class UsageError(FitgppError):
