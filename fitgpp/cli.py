@@ -13,7 +13,7 @@ import sys
 
 from .errors import FitgppError
 
-COMMANDS = ("simulate", "reproduce")
+COMMANDS = ("simulate", "reproduce", "sweep")
 
 
 class UsageError(FitgppError):

@@ -1,0 +1,54 @@
+"""``fitgpp sweep CONFIG.toml --out SWEEP.nc [--workers N] [--scheduler ADDRESS] [--no-cache]``"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import atomic_write, check_out_path
+
+
+def _workers(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {v}")
+    return v
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "sweep", help="run a parameter sweep (policies x parameters x workloads x seeds)",
+        description="Run every cell of the experiment CONFIG.toml as a Dask task, cache each "
+                    "cell, and write one Dataset as netCDF. See docs/experiments.md.")
+    p.add_argument("config", metavar="CONFIG.toml")
+    p.add_argument("--out", required=True, metavar="SWEEP.nc")
+    p.add_argument("--workers", type=_workers, default=None,
+                   help="local Dask workers (default: one per CPU; 0 = run in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="address of an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 "
+                        "(default: $FITGPP_SCHEDULER; else a local cluster is started)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--cache", metavar="DIR", default=None,
+                   help="cache directory (default: $FITGPP_CACHE, else ~/.cache/fitgpp)")
+    g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..simulate import save
+    from ..sweep import format_table, load_experiment, run_sweep
+    check_out_path(args.out)
+    exp = load_experiment(args.config)
+    stats: dict = {}
+    ds = run_sweep(exp, workers=args.workers, scheduler=args.scheduler,
+                   cache=False if args.no_cache else args.cache, progress=not args.quiet,
+                   stats=stats)
+    atomic_write(args.out, lambda tmp: save(ds, tmp))
+    print(format_table(ds))
+    print(f"{stats['unique']} cells ({stats['computed']} computed, {stats['cached']} from cache) "
+          f"in {stats['seconds']:.1f} s; wrote {args.out}", file=sys.stdout)
+    return 0

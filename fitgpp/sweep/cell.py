@@ -1,0 +1,168 @@
+"""One cell of a sweep: one policy configuration on one workload (knobs, seed).
+
+:func:`compute_cell` is what a Dask worker runs; it needs nothing but the
+package. It returns the per-job columns the metrics need (class, slowdown,
+wait, preemptions) plus the run's GPU utilization, not the full simulation
+Dataset: about 21 bytes per job, so results travel and cache cheaply, and any
+per-class statistic (another percentile, a CDF) can be recomputed from the
+cache without simulating again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..simulate import __version__, simulate
+from .config import Experiment, ExperimentError
+
+#: Bumped when the cached cell layout or the meaning of a key changes.
+CELL_FORMAT = "fitgpp-sweep-cell/1"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """``policy`` with ``params`` (a sorted tuple of (name, value), RAND's seed
+    included) on the workload drawn with ``knobs`` (sorted (name, value)) and ``seed``."""
+
+    policy: str
+    params: tuple
+    knobs: tuple
+    seed: int
+
+
+@dataclass(frozen=True)
+class Source:
+    """The resolved workload, shipped to workers once: a validated trace, or a model
+    object with its content digest. ``digest`` identifies the jobs' origin in cache keys."""
+
+    kind: str  # "trace" | "model"
+    digest: str
+    trace: object = None
+    model: object = None
+    model_ref: str = ""
+
+
+def resolve_source(exp: Experiment) -> Source:
+    """Read the trace or load the workload model once, on the client."""
+    wl = exp.workload
+    if wl.trace is not None:
+        from ..trace import TraceError, read_trace
+        try:
+            tr = read_trace(wl.trace, cluster=exp.cluster)
+        except TraceError as exc:
+            raise ExperimentError(f"[workload] key 'trace': {exc}") from None
+        return Source("trace", tr.source["sha256"], trace=tr)
+    try:
+        from ..workload import load_model
+    except ImportError as exc:  # pragma: no cover - the workload module ships with the package
+        raise ExperimentError(f"[workload] key 'model' needs fitgpp.workload ({exc})") from None
+    from ..errors import FitgppError
+    try:
+        model = load_model(wl.model)
+    except FitgppError as exc:
+        raise ExperimentError(f"[workload] key 'model': {exc}") from None
+    return Source("model", model_digest(model, wl.model), model=model, model_ref=wl.model)
+
+
+def model_digest(model, ref) -> str:
+    """sha256 of the model's content: its canonical JSON when it can say, else the
+    bytes of the file ``ref`` names."""
+    v = getattr(model, "sha256", None)
+    v = v() if callable(v) else v
+    if isinstance(v, str) and v:
+        return v
+    return hashlib.sha256(Path(ref).read_bytes()).hexdigest()
+
+
+def cells_of(exp: Experiment) -> list[Cell]:
+    """Every cell of the sweep, in a fixed order."""
+    import itertools
+    wl = exp.workload
+    swept = wl.swept
+    fixed = sorted((k, v) for k, v in wl.fixed.items() if v is not None)  # None: synthesize's default
+    knob_sets = [tuple(sorted([*fixed, *zip(swept, vals)]))
+                 for vals in itertools.product(*swept.values())]
+    out = []
+    for grid in exp.policies:
+        for params in grid.combos():
+            for knobs in knob_sets:
+                for seed in exp.seeds:
+                    p = dict(params)
+                    if grid.name == "rand":
+                        p["seed"] = grid.seed if grid.seed is not None else seed
+                    out.append(Cell(grid.name, tuple(sorted(p.items())), knobs, seed))
+    return out
+
+
+_CODE_DIGEST: str | None = None
+#: Modules that cannot change a simulation result (left out of the code digest).
+_NOT_RESULTS = ("cli.py", "__main__.py", "plots.py", "widgets.py", "reproduce.py")
+
+
+def code_digest() -> str:
+    """sha256 over the package's source files that can change a result (everything
+    but the command line and the sweep's own plumbing), so that a cache never
+    serves a result computed by different code under the same version number."""
+    global _CODE_DIGEST
+    if _CODE_DIGEST is None:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        for f in sorted(root.rglob("*.py")):
+            rel = f.relative_to(root).as_posix()
+            if rel.startswith("commands/") or rel in _NOT_RESULTS or \
+                    (rel.startswith("sweep/") and rel != "sweep/cell.py"):
+                continue
+            h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
+        _CODE_DIGEST = h.hexdigest()
+    return _CODE_DIGEST
+
+
+def cell_key(exp: Experiment, source: Source, cell: Cell) -> str:
+    """Cache key: sha256 of everything that determines the cell's result."""
+    if source.kind == "trace":
+        workload = {"trace_sha256": source.digest}
+    else:
+        workload = {"model_sha256": source.digest, "knobs": dict(cell.knobs), "seed": cell.seed}
+    doc = {
+        "format": CELL_FORMAT, "fitgpp": __version__, "code": code_digest(),
+        "workload": workload, "cluster": exp.cluster.to_dict(), "tick": exp.tick,
+        "policy": cell.policy, "params": dict(cell.params),
+    }
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+_TRACES: dict = {}  # per-process memo of synthesized workloads, so policies share one draw
+
+
+def _trace_for(source: Source, cell: Cell, cluster):
+    if source.kind == "trace":
+        return source.trace
+    memo = (source.digest, cell.knobs, cell.seed, cluster.to_json())
+    tr = _TRACES.get(memo)
+    if tr is None:
+        from ..workload import synthesize
+        tr = synthesize(source.model, seed=cell.seed, cluster=cluster, **dict(cell.knobs))
+        if len(_TRACES) >= 8:
+            _TRACES.pop(next(iter(_TRACES)))
+        _TRACES[memo] = tr
+    return tr
+
+
+def compute_cell(source: Source, cell: Cell, cluster, tick: float) -> dict:
+    """Simulate one cell and reduce it to the per-job columns the metrics need."""
+    ds = simulate(_trace_for(source, cell, cluster), cluster, cell.policy, tick=tick,
+                  **dict(cell.params))
+    return {
+        "te": (ds["cls"].to_numpy() == "TE"),
+        "slowdown": ds["slowdown"].to_numpy().astype(np.float64),
+        "wait": ds["wait"].to_numpy().astype(np.float64),
+        "preemptions": ds["preemptions"].to_numpy().astype(np.int32),
+        "gpu_util": np.float64(ds.attrs["gpu_util_mean"]),
+        "code": code_digest(),
+        "fitgpp": __version__,
+    }

@@ -1,0 +1,380 @@
+"""The experiment description: a workload, a cluster, a grid of policies, seeds.
+
+Validated once, here, whether it comes from a TOML file (:func:`load_experiment`)
+or from Python objects (:class:`Experiment`). A knob given as a list is swept
+(it becomes a dimension of the result); a single value is held fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
+from ..errors import FitgppError
+from ..policies import POLICIES, PolicyError, make_policy, params_of
+
+#: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
+KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale")
+#: Policy parameters that span a dimension of the result.
+GRID_PARAMS = ("s", "max_preemptions")
+_TOP_KEYS = ("name", "description", "tick", "seeds", "workload", "cluster", "policies")
+_CLUSTER_KEYS = ("nodes", "gpu", "cpu_milli", "mem_mib")
+
+
+class ExperimentError(FitgppError):
+    """An experiment description is malformed; the message names the file, table and key."""
+
+
+def _fail(where: str, msg: str):
+    raise ExperimentError(f"{where} {msg}" if where else msg)
+
+
+def _number(where, key, v, *, lo=None, lo_open=False, hi=None, integer=False):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or \
+            (integer and not isinstance(v, int)):
+        kind = "an integer" if integer else "a number"
+        _fail(where, f"key '{key}' must be {kind}, got {v!r}")
+    if not integer and not math.isfinite(v):
+        _fail(where, f"key '{key}' must be finite, got {v!r}")
+    if lo is not None and (v <= lo if lo_open else v < lo):
+        _fail(where, f"key '{key}' must be {'>' if lo_open else '>='} {lo}, got {v!r}")
+    if hi is not None and v > hi:
+        _fail(where, f"key '{key}' must be <= {hi}, got {v!r}")
+    return v if integer else float(v)
+
+
+def _values(where, key, v, check) -> tuple | object:
+    """A scalar (checked) or a non-empty list of distinct checked values (a tuple)."""
+    if isinstance(v, (list, tuple)):
+        if not v:
+            _fail(where, f"key '{key}' is an empty list: nothing to sweep")
+        out = tuple(check(where, key, x) for x in v)
+        if len(set(out)) != len(out):
+            _fail(where, f"key '{key}' lists a value twice: {list(v)!r}")
+        return out
+    return check(where, key, v)
+
+
+_KNOB_CHECKS = {
+    "n_jobs": lambda w, k, v: _number(w, k, v, lo=1, integer=True),
+    "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True),
+    "te_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
+    "grace_scale": lambda w, k, v: _number(w, k, v, lo=0),
+}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Where the jobs come from: a workload ``model`` (a shipped name or a path to a
+    model JSON) with knobs, or a ``trace`` CSV path. Each knob is a value, a list
+    of values to sweep, or None (the model's own value; ``n_jobs`` defaults to 1000).
+    """
+
+    model: str | None = None
+    trace: str | None = None
+    n_jobs: int | Sequence[int] | None = None
+    load: float | Sequence[float] | None = None
+    te_fraction: float | Sequence[float] | None = None
+    grace_scale: float | Sequence[float] | None = None
+
+    def __post_init__(self):
+        where = "[workload]"
+        if (self.model is None) == (self.trace is None):
+            _fail(where, "needs exactly one of 'model' (a workload model name or JSON path) "
+                         "or 'trace' (a trace CSV path)")
+        for key in ("model", "trace"):
+            v = getattr(self, key)
+            if key == "model" and hasattr(v, "sha256") and hasattr(v, "to_json"):
+                continue  # a WorkloadModel object, already validated by its own loader
+            if v is not None:
+                if isinstance(v, os.PathLike):
+                    v = os.fspath(v)
+                if not isinstance(v, str) or not v:
+                    _fail(where, f"key '{key}' must be a non-empty string, got {v!r}")
+                object.__setattr__(self, key, v)
+        if self.model is not None and self.n_jobs is None:
+            object.__setattr__(self, "n_jobs", 1000)
+        for key in KNOBS:
+            v = getattr(self, key)
+            if v is None:
+                continue
+            if self.trace is not None:
+                _fail(where, f"key '{key}' applies to a workload model, not to a trace")
+            object.__setattr__(self, key, _values(where, key, v, _KNOB_CHECKS[key]))
+
+    @property
+    def swept(self) -> dict[str, tuple]:
+        """Knobs given as lists: each becomes a dimension of the result."""
+        if self.trace is not None:
+            return {}
+        return {k: getattr(self, k) for k in KNOBS if isinstance(getattr(self, k), tuple)}
+
+    @property
+    def fixed(self) -> dict:
+        """Knobs held at one value (None = the model's own)."""
+        if self.trace is not None:
+            return {}
+        return {k: getattr(self, k) for k in KNOBS if not isinstance(getattr(self, k), tuple)}
+
+    def to_dict(self) -> dict:
+        if self.trace is not None:
+            return {"trace": self.trace}
+        m = self.model
+        out = {"model": m if isinstance(m, str) else getattr(m, "path", None) or m.name}
+        for k in KNOBS:
+            v = getattr(self, k)
+            if v is not None:
+                out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+@dataclass(frozen=True)
+class PolicyGrid:
+    """One policy and the values of its parameters to sweep.
+
+    ``s`` and ``max_preemptions`` are tuples (empty when the policy has no such
+    parameter); ``seed`` is RAND's seed, None = the cell's workload seed.
+    """
+
+    name: str
+    s: tuple[float, ...] = ()
+    max_preemptions: tuple[int, ...] = ()
+    seed: int | None = None
+
+    def __post_init__(self):
+        name = self.name.lower() if isinstance(self.name, str) else self.name
+        if name not in POLICIES:
+            _fail("[policies]", f"unknown policy {self.name!r}; choose among "
+                                f"{', '.join(POLICIES)}")
+        object.__setattr__(self, "name", name)
+        where = f"[policies.{name}]"
+        takes = set(params_of(POLICIES[name]()))
+        for key in GRID_PARAMS:
+            v = getattr(self, key)
+            v = tuple(v) if isinstance(v, (list, tuple)) else (v,)
+            if key not in takes:
+                if v:
+                    _fail(where, f"unknown key '{key}' (policy {name} takes "
+                                 f"{', '.join(sorted(takes & {*GRID_PARAMS, 'seed'})) or 'none'})")
+                continue
+            if not v:
+                v = (getattr(POLICIES[name](), key),)  # the policy's default
+            v = _values(where, key, list(v), _param_check(name, key))
+            object.__setattr__(self, key, tuple(sorted(v)))
+        if self.seed is not None:
+            if "seed" not in takes:
+                _fail(where, f"unknown key 'seed' (policy {name} has no seed)")
+            _number(where, "seed", self.seed, lo=0, integer=True)
+
+    def combos(self) -> list[dict]:
+        """Every parameter combination of this grid, as keyword dicts (without seed)."""
+        out = [{}]
+        for key in GRID_PARAMS:
+            vals = getattr(self, key)
+            if vals:
+                out = [{**d, key: v} for d in out for v in vals]
+        return out
+
+    def to_dict(self) -> dict:
+        out = {k: list(getattr(self, k)) for k in GRID_PARAMS if getattr(self, k)}
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+
+def _param_check(policy, key):
+    def check(where, k, v):
+        if key == "max_preemptions":
+            v = _number(where, k, v, lo=1, integer=True)
+        else:
+            v = _number(where, k, v, lo=0)
+        try:
+            make_policy(policy, **{key: v})
+        except PolicyError as exc:
+            _fail(where, f"key '{key}': {exc}")
+        return v
+    return check
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A sweep: ``workload`` x ``policies`` (grids) x ``seeds`` on ``cluster`` with ``tick`` s.
+
+    ``policies``: a mapping ``{name: {param: value or list}}``, a list of names, or
+    a sequence of :class:`PolicyGrid`. ``seeds`` are workload seeds (RAND uses the
+    same seed unless its grid gives one). ``cluster``: a :class:`fitgpp.Cluster`,
+    ``{"nodes": N, "gpu": G, ...}``, ``{"groups": [...]}``, a cluster TOML path,
+    or None for :data:`fitgpp.DEFAULT_CLUSTER`.
+    """
+
+    workload: Workload
+    policies: tuple[PolicyGrid, ...]
+    seeds: tuple[int, ...] = (0,)
+    cluster: Cluster = field(default=DEFAULT_CLUSTER)
+    tick: float = 60.0
+    name: str = ""
+    description: str = ""
+
+    def __post_init__(self):
+        wl = self.workload
+        if isinstance(wl, Mapping):
+            wl = _workload_from_dict(wl)
+        if not isinstance(wl, Workload):
+            _fail("", f"key 'workload' must be a Workload or a table, got {wl!r}")
+        object.__setattr__(self, "workload", wl)
+        object.__setattr__(self, "policies", _policies(self.policies))
+        seeds = self.seeds
+        if not isinstance(seeds, (list, tuple)):
+            _fail("", f"key 'seeds' must be a list of integers >= 0, got {seeds!r}")
+        object.__setattr__(self, "seeds",
+                           _values("", "seeds", list(seeds),
+                                   lambda w, k, v: _number(w, k, v, lo=0, integer=True)))
+        object.__setattr__(self, "cluster", _cluster(self.cluster))
+        object.__setattr__(self, "tick", _number("", "tick", self.tick, lo=0, lo_open=True))
+        for key in ("name", "description"):
+            if not isinstance(getattr(self, key), str):
+                _fail("", f"key '{key}' must be a string, got {getattr(self, key)!r}")
+
+    @property
+    def policy_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.policies)
+
+    def grid_values(self, key: str) -> tuple:
+        """Sorted union of ``key`` (s or max_preemptions) over the policies that take it."""
+        return tuple(sorted({v for p in self.policies for v in getattr(p, key)}))
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name, "description": self.description, "tick": self.tick,
+            "seeds": list(self.seeds), "workload": self.workload.to_dict(),
+            "cluster": {"groups": self.cluster.to_dict()},
+            "policies": {p.name: p.to_dict() for p in self.policies},
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, doc: Mapping, *, base: Path | None = None) -> Experiment:
+        """Build from a parsed TOML/JSON document; relative paths resolve against ``base``."""
+        return _from_doc(doc, base or Path.cwd())
+
+
+def _workload_from_dict(d: Mapping, base: Path | None = None) -> Workload:
+    if not isinstance(d, Mapping):
+        _fail("", f"[workload] must be a table, got {d!r}")
+    allowed = ("model", "trace", *KNOBS)
+    unknown = [k for k in d if k not in allowed]
+    if unknown:
+        _fail("[workload]", f"unknown key '{unknown[0]}' (allowed: {', '.join(allowed)})")
+    d = dict(d)
+    if base is not None:
+        if isinstance(d.get("trace"), str):
+            d["trace"] = str((base / d["trace"]).resolve())
+        m = d.get("model")
+        if isinstance(m, str) and (m.endswith(".json") or "/" in m or os.sep in m):
+            d["model"] = str((base / m).resolve())
+    return Workload(**d)
+
+
+def _policies(p) -> tuple[PolicyGrid, ...]:
+    if isinstance(p, Mapping):
+        grids = []
+        for name, params in p.items():
+            if params is None:
+                params = {}
+            if not isinstance(params, Mapping):
+                _fail(f"[policies.{name}]", f"must be a table of parameters, got {params!r}")
+            allowed = ("s", "max_preemptions", "seed")
+            unknown = [k for k in params if k not in allowed]
+            if unknown:
+                if str(name).lower() not in POLICIES:
+                    PolicyGrid(str(name))  # raises: unknown policy
+                takes = set(params_of(POLICIES[str(name).lower()]())) & set(allowed)
+                _fail(f"[policies.{name}]", f"unknown key '{unknown[0]}' "
+                                            f"(allowed: {', '.join(sorted(takes)) or 'none'})")
+            grids.append(PolicyGrid(str(name), **params))
+    elif isinstance(p, (list, tuple)):
+        grids = [q if isinstance(q, PolicyGrid) else PolicyGrid(q) for q in p]
+    else:
+        _fail("", f"key 'policies' must be a table of policies, got {p!r}")
+    if not grids:
+        _fail("", "key 'policies' is empty: give at least one policy")
+    names = [g.name for g in grids]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        _fail("[policies]", f"policy {dup[0]!r} given twice")
+    return tuple(grids)
+
+
+def _cluster(c) -> Cluster:
+    if c is None:
+        return DEFAULT_CLUSTER
+    if isinstance(c, Cluster):
+        return c
+    try:
+        if isinstance(c, (str, os.PathLike)):
+            return Cluster.from_toml(c)
+        if isinstance(c, Mapping):
+            if "groups" in c:
+                extra = [k for k in c if k != "groups"]
+                if extra:
+                    _fail("[cluster]", f"unknown key '{extra[0]}' next to 'groups'")
+                return Cluster.from_groups(list(c["groups"]))
+            unknown = [k for k in c if k not in _CLUSTER_KEYS]
+            if unknown:
+                _fail("[cluster]", f"unknown key '{unknown[0]}' (allowed: "
+                                   f"{', '.join(_CLUSTER_KEYS)}, or [[cluster.groups]])")
+            if "nodes" not in c:
+                _fail("[cluster]", "missing key 'nodes' (number of nodes)")
+            return Cluster.from_groups([{"count": c["nodes"], "gpu": c.get("gpu", 8),
+                                         "cpu_milli": c.get("cpu_milli", 96_000),
+                                         "mem_mib": c.get("mem_mib", 786_432)}])
+    except ClusterError as exc:
+        _fail("[cluster]", str(exc))
+    _fail("", f"key 'cluster' must be a table or a cluster TOML path, got {c!r}")
+
+
+def _from_doc(doc: Mapping, base: Path) -> Experiment:
+    unknown = [k for k in doc if k not in _TOP_KEYS]
+    if unknown:
+        _fail("", f"unknown key '{unknown[0]}' (allowed: {', '.join(_TOP_KEYS)})")
+    for key in ("workload", "policies"):
+        if key not in doc:
+            _fail("", f"missing [{key}] table")
+    cluster = doc.get("cluster")
+    if isinstance(cluster, str):
+        cluster = (base / cluster).resolve()
+    return Experiment(
+        workload=_workload_from_dict(doc["workload"], base),
+        policies=doc["policies"],
+        seeds=doc.get("seeds", [0]),
+        cluster=cluster,
+        tick=doc.get("tick", 60.0),
+        name=doc.get("name", ""),
+        description=doc.get("description", ""),
+    )
+
+
+def load_experiment(path: str | os.PathLike) -> Experiment:
+    """Read and validate an experiment TOML file; errors name the file, table and key."""
+    p = Path(path)
+    try:
+        doc = tomllib.loads(p.read_text())
+    except FileNotFoundError:
+        raise ExperimentError(f"{p}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{p}: not valid TOML ({exc})") from None
+    try:
+        exp = _from_doc(doc, p.resolve().parent)
+    except (ExperimentError, TypeError) as exc:
+        raise ExperimentError(f"{p.name}: {exc}") from None
+    if not exp.name:
+        object.__setattr__(exp, "name", p.stem)
+    return exp

@@ -1,0 +1,183 @@
+"""Running a sweep: cached cells are read, the others run as Dask tasks (or in
+process), each result is cached the moment it arrives, then all are assembled.
+
+Results come back to the client, which alone writes the cache: workers need
+nothing but the package, and a sweep on a remote cluster caches on the machine
+that asked for it. An interrupted sweep (Ctrl-C, a lost worker, a crash) keeps
+every cell that finished; running it again computes only the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from pathlib import Path
+
+import xarray as xr
+
+from .cache import CellCache
+from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
+from .config import Experiment, ExperimentError
+from .summary import assemble, cell_metrics
+from ..simulate import __version__
+
+
+class SweepError(ExperimentError):
+    """A sweep cannot run as asked (bad worker count, code mismatch on workers)."""
+
+
+def machine_workers() -> int:
+    """CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | None = None,
+              cache=None, progress=True, serial: bool = False,
+              stats: dict | None = None) -> xr.Dataset:
+    """Run every cell of ``exp`` and return one Dataset (see fitgpp.sweep.summary).
+
+    ``workers``: size of the LocalCluster started for the sweep (default: the
+    machine's CPUs, at most one per cell); ``0`` or ``serial=True`` computes in
+    this process without Dask. ``scheduler``: address of an existing Dask
+    scheduler (default ``$FITGPP_SCHEDULER``); no cluster is started then.
+    ``cache``: a directory, None for the default (``$FITGPP_CACHE`` or
+    ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
+    bar, False for none, or a callable ``progress(done, total)``. ``stats``, if
+    a dict, receives ``cells``, ``cached``, ``computed`` and ``seconds``.
+
+    A script that starts a LocalCluster must guard its entry point with
+    ``if __name__ == "__main__":`` (workers are spawned processes).
+    """
+    if not isinstance(exp, Experiment):
+        raise SweepError(f"run_sweep needs an Experiment, got {type(exp).__name__}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 0):
+        raise SweepError(f"workers must be an integer >= 0, got {workers!r}")
+    scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None
+    t0 = time.perf_counter()
+    store = None if cache is False else CellCache(None if cache is True else cache)
+    source = resolve_source(exp)
+    cells = cells_of(exp)
+    keys = [cell_key(exp, source, c) for c in cells]
+    results: dict[str, dict] = {}
+    todo: dict[str, Cell] = {}
+    for k, c in zip(keys, cells):
+        if k in results or k in todo:
+            continue  # the same computation twice in one grid (e.g. fifo on a trace per seed)
+        hit = store.get(k) if store is not None else None
+        if hit is not None:
+            results[k] = hit
+        else:
+            todo[k] = c
+    n_unique = len(results) + len(todo)
+    n_cached = len(results)
+    bar = _Progress(progress, n_unique, n_cached)
+
+    def done(key, res):
+        _check_code(res)
+        results[key] = res
+        if store is not None:
+            store.put(key, res)
+        bar.update()
+
+    try:
+        if not todo:
+            pass
+        elif serial or workers == 0 and not scheduler:
+            for k, c in todo.items():
+                done(k, compute_cell(source, c, exp.cluster, exp.tick))
+        else:
+            _run_dask(source, todo, exp, workers, scheduler, done)
+    finally:
+        bar.close()
+    ds = assemble(exp, cells, [cell_metrics(results[k]) for k in keys], source.digest)
+    if stats is not None:
+        stats.update(cells=len(cells), unique=n_unique, cached=n_cached,
+                     computed=n_unique - n_cached, seconds=time.perf_counter() - t0)
+    return ds
+
+
+def _check_code(res: dict) -> None:
+    """Refuse results from workers with another fitgpp version; warn once when only
+    the source differs (an edited install), since the cache key used this process's code."""
+    global _WARNED
+    if res["fitgpp"] != __version__:
+        raise SweepError(f"a worker runs fitgpp {res['fitgpp']} but this process runs "
+                         f"{__version__}; install the same fitgpp on the workers")
+    if res["code"] != code_digest() and not _WARNED:
+        _WARNED = True
+        warnings.warn(f"a worker runs other fitgpp source (code {res['code'][:12]}) than this "
+                      f"process (code {code_digest()[:12]}); were files edited during the sweep?",
+                      SweepWarning, stacklevel=2)
+
+
+_WARNED = False
+
+
+class SweepWarning(UserWarning):
+    """Something in a sweep deserves attention but does not stop it."""
+
+
+def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> None:
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        n = workers or min(machine_workers(), len(todo))
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    futures = []
+    try:
+        # The workload travels inside one task (not scattered), so the scheduler can
+        # rebuild it if the worker that held it dies.
+        src = client.submit(_same, source, key=f"fitgpp-source-{source.digest}", pure=False)
+        futures = [client.submit(compute_cell, src, c, exp.cluster, exp.tick, pure=False,
+                                 key=f"fitgpp-cell-{k}") for k, c in todo.items()]
+        by_key = {f.key: k for f, k in zip(futures, todo)}
+        for fut, res in as_completed(futures, with_results=True):
+            done(by_key[fut.key], res)
+    finally:
+        if futures:
+            client.cancel(futures)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _same(x):
+    return x
+
+
+class _Progress:
+    def __init__(self, progress, total, initial):
+        self.fn = progress if callable(progress) else None
+        self.done, self.total = initial, total
+        self.bar = None
+        if progress is True:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=total, initial=initial, unit="cell", desc="sweep")
+        if self.fn:
+            self.fn(self.done, self.total)
+
+    def update(self):
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update()
+        if self.fn:
+            self.fn(self.done, self.total)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def cache_dir_for(cache) -> Path | None:
+    """Where ``run_sweep(cache=...)`` keeps cells (None when caching is off)."""
+    return None if cache is False else CellCache(None if cache is True else cache).root
