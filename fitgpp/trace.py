@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from .errors import FitgppError
 
+import csv
 import hashlib
+import io
 import json
 import os
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ INT_COLUMNS = ("job_id", "gpu", "cpu_milli", "mem_mib")
 RESOURCES = ("gpu", "cpu_milli", "mem_mib")
 CLASSES = ("TE", "BE")
 _MAX_LISTED = 5
+_MAX_INT = 2**53  # ids and resources pass through float64 during validation
 
 
 class TraceError(FitgppError):
@@ -112,19 +115,52 @@ def read_trace(
     else:
         path = Path(src)
         name = str(path)
-        if not path.is_file():
+        if not path.exists():
             raise TraceError(name, None, "no such file")
+        if not path.is_file():
+            raise TraceError(name, None, "not a file")
         data = path.read_bytes()
         try:
-            df = pd.read_csv(path, dtype={"cls": str}, keep_default_na=True)
-        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise TraceError(name, None, f"not a UTF-8 text file ({exc})") from None
+        starts = _record_lines(text, name)
+        try:
+            # index_col=False: a row with extra fields must not turn job_id into an index
+            df = pd.read_csv(io.StringIO(text), dtype={"cls": str}, keep_default_na=True,
+                             index_col=False)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise TraceError(name, None, f"not a readable CSV ({exc})") from None
-        labels = np.arange(len(df)) + 2  # CSV line numbers, header is line 1
+        # CSV line numbers (header = line 1); the csv module's count when it agrees with pandas
+        # (it also counts blank lines and quoted line breaks), else one record per line.
+        labels = starts if len(starts) == len(df) else np.arange(len(df)) + 2
         unit = "line"
         source = source or {"kind": "csv", "path": str(path.resolve()),
                             "sha256": hashlib.sha256(data).hexdigest()}
     jobs, dropped = _validate(df, labels, unit, name, cluster, drop_invalid)
     return Trace(jobs=jobs, source=source, dropped=dropped)
+
+
+def _record_lines(text: str, name: str) -> np.ndarray:
+    """Line number where each data record starts (header = line 1), skipping blank lines as
+    pandas does; a record with more fields than the header is an error naming its line."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    starts, width, end = [], None, 0
+    try:
+        for rec in reader:
+            start, end = end + 1, reader.line_num
+            if not rec:
+                continue
+            if width is None:
+                width = len(rec)
+                continue
+            if len(rec) > width:
+                raise TraceError(name, None, f"{len(rec)} fields, but the header has {width}",
+                                 [start], "line")
+            starts.append(start)
+    except csv.Error as exc:
+        raise TraceError(name, None, f"not a readable CSV ({exc})", [end + 1], "line") from None
+    return np.asarray(starts, dtype=np.int64)
 
 
 def _validate(df, labels, unit, name, cluster, drop_invalid):
@@ -159,6 +195,7 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
         vals = pd.to_numeric(raw, errors="coerce").astype("float64").to_numpy()
         not_number = np.isnan(vals) & raw.notna().to_numpy()
         reject(not_number, col, "not a number")
+        reject(_booleans(raw), col, "not a number (true/false)")
         empty = raw.isna().to_numpy()
         if col == "grace_period":
             empty = empty & ~is_te
@@ -168,6 +205,7 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
         if col in INT_COLUMNS:
             frac = np.isfinite(vals) & (vals != np.floor(vals))
             reject(frac, col, "not an integer")
+            reject(np.abs(vals) >= _MAX_INT, col, "too large (integers must be below 2**53)")
         num[col] = vals
 
     for col in ("submit_time", "gpu", "cpu_milli", "mem_mib", "grace_period"):
@@ -202,6 +240,15 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
         dropped["reason"] = reasons[bad]
         dropped = dropped.reset_index(drop=True)
     return out, dropped
+
+
+def _booleans(raw: pd.Series) -> np.ndarray:
+    """True where a value is a boolean (pandas reads ``true``/``false`` cells as bools)."""
+    if raw.dtype == bool:
+        return np.ones(len(raw), dtype=bool)
+    if raw.dtype == object:
+        return np.fromiter((isinstance(v, (bool, np.bool_)) for v in raw), bool, len(raw))
+    return np.zeros(len(raw), dtype=bool)
 
 
 def write_trace(trace: Trace | pd.DataFrame, path: str | os.PathLike) -> None:
