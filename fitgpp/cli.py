@@ -13,7 +13,7 @@ import sys
 
 from .errors import FitgppError
 
-COMMANDS = ("simulate", "reproduce", "sweep")
+COMMANDS = ("simulate", "reproduce", "fit", "synth", "sweep")
 
 
 class UsageError(FitgppError):

@@ -1,0 +1,69 @@
+"""``fitgpp fit TRACE --format {spec,alibaba-v2023,philly-chronus} --out MODEL.json``"""
+
+from __future__ import annotations
+
+from ..workload.adapters import FORMATS
+from .common import atomic_write, check_out_path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("fit", help="fit a workload model to a trace",
+                       description="Read TRACE (SPEC schema or a real trace format), fit a "
+                                   "workload model (run-time family by AIC, empirical demands, "
+                                   "arrival rates) and write it as JSON.")
+    p.add_argument("trace", metavar="TRACE")
+    p.add_argument("--format", choices=FORMATS, default="spec",
+                   help="input format (default spec: the simulator's CSV schema)")
+    p.add_argument("--out", required=True, metavar="MODEL.json")
+    p.add_argument("--name", help="model name (default: from the source)")
+    p.add_argument("--description", default="", help="free text stored in the model")
+    p.add_argument("--runtimes", choices=("observed", "philly"), default=None,
+                   help="real formats: keep the trace's run times (default) or re-draw them "
+                        "from philly-runtime (TE < --split s, BE >= --split s)")
+    p.add_argument("--philly-runtime", metavar="CSV",
+                   help="philly_runtime.csv (default: ../philly-runtime/ beside the trace)")
+    p.add_argument("--split", type=float, default=None,
+                   help="TE/BE run-time split in seconds for --runtimes philly (default 3600)")
+    p.add_argument("--other-qos", choices=("drop", "TE", "BE"), default=None,
+                   help="alibaba-v2023: Burstable/Guaranteed pods (default drop)")
+    p.add_argument("--sharing", choices=("whole", "drop"), default=None,
+                   help="alibaba-v2023: GPU-sharing pods count as 1 GPU (default) or are dropped")
+    p.add_argument("--max-gpu", type=int, default=None,
+                   help="real formats: drop jobs asking more GPUs than this (default 8)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="real formats: seed for grace periods and re-drawn run times (default 0)")
+    p.add_argument("--grace", choices=("default", "fit"), default="default",
+                   help="model grace periods: documented default (default) or fitted to the "
+                        "trace's BE grace periods (spec format only)")
+    p.set_defaults(run=run)
+
+
+def _options(args) -> dict:
+    from ..cli import UsageError
+    opts = {"runtimes": args.runtimes, "philly_runtime": args.philly_runtime,
+            "split": args.split, "other_qos": args.other_qos, "sharing": args.sharing,
+            "max_gpu": args.max_gpu, "seed": args.seed}
+    opts = {k: v for k, v in opts.items() if v is not None}
+    if args.format == "spec" and opts:
+        raise UsageError(f"--format spec takes no adapter options (got "
+                         f"{', '.join('--' + k.replace('_', '-') for k in opts)})")
+    if args.format == "philly-chronus":
+        for k in ("other_qos", "sharing"):
+            if k in opts:
+                raise UsageError(f"--{k.replace('_', '-')} applies to --format alibaba-v2023 only")
+    if args.grace == "fit" and args.format != "spec":
+        raise UsageError("--grace fit needs grace periods in the trace: use --format spec")
+    return opts
+
+
+def run(args) -> int:
+    from ..workload import fit
+    from ..workload.adapters import read_format
+    check_out_path(args.out)
+    trace, report = read_format(args.trace, args.format, **_options(args))
+    model = fit(trace, name=args.name, description=args.description, grace=args.grace)
+    atomic_write(args.out, lambda tmp: model.save(tmp))
+    print(report)
+    print(model.describe())
+    print(f"wrote {args.out}")
+    return 0

@@ -1,0 +1,76 @@
+"""``fitgpp synth MODEL --jobs N --seed K [--load X --nodes N ...] --out TRACE.csv``"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
+                     positive_int)
+
+
+def _number(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    return v
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("synth", help="draw a synthetic trace from a workload model",
+                       description="Draw a reproducible trace (SPEC schema CSV) from a workload "
+                                   "model: a JSON path or a shipped name (see --list).")
+    p.add_argument("model", metavar="MODEL", nargs="?",
+                   help="model JSON file, or a shipped model name such as paper-default")
+    p.add_argument("--list", action="store_true", help="list the shipped models and exit")
+    p.add_argument("--jobs", type=positive_int, help="number of jobs")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--load", type=_number,
+                   help="offered GPU load as a fraction of the cluster's GPUs (needs a cluster)")
+    p.add_argument("--te-fraction", type=_number, help="TE share of jobs (default: model's)")
+    p.add_argument("--grace-scale", type=_number,
+                   help="factor on BE grace periods (default 1)")
+    p.add_argument("--on-unfit", choices=("error", "restrict"), default="error",
+                   help="demands that fit no node: fail (default) or draw only those that fit")
+    add_cluster_args(p, required=False)
+    p.add_argument("--out", metavar="TRACE.csv")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..cli import UsageError
+    from ..trace import write_trace
+    from ..workload import list_models, load_model, synthesize
+    if args.list:
+        from ..workload import models_dir
+        for name in list_models():
+            m = load_model(name)
+            print(f"{name:<36} {m.description}")
+        print(f"(in {models_dir()})")
+        return 0
+    for need, flag in ((args.model, "MODEL"), (args.jobs, "--jobs"), (args.out, "--out")):
+        if need is None:
+            raise UsageError(f"{flag} is required (or use --list)")
+    check_out_path(args.out)
+    cluster = cluster_from_args(args)
+    if args.load is not None and cluster is None:
+        raise UsageError("--load needs a cluster: give --nodes N (with --node-gpu ...) "
+                         "or --cluster FILE.toml")
+    model = load_model(args.model)
+    trace = synthesize(model, n_jobs=args.jobs, seed=args.seed, load=args.load,
+                       te_fraction=args.te_fraction, grace_scale=args.grace_scale,
+                       cluster=cluster, on_unfit=args.on_unfit)
+    atomic_write(args.out, lambda tmp: write_trace(trace, tmp))
+    recipe = args.out + ".source.json"
+    atomic_write(recipe, lambda tmp: open(tmp, "w").write(
+        json.dumps(trace.source, indent=1, sort_keys=True) + "\n"))
+    n_te = int((trace.jobs["cls"] == "TE").sum())
+    load = trace.source["offered_load"]
+    print(f"{len(trace)} jobs from model {model.name!r} (seed {args.seed}): {n_te} TE, "
+          f"{len(trace) - n_te} BE; arrival rate {trace.source['arrival_rate_per_s'] * 3600:.4g}"
+          f" jobs/h" + (f"; offered GPU load {load:.3f}" if load is not None else ""))
+    if trace.source["restricted"]:
+        print(f"restricted (demands that fit no node, removed): {trace.source['restricted']}")
+    print(f"wrote {args.out} and {recipe}")
+    return 0
