@@ -1,0 +1,199 @@
+"""A thin ipywidgets front end: widget values -> synthesize -> simulate -> Dataset -> charts.
+
+    from fitgpp.widgets import Workbench
+    wb = Workbench()          # paper-default, 2000 jobs, DEFAULT_CLUSTER
+    wb                        # in JupyterLab: controls, a summary and two charts
+
+Every change reruns :func:`run` (a plain function you can call without widgets) and
+redraws. The values used land in ``ds.attrs["workbench"]`` (JSON) and as
+``ds.attrs["workbench_<name>"]``. "Export figures" writes the charts as PNG, SVG and
+PDF into the chosen directory and prints the paths. Charts are ``alt.JupyterChart``
+widgets in offline mode, so they draw without network (see ../shared/NOTES.md).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import altair as alt
+import ipywidgets as W
+
+from . import plots
+from .cluster import DEFAULT_CLUSTER, Cluster
+from .errors import FitgppError
+from .simulate import simulate, summarize
+
+POLICY_CHOICES = {"FitGpp": "fitgpp", "FIFO": "fifo", "PRIO": "prio", "LRTP": "lrtp",
+                  "RAND": "rand"}
+
+
+@dataclass(frozen=True)
+class Values:
+    """What the widgets set. Times in seconds; ``load`` is the offered GPU load (1 = full)."""
+
+    policy: str = "fitgpp"
+    s: float = 4.0
+    max_preemptions: int = 3
+    te_fraction: float = 0.3
+    load: float = 0.9
+    grace_scale: float = 1.0
+    seed: int = 0
+    model: str = "paper-default"
+    n_jobs: int = 2000
+
+    def workload_key(self) -> tuple:
+        return (self.model, self.n_jobs, self.seed, self.load, self.te_fraction, self.grace_scale)
+
+    def policy_params(self) -> dict:
+        p = {}
+        if self.policy == "fitgpp":
+            p["s"] = float(self.s)
+        if self.policy in ("fitgpp", "lrtp", "rand"):
+            p["max_preemptions"] = int(self.max_preemptions)
+        if self.policy == "rand":
+            p["seed"] = int(self.seed)
+        return p
+
+
+def workload(v: Values, cluster: Cluster = DEFAULT_CLUSTER):
+    from .workload import load_model, synthesize
+    return synthesize(load_model(v.model), n_jobs=v.n_jobs, seed=v.seed, load=v.load,
+                      te_fraction=v.te_fraction, grace_scale=v.grace_scale, cluster=cluster)
+
+
+def run(v: Values, cluster: Cluster = DEFAULT_CLUSTER, trace=None):
+    """Simulate the values ``v``; returns the Dataset with the values in its attrs."""
+    trace = workload(v, cluster) if trace is None else trace
+    ds = simulate(trace, cluster, v.policy, **v.policy_params())
+    ds.attrs["workbench"] = json.dumps(asdict(v), sort_keys=True)
+    for k, x in asdict(v).items():
+        ds.attrs[f"workbench_{k}"] = x
+    return ds
+
+
+def charts(ds, baseline=None) -> dict:
+    """The workbench's figures for result ``ds`` (and a FIFO ``baseline`` to compare with)."""
+    runs = {plots.policy_label(ds): ds}
+    if baseline is not None and ds.attrs["policy"] != "fifo":
+        runs["FIFO"] = baseline
+    return {"slowdown_cdf": plots.slowdown_cdf(runs), "utilization": plots.utilization(ds)}
+
+
+def summary_text(ds, baseline=None) -> str:
+    t = summarize(ds)
+    lines = [f"{plots.policy_label(ds)}  {ds.attrs['policy_params']}  on {ds.attrs['cluster_description']}",
+             f"workload: {ds.attrs['workbench']}",
+             f"{'class':<6}{'jobs':>6}{'median':>10}{'p95':>10}{'preemptions':>13}"]
+    for c, r in t.iterrows():
+        lines.append(f"{c:<6}{int(r['jobs']):>6}{r['slowdown_median']:>10.3f}{r['slowdown_p95']:>10.3f}"
+                     f"{int(r['preemptions']):>13}")
+    if baseline is not None and ds.attrs["policy"] != "fifo":
+        b = summarize(baseline)
+        ch = lambda c, k: 100 * (t.loc[c, k] / b.loc[c, k] - 1)  # noqa: E731
+        lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95'):+.1f} %, BE median "
+                     f"{ch('BE', 'slowdown_median'):+.1f} %, BE p95 {ch('BE', 'slowdown_p95'):+.1f} %")
+    lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f}")
+    return "\n".join(lines)
+
+
+class Workbench(W.VBox):
+    """Controls, a printed summary and charts for one simulation; see the module docstring."""
+
+    def __init__(self, values: Values = Values(), *, cluster: Cluster = DEFAULT_CLUSTER,
+                 out_dir: str | Path = "figures", baseline: bool = True):
+        from .workload import list_models
+        alt.JupyterChart.enable_offline(offline=True)
+        self.cluster, self.baseline_on = cluster, baseline
+        self._traces: dict = {}
+        self._fifo: dict = {}
+        models = sorted(set(list_models()) | {values.model})
+        style = {"description_width": "110px"}
+        lay = W.Layout(width="330px")
+        self.w = {
+            "policy": W.Dropdown(options=list(POLICY_CHOICES.items()), value=values.policy,
+                                 description="policy", style=style, layout=lay),
+            "s": W.FloatSlider(value=values.s, min=0.5, max=16.0, step=0.5, description="s",
+                               continuous_update=False, style=style, layout=lay),
+            "max_preemptions": W.IntSlider(value=values.max_preemptions, min=1, max=10,
+                                           description="P (max preemptions)",
+                                           continuous_update=False, style=style, layout=lay),
+            "te_fraction": W.FloatSlider(value=values.te_fraction, min=0.05, max=0.95, step=0.05,
+                                         description="TE share", continuous_update=False,
+                                         style=style, layout=lay),
+            "load": W.FloatSlider(value=values.load, min=0.3, max=1.5, step=0.05,
+                                  description="load", continuous_update=False, style=style,
+                                  layout=lay),
+            "grace_scale": W.FloatSlider(value=values.grace_scale, min=0.25, max=16.0, step=0.25,
+                                         description="grace-period scale",
+                                         continuous_update=False, style=style, layout=lay),
+            "seed": W.BoundedIntText(value=values.seed, min=0, max=10**6, description="seed",
+                                     style=style, layout=lay),
+            "model": W.Dropdown(options=models, value=values.model, description="workload model",
+                                style=style, layout=lay),
+        }
+        self.n_jobs = values.n_jobs
+        self.out_dir = W.Text(value=str(out_dir), description="export to", style=style, layout=lay)
+        self.export_button = W.Button(description="Export figures", icon="download",
+                                      button_style="primary")
+        self.export_button.on_click(lambda _b: self.export())
+        self.summary = W.Output()
+        self.messages = W.Output()
+        self.last_seconds = 0.0
+        self.ds = self.fifo = None
+        self.charts: dict = {}
+        self.update()
+        self.views = {k: alt.JupyterChart(c) for k, c in self.charts.items()}
+        for name, widget in self.w.items():
+            widget.observe(lambda _ch: self._redraw(), names="value")
+        grid = W.GridBox(list(self.w.values()),
+                         layout=W.Layout(grid_template_columns="repeat(2, 340px)"))
+        super().__init__([grid, W.HBox([self.out_dir, self.export_button]), self.messages,
+                          self.summary, *self.views.values()])
+
+    # -------------------------------------------------------------- plain methods
+    def values(self) -> Values:
+        return Values(**{k: w.value for k, w in self.w.items()}, n_jobs=self.n_jobs)
+
+    def update(self) -> None:
+        """Rerun with the current widget values; refresh Dataset, charts and summary."""
+        t0 = time.perf_counter()
+        v = self.values()
+        key = v.workload_key()
+        if key not in self._traces:
+            self._traces = {key: workload(v, self.cluster)}   # keep one: memory stays flat
+        tr = self._traces[key]
+        self.ds = run(v, self.cluster, trace=tr)
+        self.fifo = None
+        if self.baseline_on:
+            if key not in self._fifo:
+                self._fifo = {key: run(replace(v, policy="fifo"), self.cluster, trace=tr)}
+            self.fifo = self._fifo[key]
+        self.charts = charts(self.ds, self.fifo)
+        self.summary.clear_output(wait=True)
+        with self.summary:
+            print(summary_text(self.ds, self.fifo))
+        self.last_seconds = time.perf_counter() - t0
+
+    def _redraw(self) -> None:
+        try:
+            self.update()
+        except FitgppError as exc:
+            with self.messages:
+                print(f"error: {exc}")
+            return
+        for k, view in self.views.items():
+            view.chart = self.charts[k]
+
+    def export(self, out_dir: str | Path | None = None, formats=plots.FORMATS) -> list[Path]:
+        """Write the current charts to ``out_dir`` (default: the "export to" box); print the paths."""
+        out = Path(out_dir if out_dir is not None else self.out_dir.value).expanduser()
+        tag = f"{self.ds.attrs['policy']}_s{self.w['s'].value:g}_seed{self.w['seed'].value}"
+        paths = plots.save_all({f"{k}_{tag}": c for k, c in self.charts.items()}, out, formats)
+        self.messages.clear_output(wait=True)
+        with self.messages:
+            for p in paths:
+                print(f"wrote {p.resolve()}")
+        return paths
