@@ -41,16 +41,22 @@ class NodeGroup:
     name: str = ""
 
     def __post_init__(self):
-        where = f"node group {self.name!r}" if self.name else "node group"
-        for f in _FIELDS:
-            v = getattr(self, f)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise ClusterError(f"{where}: field '{f}' must be an integer, got {v!r}")
-            if v < 0 or (f == "count" and v < 1):
-                raise ClusterError(f"{where}: field '{f}' must be "
-                                   f"{'>= 1' if f == 'count' else '>= 0'}, got {v}")
-        if self.gpu == self.cpu_milli == self.mem_mib == 0:
-            raise ClusterError(f"{where}: nodes have no capacity at all")
+        _check_group({f: getattr(self, f) for f in _FIELDS},
+                     f"node group {self.name!r}" if self.name else "node group")
+
+
+def _check_group(values: dict, where: str) -> None:
+    """Raise ClusterError naming ``where`` and the field if a group's numbers are invalid."""
+    for f in _FIELDS:
+        v = values[f]
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ClusterError(f"{where}: field '{f}' must be an integer, got {v!r}")
+        if v < 0 or (f == "count" and v < 1):
+            raise ClusterError(f"{where}: field '{f}' must be "
+                               f"{'>= 1' if f == 'count' else '>= 0'}, got {v}")
+    if values["gpu"] == values["cpu_milli"] == values["mem_mib"] == 0:
+        raise ClusterError(f"{where}: nodes have no capacity at all (gpu, cpu_milli and "
+                           f"mem_mib are all 0)")
 
 
 @dataclass(frozen=True)
@@ -79,9 +85,11 @@ class Cluster:
             if unknown:
                 raise ClusterError(f"node group #{k + 1}: unknown field(s) {', '.join(unknown)}"
                                    f" (allowed: {', '.join(_FIELDS)}, name)")
+            where = f"node group #{k + 1}" + (f" ({g['name']!r})" if g.get("name") else "")
             missing = [f for f in _FIELDS if f not in g]
             if missing:
-                raise ClusterError(f"node group #{k + 1}: missing field(s) {', '.join(missing)}")
+                raise ClusterError(f"{where}: missing field(s) {', '.join(missing)}")
+            _check_group(g, where)
             out.append(NodeGroup(**{f: g[f] for f in _FIELDS}, name=str(g.get("name", ""))))
         return cls(tuple(out))
 
@@ -89,9 +97,15 @@ class Cluster:
     def from_toml(cls, path: str | os.PathLike) -> Cluster:
         p = Path(path)
         try:
-            doc = tomllib.loads(p.read_text())
+            doc = tomllib.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ClusterError(f"{p}: no such file") from None
+        except IsADirectoryError:
+            raise ClusterError(f"{p}: is a directory, not a TOML file") from None
+        except OSError as exc:
+            raise ClusterError(f"{p}: cannot read ({exc.strerror or exc})") from None
+        except UnicodeDecodeError as exc:
+            raise ClusterError(f"{p}: not a UTF-8 text file ({exc})") from None
         except tomllib.TOMLDecodeError as exc:
             raise ClusterError(f"{p}: not valid TOML ({exc})") from None
         if "nodes" not in doc or not isinstance(doc["nodes"], list):
@@ -138,7 +152,13 @@ class Cluster:
 
     @classmethod
     def from_json(cls, text: str) -> Cluster:
-        return cls.from_groups(json.loads(text))
+        try:
+            groups = json.loads(text)
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ClusterError(f"cluster JSON is not valid JSON ({exc})") from None
+        if not isinstance(groups, list):
+            raise ClusterError(f"cluster JSON must be a list of node groups, got {groups!r}")
+        return cls.from_groups(groups)
 
 
 #: The workbook's default cluster: 16 nodes of 8 GPUs (quick enough for widgets).
