@@ -198,6 +198,8 @@ def rq1(size: Size = QUICK) -> RQResult:
                "(paper: -96.6 %, +18.0 %, +23.9 %). ".format(
                    *(_fmt(fit[f"change_{k}"], fit[f"change_{k}_lo"], fit[f"change_{k}_hi"], "")
                      for k in PAPER)))
+    finding += (f"FitGpp's TE p95 slowdown is {fit['te_p95']:.3g} (1 is the floor: no TE job waits), "
+                f"FIFO's {table.set_index('policy').loc['FIFO', 'te_p95']:.3g}. ")
     finding += ("Agrees: it matches or beats the headline on all three." if all(ok.values()) else
                 "Partly: " + ", ".join(f"{METRICS[k]} {'meets' if v else 'misses'} the paper"
                                        for k, v in ok.items()) + ".")
@@ -243,14 +245,22 @@ def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES) -> RQResult:
     long = _long(lines, {f"change_{k}": v + " vs FIFO (%)" for k, v in METRICS.items()},
                  ["s", "P"])
     charts["rq2_change_vs_s"] = plots.metric_lines(long, x="s", series="P", x_title="threshold s")
-    s_hi = fit.sort_values("s")
-    te_trend = s_hi.groupby("s")["change_te_p95"].mean()
+    te_trend = fit.groupby("s")["change_te_p95"].mean()
+    be_trend = fit.groupby("s")["change_be_p95"].mean()
+    d_te = te_trend.iloc[-1] - te_trend.iloc[0]
+    d_be = be_trend.iloc[-1] - be_trend.iloc[0]
+    trend = (f"from s={te_trend.index[0]:g} to s={te_trend.index[-1]:g} (mean over P) the TE p95 change "
+             f"vs FIFO moves {te_trend.iloc[0]:.1f} -> {te_trend.iloc[-1]:.1f} % and the BE p95 change "
+             f"{be_trend.iloc[0]:.1f} -> {be_trend.iloc[-1]:.1f} %. ")
+    if d_te < -0.5 and d_be >= 0:
+        verdict = "Agrees with the paper: larger s buys TE latency with BE slowdown."
+    elif abs(d_te) < 0.5:
+        verdict = (f"Cannot confirm the paper's trade-off: TE p95 is flat in s here (BE p95 moves "
+                   f"{d_be:+.1f} points), so this workload leaves s little to trade.")
+    else:
+        verdict = "Does not match the paper's trade-off direction; see the figure."
     finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings meet all three headline numbers"
-               + (f" ({', '.join(meets['policy'])})" if len(meets) else "")
-               + f"; TE p95 change vs FIFO runs from {te_trend.iloc[0]:.1f} % at s={te_trend.index[0]:g} "
-               f"to {te_trend.iloc[-1]:.1f} % at s={te_trend.index[-1]:g}. Paper: larger s preempts more "
-               "freely (better TE, worse BE) — "
-               + ("agrees." if te_trend.iloc[-1] <= te_trend.iloc[0] + 1e-9 else "does not agree."))
+               + (f" ({', '.join(meets['policy'])})" if len(meets) else "") + "; " + trend + verdict)
     return RQResult("rq2", "RQ2: the threshold s", rq2.__doc__.strip(), table, charts,
                     {k: v for k, v in kept.items() if "P=3" in k or k in ("FIFO", "LRTP", "RAND")},
                     finding, _config(size, s_values=list(s_values), p_values=list(p_values)))
@@ -295,13 +305,18 @@ def rq3(size: Size = QUICK, grace_scales=GRACE_SCALES) -> RQResult:
                                                      x_title="grace-period scale")}
     g_max = max(grace_scales)
     at = fit[fit["grace_scale"] == g_max].set_index("policy")
-    better8 = at.loc["FitGpp s=8", "change_te_p95"] < at.loc["FitGpp s=4", "change_te_p95"]
+    d_te = at.loc["FitGpp s=8", "change_te_p95"] - at.loc["FitGpp s=4", "change_te_p95"]
+    d_be = at.loc["FitGpp s=8", "change_be_p95"] - at.loc["FitGpp s=4", "change_be_p95"]
+    if abs(d_te) < 0.5 and abs(d_be) < 0.5:
+        verdict = "cannot confirm: s=4 and s=8 give the same result here."
+    elif d_te < 0:
+        verdict = "agrees (s=8 gives the lower TE p95)."
+    else:
+        verdict = "does not agree here (s=8 does not lower TE p95)."
     finding = (f"At grace scale x{g_max:g}, TE p95 change vs FIFO: s=4 {at.loc['FitGpp s=4', 'change_te_p95']:.1f} %, "
                f"s=8 {at.loc['FitGpp s=8', 'change_te_p95']:.1f} %; BE p95: s=4 "
                f"{at.loc['FitGpp s=4', 'change_be_p95']:.1f} %, s=8 {at.loc['FitGpp s=8', 'change_be_p95']:.1f} %. "
-               f"Paper: s=8 helps when grace periods are long — "
-               + ("agrees (s=8 gives the lower TE p95)." if better8 else
-                  "does not agree here (s=8 does not lower TE p95)."))
+               f"Paper: s=8 helps when grace periods are long — " + verdict)
     return RQResult("rq3", "RQ3: long jobs and grace periods", rq3.__doc__.strip(), table, charts,
                     kept, finding, _config(size, grace_scales=list(grace_scales)))
 

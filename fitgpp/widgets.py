@@ -37,7 +37,7 @@ class Values:
     policy: str = "fitgpp"
     s: float = 4.0
     max_preemptions: int = 3
-    te_fraction: float = 0.3
+    te_fraction: float | None = None   # None: the model's own TE share
     load: float = 0.9
     grace_scale: float = 1.0
     seed: int = 0
@@ -109,7 +109,10 @@ class Workbench(W.VBox):
         self.cluster, self.baseline_on = cluster, baseline
         self._traces: dict = {}
         self._fifo: dict = {}
+        from .workload import load_model
         models = sorted(set(list_models()) | {values.model})
+        if values.te_fraction is None:
+            values = replace(values, te_fraction=round(load_model(values.model).te_share / 0.05) * 0.05)
         style = {"description_width": "110px"}
         lay = W.Layout(width="330px")
         self.w = {
