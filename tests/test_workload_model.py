@@ -1,0 +1,193 @@
+"""Workload model files: round trip, shipped models, and every malformed-field error."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+import fitgpp
+from fitgpp.workload import (WorkloadModel, WorkloadModelError, fit_best, list_models,
+                             load_model, models_dir, paper_default)
+from fitgpp.workload.dists import FitError
+
+SHIPPED = ("paper-default", "alibaba-gpu-v2023", "alibaba-gpu-v2023-observed",
+           "philly-chronus-mix1")
+
+
+def test_round_trip(tmp_path):
+    m = paper_default()
+    p = tmp_path / "m.json"
+    m.save(p)
+    back = WorkloadModel.load(p)
+    assert back == m
+    assert back.to_json() == m.to_json()
+    assert back.file_sha256 == m.sha256()  # save writes the canonical text
+
+
+def test_shipped_models_are_listed_load_and_carry_provenance():
+    assert set(SHIPPED) <= set(list_models())
+    for name in SHIPPED:
+        m = load_model(name)
+        assert m.name == name
+        assert m.path == str(models_dir() / f"{name}.json")
+        prov = m.provenance
+        assert "fitgpp_version" in prov
+        if name != "paper-default":
+            src = prov["source"]
+            assert len(src["sha256"]) == 64 and src["file"].endswith(".csv")
+            assert src["options"] and src["mapping"] and src["report"]["rows_in"] > 0
+            assert prov["rows"] == src["report"]["rows_out"]
+            assert "citation" in prov
+            for c in ("TE", "BE"):
+                f = m.classes[c].run_time.fit
+                assert f["n"] > 100 and 0 < f["ks"] < 1 and len(f["candidates"]) >= 4
+                assert f["aic"] == min(x["aic"] for x in f["candidates"])
+
+
+def test_shipped_paper_default_is_the_code():
+    assert load_model("paper-default") == paper_default()
+
+
+def test_paper_default_premise():
+    m = paper_default()
+    te, be = m.classes["TE"], m.classes["BE"]
+    assert 60 < te.run_time.median() < 3600 < be.run_time.median()
+    assert max(te.gpu.values) <= 2 and max(be.gpu.values) == 8
+    assert 5 < be.grace_period.median() < 300
+    assert m.te_share == pytest.approx(0.3)
+    # ~0.9 offered load on the default cluster at the model's own rate.
+    work = sum(m.classes[c].rate * m.classes[c].mean_gpu_seconds() for c in ("TE", "BE"))
+    assert work / fitgpp.DEFAULT_CLUSTER.total_gpus == pytest.approx(0.9, abs=0.05)
+
+
+def test_unknown_name_lists_the_shipped_models():
+    with pytest.raises(WorkloadModelError, match="no model file or shipped model named 'nope'"
+                                                 ".*paper-default"):
+        load_model("nope")
+
+
+def _doc():
+    return json.loads(paper_default().to_json())
+
+
+def _set(doc, path, value):
+    keys = path.split(".")
+    d = doc
+    for k in keys[:-1]:
+        d = d[int(k)] if isinstance(d, list) else d[k]
+    if value is KeyError:
+        del d[keys[-1]]
+    elif isinstance(d, list):
+        d[int(keys[-1])] = value
+    else:
+        d[keys[-1]] = value
+
+
+BE = "classes.BE"
+CASES = [  # (path to change, new value or KeyError to delete, field named, problem)
+    ("format", "other", "format", "expected 'fitgpp-workload'"),
+    ("version", 2, "version", "unsupported version"),
+    ("name", KeyError, "name", "missing"),
+    ("name", "", "name", "empty"),
+    ("description", 3, "description", "expected a string"),
+    ("classes", [], "classes", "expected an object"),
+    ("classes.XX", {}, "classes", "unknown class"),
+    ("classes.TE", KeyError, "classes.TE", "missing"),
+    (f"{BE}.arrival.rate_per_s", 0, f"{BE}.arrival.rate_per_s", "must be > 0"),
+    (f"{BE}.arrival.rate_per_s", "fast", f"{BE}.arrival.rate_per_s", "finite number"),
+    (f"{BE}.arrival.daily_profile", [1.0] * 23, f"{BE}.arrival.daily_profile", "24 hourly"),
+    (f"{BE}.arrival.daily_profile", [2.0] * 24, f"{BE}.arrival.daily_profile", "mean 1"),
+    (f"{BE}.arrival.daily_profile", "flat", f"{BE}.arrival.daily_profile", "expected a list"),
+    (f"{BE}.run_time.family", "cauchy", f"{BE}.run_time.family", "unknown family"),
+    (f"{BE}.run_time.params.s", -1, f"{BE}.run_time.params.s", "must be > 0"),
+    (f"{BE}.run_time.params.s", KeyError, f"{BE}.run_time.params.s", "missing"),
+    (f"{BE}.run_time.params.c", 1.0, f"{BE}.run_time.params", "unknown parameter"),
+    (f"{BE}.run_time.max", 0, f"{BE}.run_time.max", "must be > 0"),
+    (f"{BE}.run_time.fit", 3, f"{BE}.run_time.fit", "expected an object or null"),
+    (f"{BE}.run_time", None, f"{BE}.run_time", "expected an object"),
+    (f"{BE}.gpu.values", [1, 2, 4], f"{BE}.gpu", "same length"),
+    (f"{BE}.gpu.values", [1, 2, 4, 4.5], f"{BE}.gpu.values[3]", "integer"),
+    (f"{BE}.gpu.values", [1, 2, 4, 4], f"{BE}.gpu.values", "duplicate"),
+    (f"{BE}.gpu.probs", [0.5, 0.5, 0.5, 0.5], f"{BE}.gpu.probs", "sum to 1"),
+    (f"{BE}.gpu.probs", [0.4, 0.25, 0.2, -0.15], f"{BE}.gpu.probs[3]", ">= 0"),
+    (f"{BE}.cpu_mem.8", KeyError, f"{BE}.cpu_mem.8", "missing"),
+    (f"{BE}.cpu_mem.8", [], f"{BE}.cpu_mem.8", "no (cpu_milli"),
+    (f"{BE}.cpu_mem.8", [[1, 2]], f"{BE}.cpu_mem.8[0]", "expected [cpu_milli"),
+    (f"{BE}.cpu_mem.8", [[-1, 2, 1.0]], f"{BE}.cpu_mem.8[0][0]", "integer >= 0"),
+    (f"{BE}.cpu_mem.8", [[1, 2, 0]], f"{BE}.cpu_mem.8[0][2]", "must be > 0"),
+    (f"{BE}.cpu_mem.3", [[1, 2, 1.0]], f"{BE}.cpu_mem", "not in gpu.values"),
+    (f"{BE}.grace_period", None, f"{BE}.grace_period", "need a grace-period"),
+    (f"{BE}.grace_period.family", "foo", f"{BE}.grace_period.family", "unknown family"),
+    ("te_share", 0.9, "te_share", "disagrees with the class rates"),
+    ("provenance", [], "provenance", "expected an object"),
+]
+
+
+@pytest.mark.parametrize("path, value, field, problem", CASES, ids=[c[0] + ":" + c[3]
+                                                                      for c in CASES])
+def test_every_malformed_field_is_named(tmp_path, path, value, field, problem):
+    doc = _doc()
+    _set(doc, path, value)
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(WorkloadModelError) as exc:
+        WorkloadModel.load(p)
+    msg = str(exc.value)
+    assert msg.startswith(str(p)), msg
+    assert f"field '{field}'" in msg, msg
+    assert problem in msg, msg
+
+
+def test_gpu_zero_needs_cpu_or_memory(tmp_path):
+    doc = _doc()
+    doc["classes"]["TE"]["gpu"] = {"values": [0, 1], "probs": [0.5, 0.5]}
+    doc["classes"]["TE"]["cpu_mem"]["0"] = [[0, 0, 1.0]]
+    del doc["classes"]["TE"]["cpu_mem"]["2"]
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(WorkloadModelError, match=r"classes.TE.cpu_mem.0\[0\]'.*0 GPUs"):
+        WorkloadModel.load(p)
+
+
+@pytest.mark.parametrize("content, problem", [
+    (None, "no such model file"), ("{not json", "not valid JSON"), ("[1, 2]", "JSON object"),
+])
+def test_unreadable_files(tmp_path, content, problem):
+    p = tmp_path / "m.json"
+    if content is not None:
+        p.write_text(content)
+    with pytest.raises(WorkloadModelError, match=problem):
+        load_model(p)
+
+
+def test_model_errors_are_fitgpp_errors():
+    assert issubclass(WorkloadModelError, fitgpp.FitgppError)
+
+
+def test_fit_best_picks_the_true_family_by_aic():
+    rng = np.random.default_rng(0)
+    x = rng.weibull(0.7, 5000) * 1000.0
+    d = fit_best(x)
+    assert d.family == "weibull_min"
+    assert d.params["c"] == pytest.approx(0.7, rel=0.05)
+    assert d.params["loc"] == 0.0 and d.max == x.max()
+    assert d.fit["ks"] < 0.03
+
+
+@pytest.mark.parametrize("x, match", [([1.0] * 5, "at least 10"),
+                                      ([1.0] * 9 + [0.0], "> 0"),
+                                      ([1.0] * 9 + [np.nan], "finite")])
+def test_fit_best_rejects_bad_data(x, match):
+    with pytest.raises(FitError, match=match):
+        fit_best(x)
+
+
+def test_truncated_sampling_respects_max():
+    d = paper_default().classes["BE"].run_time
+    x = d.rvs(100_000, np.random.default_rng(1))
+    assert x.max() <= d.max and x.min() > 0
+    assert x.mean() == pytest.approx(d.mean(), rel=0.03)
+    assert np.median(x) == pytest.approx(d.median(), rel=0.03)
