@@ -82,9 +82,16 @@ class Workload:
     load: float | Sequence[float] | None = None
     te_fraction: float | Sequence[float] | None = None
     grace_scale: float | Sequence[float] | None = None
+    on_unfit: str | None = None
 
     def __post_init__(self):
         where = "[workload]"
+        if self.on_unfit is not None:
+            if self.trace is not None:
+                _fail(where, "key 'on_unfit' applies to a workload model, not to a trace")
+            if self.on_unfit not in ("error", "restrict"):
+                _fail(where, f"key 'on_unfit' must be \"error\" or \"restrict\", "
+                             f"got {self.on_unfit!r}")
         if (self.model is None) == (self.trace is None):
             _fail(where, "needs exactly one of 'model' (a workload model name or JSON path) "
                          "or 'trace' (a trace CSV path)")
@@ -117,17 +124,18 @@ class Workload:
 
     @property
     def fixed(self) -> dict:
-        """Knobs held at one value (None = the model's own)."""
+        """Knobs held at one value (None = the model's own), plus ``on_unfit``."""
         if self.trace is not None:
             return {}
-        return {k: getattr(self, k) for k in KNOBS if not isinstance(getattr(self, k), tuple)}
+        out = {k: getattr(self, k) for k in KNOBS if not isinstance(getattr(self, k), tuple)}
+        return {**out, "on_unfit": self.on_unfit}
 
     def to_dict(self) -> dict:
         if self.trace is not None:
             return {"trace": self.trace}
         m = self.model
         out = {"model": m if isinstance(m, str) else getattr(m, "path", None) or m.name}
-        for k in KNOBS:
+        for k in (*KNOBS, "on_unfit"):
             v = getattr(self, k)
             if v is not None:
                 out[k] = list(v) if isinstance(v, tuple) else v
@@ -269,7 +277,7 @@ class Experiment:
 def _workload_from_dict(d: Mapping, base: Path | None = None) -> Workload:
     if not isinstance(d, Mapping):
         _fail("", f"[workload] must be a table, got {d!r}")
-    allowed = ("model", "trace", *KNOBS)
+    allowed = ("model", "trace", *KNOBS, "on_unfit")
     unknown = [k for k in d if k not in allowed]
     if unknown:
         _fail("[workload]", f"unknown key '{unknown[0]}' (allowed: {', '.join(allowed)})")
@@ -333,9 +341,13 @@ def _cluster(c) -> Cluster:
                                    f"{', '.join(_CLUSTER_KEYS)}, or [[cluster.groups]])")
             if "nodes" not in c:
                 _fail("[cluster]", "missing key 'nodes' (number of nodes)")
-            return Cluster.from_groups([{"count": c["nodes"], "gpu": c.get("gpu", 8),
-                                         "cpu_milli": c.get("cpu_milli", 96_000),
-                                         "mem_mib": c.get("mem_mib", 786_432)}])
+            try:
+                return Cluster.from_groups([{"count": c["nodes"], "gpu": c.get("gpu", 8),
+                                             "cpu_milli": c.get("cpu_milli", 96_000),
+                                             "mem_mib": c.get("mem_mib", 786_432)}])
+            except ClusterError as exc:
+                msg = str(exc).replace("node group #1: ", "").replace("'count'", "'nodes'")
+                _fail("[cluster]", msg.replace("field '", "key '"))
     except ClusterError as exc:
         _fail("[cluster]", str(exc))
     _fail("", f"key 'cluster' must be a table or a cluster TOML path, got {c!r}")
