@@ -79,6 +79,14 @@ class WorkloadModel:
     provenance: dict = field(default_factory=dict, compare=False)
     path: str | None = field(default=None, compare=False)        # file it was loaded from
     file_sha256: str | None = field(default=None, compare=False)
+    loaded_sha256: str | None = field(default=None, compare=False, repr=False)
+
+    def file_ref(self) -> tuple[str | None, str | None]:
+        """(path, file sha256) of the file this model was loaded from, or (None, None)
+        when there is none or the object was changed since (``dataclasses.replace``)."""
+        if self.path is None or self.loaded_sha256 != self.sha256():
+            return None, None
+        return self.path, self.file_sha256
 
     @property
     def te_share(self) -> float:
@@ -121,7 +129,8 @@ class WorkloadModel:
             raise WorkloadModelError(f"{p}: not valid JSON ({exc})") from None
         m = from_dict(doc, where=str(p))
         return WorkloadModel(m.name, m.classes, m.description, m.provenance,
-                             path=str(p.resolve()), file_sha256=hashlib.sha256(data).hexdigest())
+                             path=str(p.resolve()), file_sha256=hashlib.sha256(data).hexdigest(),
+                             loaded_sha256=m.sha256())
 
     def describe(self) -> str:
         lines = [f"workload model {self.name!r}: TE share {self.te_share:.3f}, "

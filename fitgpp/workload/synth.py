@@ -25,6 +25,7 @@ records the removed probability in ``source["restricted"]``. Nothing is dropped 
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Literal
 
 import numpy as np
@@ -106,16 +107,18 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
         if cluster is None:
             raise SynthesisError("load needs a cluster: the offered load is a fraction of "
                                  "the cluster's GPUs (pass cluster=...)")
-        if not (isinstance(load, (int, float)) and math.isfinite(load) and load > 0):
+        if not (isinstance(load, numbers.Real) and math.isfinite(load) and load > 0):
             raise SynthesisError(f"load must be a number > 0, got {load!r}")
         if cluster.total_gpus == 0:
             raise SynthesisError("load is a fraction of the cluster's GPUs, but it has none")
     share = m.te_share if te_fraction is None else te_fraction
-    if not (isinstance(share, (int, float)) and 0.0 <= share <= 1.0):
+    if not (isinstance(share, numbers.Real) and not isinstance(share, bool) and 0.0 <= share <= 1.0):
         raise SynthesisError(f"te_fraction must be in [0, 1], got {te_fraction!r}")
     gscale = 1.0 if grace_scale is None else grace_scale
-    if not (isinstance(gscale, (int, float)) and math.isfinite(gscale) and gscale >= 0):
+    if not (isinstance(gscale, numbers.Real) and math.isfinite(gscale) and gscale >= 0):
         raise SynthesisError(f"grace_scale must be a number >= 0, got {grace_scale!r}")
+    share, gscale = float(share), float(gscale)
+    load = None if load is None else float(load)
     if on_unfit not in ("error", "restrict"):
         raise SynthesisError(f"on_unfit must be 'error' or 'restrict', got {on_unfit!r}")
 
@@ -167,19 +170,20 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
         if work <= 0:
             raise SynthesisError("the drawn jobs demand no GPUs, so no arrival rate gives "
                                  f"a GPU load of {load}")
-        rate = load * cluster.total_gpus * n / work
+        rate = float(load * cluster.total_gpus * n / work)
     submit = np.round(_arrivals(n, rate, profile_mix, rngs["arrival"]), 3)
     if cluster is not None and cluster.total_gpus > 0:
         offered = float(np.sum(gpu * duration) / (cluster.total_gpus * n / rate))
     df = pd.DataFrame({"job_id": np.arange(n, dtype=np.int64), "cls": cls,
                        "submit_time": submit, "duration": duration, "gpu": gpu,
                        "cpu_milli": cpu, "mem_mib": mem, "grace_period": grace})
+    model_file, model_file_sha256 = m.file_ref()
     source = {
         "kind": "synthetic",
         "model": m.name,
         "model_sha256": m.sha256(),
-        "model_file": m.path,
-        "model_file_sha256": m.file_sha256,
+        "model_file": model_file,
+        "model_file_sha256": model_file_sha256,
         "n_jobs": n,
         "seed": int(seed),
         "load": None if load is None else float(load),
