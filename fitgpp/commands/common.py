@@ -62,6 +62,18 @@ def atomic_write(path: str | os.PathLike, write) -> None:
 
 def check_out_path(path: str) -> None:
     from ..cli import UsageError
+    if Path(path).is_dir():
+        raise UsageError(f"--out {path}: is a directory; give a file name")
     parent = Path(path).resolve().parent
     if not parent.is_dir():
         raise UsageError(f"--out {path}: directory {parent} does not exist")
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Make ``parser``'s own usage errors (bad choice, bad type, missing argument) one line
+    on stderr with exit status 2, like every other user-fixable error; ``--help`` still
+    shows the usage."""
+    def error(message: str):
+        parser.exit(2, f"{parser.prog}: error: {message} (see --help)\n")
+    parser.error = error
+    return parser

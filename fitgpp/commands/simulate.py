@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..policies import POLICIES
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
-                     positive_int)
+                     one_line_errors, positive_int)
 
 
 def add_parser(sub) -> None:
@@ -25,6 +26,7 @@ def add_parser(sub) -> None:
     add_cluster_args(p)
     p.add_argument("--out", required=True, metavar="RESULT.nc")
     p.set_defaults(run=run)
+    one_line_errors(p)
 
 
 def policy_params(args) -> dict:
@@ -41,8 +43,11 @@ def policy_params(args) -> dict:
 
 def run(args) -> int:
     from ..simulate import save, simulate, summarize
+    from ..cli import UsageError
     from ..trace import read_trace
     check_out_path(args.out)
+    if Path(args.out).resolve() == Path(args.trace).resolve():
+        raise UsageError(f"--out {args.out} is the input trace; choose another file")
     cluster = cluster_from_args(args)
     trace = read_trace(args.trace, cluster=cluster)
     ds = simulate(trace, cluster, args.policy, tick=args.tick,
