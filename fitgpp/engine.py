@@ -73,6 +73,8 @@ class Engine:
         z = [0] * self.n_nodes
         self.stop_g, self.stop_c, self.stop_m = list(z), list(z), list(z)
         self.res_g, self.res_c, self.res_m = list(z), list(z), list(z)
+        #: free_g - res_g per node, kept up to date for fast "does any node have g GPUs" checks
+        self.avail_g = list(self.cap_g)
 
         self.waiting_te: dict[int, None] = {}  # insertion order == index order (TE never requeue)
         self.waiting_be: list[int] = []        # heap of indices
@@ -80,6 +82,11 @@ class Engine:
         self._release_heap: list[tuple[int, int]] = []
         self._arrival = 0
         self.preempted_in_step = False
+        #: bumped whenever resources may have become available (finish, release, preemption);
+        #: a failed placement stays failed while it is unchanged, which policies may memoize
+        self.epoch = 0
+        #: per-run scratch space for policies (their parameter objects are frozen)
+        self.scratch: dict = {}
         self.n_done = 0
         #: GPUs held by running jobs, by stopping jobs, and reserved (cluster totals)
         self.run_gpu = self.stop_gpu = self.resv_gpu = 0
@@ -111,9 +118,13 @@ class Engine:
                 self.res_m[r] -= m
                 self.resv_gpu -= g
                 self.resv[i] = -1
+            else:
+                self.avail_g[n] -= g
             del self.waiting_te[i]
-        elif heapq.heappop(self.waiting_be) != i:
-            raise RuntimeError("BE jobs must start from the head of their queue")
+        else:
+            self.avail_g[n] -= g
+            if heapq.heappop(self.waiting_be) != i:
+                raise RuntimeError("BE jobs must start from the head of their queue")
         self.state[i] = RUNNING
         self.node[i] = n
         self.started_at[i] = t
@@ -131,11 +142,13 @@ class Engine:
         self.res_c[n] += self.dc[i]
         self.res_m[n] += self.dm[i]
         self.resv_gpu += self.dg[i]
+        self.avail_g[n] -= self.dg[i]
 
     def preempt(self, i: int, t: int) -> None:
         """Signal running BE job ``i``: it stops now and is released at ``t + gp``."""
         n = self.node[i]
         self.preempted_in_step = True
+        self.epoch += 1
         self.preemptions[i] += 1
         self.rem[i] = self.end[i] - t
         self.run_ticks[i] += t - self.started_at[i]
@@ -160,6 +173,7 @@ class Engine:
 
     # ------------------------------------------------------------- internals
     def _release(self, i: int) -> None:
+        self.epoch += 1
         n = self.node[i]
         g, c, m = self.dg[i], self.dc[i], self.dm[i]
         self.stop_g[n] -= g
@@ -169,6 +183,7 @@ class Engine:
         self.free_g[n] += g
         self.free_c[n] += c
         self.free_m[n] += m
+        self.avail_g[n] += g
         self.state[i] = WAITING
         self.node[i] = -1
         heapq.heappush(self.waiting_be, i)
@@ -183,8 +198,10 @@ class Engine:
             self.free_g[n] += self.dg[i]
             self.free_c[n] += self.dc[i]
             self.free_m[n] += self.dm[i]
+            self.avail_g[n] += self.dg[i]
             self.run_gpu -= self.dg[i]
             self.n_done += 1
+            self.epoch += 1
             if self.running_be is not None and not self.te[i]:
                 lst = self.running_be[n]
                 del lst[bisect_left(lst, (self._victim_key(self, i), i))]
@@ -303,3 +320,5 @@ class Engine:
                 raise AssertionError(f"tick {t}: node {n} stopping ledger out of sync")
             if (self.res_g[n], self.res_c[n], self.res_m[n]) != tuple(res[n]):
                 raise AssertionError(f"tick {t}: node {n} reservation ledger out of sync")
+            if self.avail_g[n] != self.free_g[n] - self.res_g[n]:
+                raise AssertionError(f"tick {t}: node {n} avail_g out of sync")

@@ -32,10 +32,14 @@ def first_fit(eng, i: int, reserved: bool) -> int:
     fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
     if reserved:
         rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
+        if g and max(eng.avail_g) < g:
+            return -1  # quick reject: no node has the GPUs
         for n in range(eng.n_nodes):
             if fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
                 return n
     else:
+        if g and max(fg) < g:
+            return -1
         for n in range(eng.n_nodes):
             if fg[n] >= g and fc[n] >= c and fm[n] >= m:
                 return n
@@ -93,12 +97,14 @@ class TwoQueuePolicy:
         fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
         dg, dc, dm, resv = eng.dg, eng.dc, eng.dm, eng.resv
         pending: dict[int, list[int]] = {}  # node -> earlier still-unstarted reservations
-        failed: set[tuple[int, int, int]] = set()  # demands that found nothing since the last preemption
+        # demand -> engine epoch at which a TE job of that demand found neither a node nor
+        # victims; that stays true until resources may free up (the epoch moves), across ticks
+        failed = eng.scratch.setdefault("te_failed", {})
         for i in list(eng.waiting_te):
             g, c, m = dg[i], dc[i], dm[i]
             n = resv[i]
             if n < 0:
-                if (g, c, m) in failed:
+                if failed.get((g, c, m)) == eng.epoch:
                     continue
                 n = first_fit(eng, i, reserved=True)
                 if n >= 0:
@@ -106,14 +112,12 @@ class TwoQueuePolicy:
                     continue
                 pick = self.choose(eng, i, t) if self.preempts else None
                 if pick is None:
-                    # A failure stays a failure until a preemption changes projections.
-                    failed.add((g, c, m))
+                    failed[(g, c, m)] = eng.epoch
                     continue
                 n, victims = pick
                 eng.reserve(i, n)
                 for v in victims:
                     eng.preempt(v, t)
-                failed.clear()
             p = pending.get(n)
             if p is None:
                 if fg[n] >= g and fc[n] >= c and fm[n] >= m:
@@ -132,8 +136,12 @@ def be_pass(eng, t: int) -> None:
     """Start BE jobs from the head of their queue on the lowest-id node with avail >= demand,
     until the head fits nowhere (head-of-line blocking within BE)."""
     h = eng.waiting_be
+    blocked = eng.scratch.get("be_blocked")
     while h:
+        if blocked == (h[0], eng.epoch):
+            return  # same head, nothing freed since it last failed: it fails again
         n = first_fit(eng, h[0], reserved=True)
         if n < 0:
+            eng.scratch["be_blocked"] = (h[0], eng.epoch)
             return
         eng.start(h[0], n, t)

@@ -1,0 +1,85 @@
+"""Simulator speed: FIFO and FitGpp on a heavy synthetic workload at 10k, 100k and 1M jobs.
+
+Workload (numpy only, independent of fitgpp.workload): 64 nodes x 8 GPUs; 30 % TE jobs of
+minutes (lognormal, median 4 min) on 1-2 GPUs; 70 % BE jobs of hours with a heavy tail
+(lognormal, median 1.5 h, sigma 1.3) on 1/2/4/8 GPUs; BE grace periods uniform 0-300 s;
+Poisson arrivals at an offered GPU load of 0.95. Each (policy, n) runs in a fresh
+subprocess so that peak RSS is its own; runs are repeated and the median is printed.
+
+    python benchmarks/bench_simulator.py [--sizes 10000 100000 1000000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+NODES, GPU, CPU, MEM = 64, 8, 96_000, 786_432
+
+
+def heavy_workload(n: int, seed: int = 0, load: float = 0.95):
+    import numpy as np
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    te = rng.random(n) < 0.30
+    gpu = np.where(te, rng.choice([1, 2], n, p=[0.8, 0.2]),
+                   rng.choice([1, 2, 4, 8], n, p=[0.4, 0.25, 0.2, 0.15]))
+    dur = np.where(te, rng.lognormal(np.log(240), 0.8, n), rng.lognormal(np.log(5400), 1.3, n))
+    dur = np.minimum(dur, 30 * 86400)
+    mean_gpu_s = float((gpu * dur).mean())
+    rate = load * NODES * GPU / mean_gpu_s  # jobs per second
+    submit = np.cumsum(rng.exponential(1 / rate, n))
+    return pd.DataFrame({
+        "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"), "submit_time": submit,
+        "duration": dur, "gpu": gpu, "cpu_milli": gpu * rng.integers(4, 12, n) * 1000,
+        "mem_mib": gpu * rng.integers(16, 96, n) * 1024,
+        "grace_period": np.where(te, 0.0, rng.uniform(0, 300, n)),
+    })
+
+
+def one_run(policy: str, n: int) -> dict:
+    import fitgpp
+    df = heavy_workload(n)
+    cluster = fitgpp.Cluster.homogeneous(NODES, GPU, CPU, MEM)
+    t0 = time.perf_counter()
+    ds = fitgpp.simulate(df, cluster, policy)
+    wall = time.perf_counter() - t0
+    s = fitgpp.summarize(ds)
+    return {"wall": wall, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "te_p95": float(s.loc["TE", "slowdown_p95"]), "be_med": float(s.loc["BE", "slowdown_median"]),
+            "preemptions": int(ds["preemptions"].sum()), "util": ds.attrs["gpu_util_mean"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--policies", nargs="+", default=["fifo", "fitgpp"])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        print(json.dumps(one_run(a.child[0], int(a.child[1]))))
+        return
+    print(f"{'policy':<8}{'jobs':>9}{'wall s (median)':>17}{'jobs/s':>10}{'peak RSS MiB':>14}"
+          f"{'TE p95':>9}{'BE med':>8}{'preempt':>9}{'util':>6}", flush=True)
+    for n in a.sizes:
+        for p in a.policies:
+            reps = 1 if n >= 1_000_000 else a.repeat
+            runs = []
+            for _ in range(reps):
+                out = subprocess.run([sys.executable, __file__, "--child", p, str(n)],
+                                     capture_output=True, text=True, check=True)
+                runs.append(json.loads(out.stdout))
+            runs.sort(key=lambda r: r["wall"])
+            r = runs[len(runs) // 2]
+            print(f"{p:<8}{n:>9}{r['wall']:>17.2f}{n / r['wall']:>10.0f}{r['maxrss_mib']:>14.0f}"
+                  f"{r['te_p95']:>9.2f}{r['be_med']:>8.2f}{r['preemptions']:>9d}{r['util']:>6.3f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
