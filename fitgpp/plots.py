@@ -23,7 +23,7 @@ from .errors import FitgppError
 
 #: Policy display order, colour (Okabe-Ito), point shape and dash pattern.
 POLICY_STYLE = {
-    "FIFO": ("#000000", "square", [1, 0]),
+    "FIFO": ("#000000", "square", [8, 3, 2, 3]),
     "PRIO": ("#999999", "triangle-down", [2, 2]),
     "FitGpp": ("#0072B2", "circle", [1, 0]),
     "LRTP": ("#E69F00", "diamond", [6, 3]),

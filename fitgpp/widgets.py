@@ -146,6 +146,7 @@ class Workbench(W.VBox):
         self.messages = W.Output()
         self.last_seconds = 0.0
         self.ds = self.fifo = None
+        self.text = ""
         self.charts: dict = {}
         self.update()
         self.views = {k: alt.JupyterChart(c) for k, c in self.charts.items()}
@@ -175,9 +176,10 @@ class Workbench(W.VBox):
                 self._fifo = {key: run(replace(v, policy="fifo"), self.cluster, trace=tr)}
             self.fifo = self._fifo[key]
         self.charts = charts(self.ds, self.fifo)
+        self.text = summary_text(self.ds, self.fifo)
         self.summary.clear_output(wait=True)
         with self.summary:
-            print(summary_text(self.ds, self.fifo))
+            print(self.text)
         self.last_seconds = time.perf_counter() - t0
 
     def _redraw(self) -> None:

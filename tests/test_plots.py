@@ -1,0 +1,100 @@
+"""Charts build from simulation results, keep each policy's style, and export valid PNG/SVG/PDF."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fitgpp import Cluster, plots, simulate
+
+CLUSTER = Cluster.homogeneous(2, gpu=4, cpu_milli=32000, mem_mib=65536)
+
+
+@pytest.fixture(scope="module")
+def trace():
+    rng = np.random.default_rng(3)
+    n = 80
+    te = rng.random(n) < 0.4
+    return pd.DataFrame({
+        "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"),
+        "submit_time": np.sort(rng.uniform(0, 6 * 3600, n)),
+        "duration": np.where(te, rng.uniform(60, 900, n), rng.uniform(1800, 4 * 3600, n)),
+        "gpu": rng.choice([1, 2, 4], n), "cpu_milli": 1000, "mem_mib": 1024,
+        "grace_period": np.where(te, 0.0, 300.0)})
+
+
+@pytest.fixture(scope="module")
+def runs(trace):
+    return [simulate(trace, CLUSTER, "fifo"), simulate(trace, CLUSTER, "fitgpp", s=4.0)]
+
+
+def test_cdf_has_one_curve_per_policy_and_class(runs):
+    spec = plots.slowdown_cdf(runs, points=50).to_dict()
+    data = pd.DataFrame(next(iter(spec["datasets"].values())))
+    assert set(data["policy"]) == {"FIFO", "FitGpp s=4"}
+    assert data.groupby(["policy", "class"]).size().eq(50).all()
+    # each curve is a CDF: fraction rises from 0 to 1, slowdown never decreases
+    for _, g in data.groupby(["policy", "class"]):
+        assert g["fraction"].iloc[0] == 0 and g["fraction"].iloc[-1] == 1
+        assert (np.diff(g["slowdown"]) >= 0).all() and g["slowdown"].min() >= 1
+
+
+def test_policy_styles_are_distinct_in_colour_shape_and_dash():
+    st = plots._styles(["FIFO", "FitGpp s=4", "LRTP", "RAND", "FitGpp s=8"])
+    for key in ("color", "shape", "dash"):
+        rng = [str(x) for x in st[key].range]
+        assert len(set(rng)) == len(rng), key
+    assert st["color"].range[st["order"].index("FIFO")] == plots.POLICY_STYLE["FIFO"][0]
+
+
+def test_bootstrap_ci_brackets_the_statistic(runs):
+    s = plots.bootstrap_stats(runs[0], n_boot=100)
+    assert set(s["stat"]) == {"median", "p95"}
+    assert ((s["lo"] <= s["value"] + 1e-12) & (s["value"] <= s["hi"] + 1e-12)).all()
+    med = float(np.median(runs[0]["slowdown"].where(runs[0]["cls"] == "TE", drop=True)))
+    assert s.query("`class` == 'TE' and stat == 'median'")["value"].item() == pytest.approx(med)
+
+
+def test_segments_are_exact_run_intervals(trace, runs):
+    seg = plots.segments(trace, CLUSTER, "fitgpp", s=4.0)
+    ds = runs[1]
+    run = seg[seg["kind"] == "run"]
+    # total run time per job equals its work; the last run ends at the job's finish
+    total = (run["end"] - run["start"]).groupby(run["job"]).sum()
+    assert np.allclose(total.reindex(ds["job"].to_numpy()), ds["work"].to_numpy())
+    last = run.groupby("job")["end"].max().reindex(ds["job"].to_numpy())
+    assert np.allclose(last, ds["finish"].to_numpy())
+    grace = seg[seg["kind"] == "grace"]
+    assert len(grace) == int(ds["preemptions"].sum())
+    chart = plots.node_timeline(seg, nodes=[0, 1]).to_dict()
+    assert "layer" in chart
+
+
+def test_bad_input_names_what_is_missing(runs):
+    with pytest.raises(plots.PlotError, match="missing"):
+        plots.slowdown_cdf({"x": runs[0][["gpu"]]})
+    with pytest.raises(plots.PlotError, match="columns"):
+        plots.slowdown_bars(pd.DataFrame({"policy": ["a"]}))
+    with pytest.raises(plots.PlotError, match=r"\.png"):
+        plots.save(plots.utilization(runs[0]), "fig.gif")
+
+
+def test_export_png_svg_pdf_are_valid(runs, tmp_path):
+    charts = {"tradeoff": plots.s_tradeoff(plots.tradeoff_table(runs)),
+              "util": plots.utilization(runs[1])}
+    paths = plots.save_all(charts, tmp_path)
+    assert len(paths) == 6
+    for p in paths:
+        data = p.read_bytes()
+        assert len(data) > 500, p
+        if p.suffix == ".png":
+            assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        elif p.suffix == ".pdf":
+            assert data[:5] == b"%PDF-"
+        else:
+            root = ET.fromstring(data)
+            assert root.tag.endswith("svg")
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -1,0 +1,71 @@
+"""The workbench in-process: a widget change reruns, the Dataset attrs and the chart spec follow,
+the summary changes, a rerun on the default quick workload takes under 1 s, and export writes PNGs."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import ipywidgets as W
+import pytest
+
+from fitgpp.widgets import Values, Workbench, run
+
+
+@pytest.fixture(scope="module")
+def wb():
+    return Workbench(Values(n_jobs=2000))   # the default quick workload: paper-default, 2000 jobs
+
+
+def _spec(chart):
+    return json.dumps(chart.to_dict(), sort_keys=True)
+
+
+def _summary(wb):
+    return wb.text   # what the summary Output shows (it captures only inside a kernel)
+
+
+def test_s_is_a_float_slider_and_export_button_is_named(wb):
+    assert isinstance(wb.w["s"], W.FloatSlider)
+    assert wb.export_button.description == "Export figures"
+    assert wb.ds.attrs["workbench_s"] == 4.0 and wb.ds.attrs["policy"] == "fitgpp"
+
+
+def test_changing_s_reruns_and_redraws_within_one_second(wb):
+    before = _spec(wb.charts["slowdown_cdf"])
+    view_before = json.dumps(wb.views["slowdown_cdf"].spec, sort_keys=True, default=str)
+    t0 = time.perf_counter()
+    wb.w["s"].value = 0.5
+    elapsed = time.perf_counter() - t0
+    assert json.loads(wb.ds.attrs["workbench"])["s"] == 0.5
+    assert json.loads(wb.ds.attrs["policy_params"])["s"] == 0.5
+    assert _spec(wb.charts["slowdown_cdf"]) != before
+    assert json.dumps(wb.views["slowdown_cdf"].spec, sort_keys=True, default=str) != view_before
+    assert elapsed < 1.0, f"rerun + redraw took {elapsed:.2f} s"
+
+
+@pytest.mark.parametrize("name,value", [("policy", "lrtp"), ("max_preemptions", 1), ("load", 1.2),
+                                        ("grace_scale", 4.0), ("te_fraction", 0.6), ("seed", 3)])
+def test_every_control_lands_in_attrs_and_changes_the_summary(wb, name, value):
+    before = _summary(wb)
+    wb.w[name].value = value
+    assert json.loads(wb.ds.attrs["workbench"])[name] == value
+    assert wb.ds.attrs[f"workbench_{name}"] == value
+    assert _summary(wb) != before
+    if name in ("load", "grace_scale", "te_fraction", "seed"):
+        assert json.loads(wb.ds.attrs["workload"])[name] == value
+
+
+def test_run_is_a_plain_function_that_the_widget_wraps(wb):
+    v = wb.values()
+    again = run(v)
+    assert again.attrs["workbench"] == wb.ds.attrs["workbench"]
+    assert (again["slowdown"].to_numpy() == wb.ds["slowdown"].to_numpy()).all()
+
+
+def test_export_writes_png_and_prints_paths(wb, tmp_path):
+    wb.out_dir.value = str(tmp_path / "figs")
+    wb.export_button.click()
+    pngs = sorted((tmp_path / "figs").glob("*.png"))
+    assert len(pngs) == 2
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
