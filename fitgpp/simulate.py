@@ -181,10 +181,12 @@ def _auto_sample(t_end: int) -> int:
 
 
 def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Visited ticks and column ``k`` of the recorded state (see ``Engine._record``)."""
     t = np.asarray(eng.trace_t, dtype=np.int64)
-    v = np.asarray([row[k] for row in eng.trace_vals], dtype=np.int64) if eng.trace_vals \
-        else np.zeros(0, np.int64)
-    return t, v
+    vals = getattr(eng, "_trace_array", None)
+    if vals is None:
+        vals = eng._trace_array = np.asarray(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
+    return t, vals[:, k]
 
 
 def _integral_at(t, v, edges):
