@@ -44,10 +44,18 @@ def serial(exp):
     return run_sweep(exp, workers=0, cache=False, progress=False)
 
 
-def test_two_worker_local_cluster_equals_serial(exp, serial, tmp_path):
+def test_two_worker_local_cluster_equals_serial(tmp_path):
+    """Synthesized workloads: the model travels to the workers, which draw the jobs."""
+    from fitgpp.workload import paper_default
+    model = tmp_path / "m.json"
+    paper_default().save(model)
+    exp = Experiment(workload=Workload(model=str(model), n_jobs=300, load=0.9,
+                                       te_fraction=[0.3, 0.5]),
+                     policies={"fifo": {}, "fitgpp": {}, "rand": {}}, seeds=[0, 1])
+    serial = run_sweep(exp, workers=0, cache=False, progress=False)
     st = {}
     ds = run_sweep(exp, workers=2, cache=tmp_path / "c", progress=False, stats=st)
-    assert st["computed"] == st["unique"] == 9
+    assert st["computed"] == st["unique"] == 12
     xr.testing.assert_identical(ds, serial)
 
 

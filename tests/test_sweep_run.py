@@ -198,3 +198,16 @@ def test_cli_writes_the_dataset(trace_exp, tmp_path, capsys, monkeypatch):
     cfg.write_text(cfg.read_text().replace("[policies.fitgpp]", "[policies.fitgpp]\nss = 1"))
     assert main(["sweep", *args]) == 2
     assert "exp.toml: [policies.fitgpp] unknown key 'ss'" in capsys.readouterr().err
+
+
+def test_workers_and_scheduler_are_exclusive(trace_exp, monkeypatch):
+    from fitgpp.sweep import SweepError
+    with pytest.raises(SweepError, match="not both"):
+        run_sweep(trace_exp, workers=2, scheduler="tcp://127.0.0.1:1", cache=False)
+    with pytest.raises(SweepError, match="workers must be an integer >= 0"):
+        run_sweep(trace_exp, workers=-1, cache=False)
+    # in-process runs ignore FITGPP_SCHEDULER (nothing listens at this address)
+    monkeypatch.setenv("FITGPP_SCHEDULER", "tcp://127.0.0.1:1")
+    st = {}
+    run_sweep(trace_exp, workers=0, cache=False, progress=False, stats=st)
+    assert st["computed"] == 9

@@ -42,8 +42,9 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
 
     ``workers``: size of the LocalCluster started for the sweep (default: the
     machine's CPUs, at most one per cell); ``0`` or ``serial=True`` computes in
-    this process without Dask. ``scheduler``: address of an existing Dask
-    scheduler (default ``$FITGPP_SCHEDULER``); no cluster is started then.
+    this process without Dask (and ignores ``$FITGPP_SCHEDULER``). ``scheduler``:
+    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``); no
+    cluster is started then, and ``workers`` must not be given.
     ``cache``: a directory, None for the default (``$FITGPP_CACHE`` or
     ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
     bar, False for none, or a callable ``progress(done, total)``. ``stats``, if
@@ -57,7 +58,13 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 0):
         raise SweepError(f"workers must be an integer >= 0, got {workers!r}")
-    scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None
+    local = serial or workers == 0
+    if scheduler and workers is not None:
+        raise SweepError("give either workers (a local cluster, or 0 for in-process) or a "
+                         f"scheduler address, not both (got workers={workers}, "
+                         f"scheduler={scheduler!r})")
+    if not local:
+        scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None
     t0 = time.perf_counter()
     store = None if cache is False else CellCache(None if cache is True else cache)
     source = resolve_source(exp)
@@ -87,7 +94,7 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     try:
         if not todo:
             pass
-        elif serial or workers == 0 and not scheduler:
+        elif local:
             for k, c in todo.items():
                 done(k, compute_cell(source, c, exp.cluster, exp.tick))
         else:
