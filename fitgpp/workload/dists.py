@@ -107,7 +107,7 @@ class Categorical:
     @classmethod
     def from_values(cls, x) -> Categorical:
         vals, counts = np.unique(np.asarray(x, dtype=np.int64), return_counts=True)
-        return cls(tuple(int(v) for v in vals), tuple(float(c) / counts.sum() for c in counts))
+        return cls(tuple(int(v) for v in vals), tuple(float(c / counts.sum()) for c in counts))
 
 
 def _pick(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
