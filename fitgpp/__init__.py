@@ -8,12 +8,12 @@ job scheduling with preemption for the development of deep learning"
 from .errors import FitgppError
 from .cluster import DEFAULT_CLUSTER, Cluster, ClusterError, NodeGroup
 from .policies import POLICIES, Fifo, FitGpp, Lrtp, PolicyError, Prio, Rand, make_policy
-from .simulate import SimulationError, __version__, load, save, simulate, summarize
+from .simulate import SimulationError, __version__, load, rerun, save, simulate, summarize
 from .trace import COLUMNS, Trace, TraceError, read_trace, write_trace
 
 __all__ = [
     "COLUMNS", "Cluster", "ClusterError", "DEFAULT_CLUSTER", "Fifo", "FitGpp", "Lrtp",
     "NodeGroup", "POLICIES", "PolicyError", "Prio", "Rand", "SimulationError", "Trace",
-    "TraceError", "__version__", "load", "make_policy", "read_trace", "save", "simulate",
+    "TraceError", "__version__", "load", "make_policy", "read_trace", "rerun", "save", "simulate",
     "summarize", "write_trace",
 ]

@@ -243,3 +243,39 @@ def load(path: str | os.PathLike) -> xr.Dataset:
     """Read a result written by :func:`save` fully into memory."""
     with xr.open_dataset(path, engine="h5netcdf") as ds:
         return ds.load()
+
+
+def rerun(ds: xr.Dataset) -> xr.Dataset:
+    """Run a result again from nothing but its attrs (workload recipe or trace file, cluster,
+    policy and parameters, tick, sampling); the answer is identical if the inputs still are.
+
+    Raises :class:`SimulationError` if the workload cannot be found again (a DataFrame
+    given in memory leaves no recipe; a trace file that moved or changed is refused).
+    """
+    import hashlib
+    a = ds.attrs
+    try:
+        source = json.loads(a["workload"])
+        cluster = Cluster.from_json(a["cluster"])
+        policy = make_policy(a["policy"], **json.loads(a["policy_params"]))
+        tick, sample_every = a["tick"], a["sample_every"]
+    except KeyError as exc:
+        raise SimulationError(f"result lacks attr {exc.args[0]!r}; cannot rerun") from None
+    kind = source.get("kind")
+    if kind == "synthetic":
+        from .workload import from_recipe
+        trace = from_recipe(source)
+    elif kind == "csv":
+        path = source["path"]
+        try:
+            digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        except OSError as exc:
+            raise SimulationError(f"trace file {path} of this result is unreadable ({exc})") from None
+        if digest != source.get("sha256"):
+            raise SimulationError(f"trace file {path} changed since this result was made "
+                                  f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})")
+        trace = read_trace(path, source=source)
+    else:
+        raise SimulationError(f"workload of kind {kind!r} carries no recipe to rerun from "
+                              "(pass a CSV path or a synthesized Trace to simulate to keep one)")
+    return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
