@@ -101,7 +101,8 @@ def read_trace(
     Row labels in errors are CSV line numbers (header = line 1) for files and
     index labels for DataFrames. With ``cluster``, jobs that fit no node are
     rejected too. With ``drop_invalid=True`` offending rows are removed and
-    listed in ``Trace.dropped`` instead of raising (missing columns still raise).
+    listed in ``Trace.dropped`` instead of raising (a missing column, a row with
+    more fields than the header or an unreadable file still raise).
     """
     if isinstance(src, Trace):
         return read_trace(src.jobs, cluster=cluster, drop_invalid=drop_invalid,
@@ -149,8 +150,8 @@ def _record_lines(text: str, name: str) -> np.ndarray:
     try:
         for rec in reader:
             start, end = end + 1, reader.line_num
-            if not rec:
-                continue
+            if not rec or (len(rec) == 1 and not rec[0].strip()):
+                continue  # blank or whitespace-only line: pandas skips it too
             if width is None:
                 width = len(rec)
                 continue

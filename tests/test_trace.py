@@ -200,12 +200,13 @@ def test_line_numbers_count_blank_lines_and_quoted_line_breaks(tmp_path):
                     + ",".join(BASE[0]) + "\n"
                     + "\n"                                               # line 3: blank
                     + '2,BE,30,600,2,2000,2048,120\n'                    # line 4
-                    + '4,"B\nE",30,600,2,2000,2048,120\n'                # lines 5-6
-                    + "3,BE,60,90,-1,500,0,0\n")                         # line 7
-    rejects(path, line=5, column="cls", problem="unknown class")
+                    + "   \n"                                            # line 5: spaces
+                    + '4,"B\nE",30,600,2,2000,2048,120\n'                # lines 6-7
+                    + "3,BE,60,90,-1,500,0,0\n")                         # line 8
+    rejects(path, line=6, column="cls", problem="unknown class")
     rows = path.read_text().replace('"B\nE"', "BE")
     path.write_text(rows)
-    rejects(path, line=6, column="gpu", problem="negative")
+    rejects(path, line=7, column="gpu", problem="negative")
 
 
 def test_row_with_extra_fields(tmp_path):
