@@ -152,6 +152,25 @@ def test_fitgpp_node_id_breaks_full_ties():
     assert node_of(ds, 3) == 0
 
 
+@pytest.mark.parametrize("gpu1, gp1, gpu2, gp2, victim", [
+    (2, 3, 2, 1, 2),  # shorter grace period first, though job 2 has the higher id
+    (3, 1, 1, 1, 2),  # same gp: smaller size first
+    (2, 1, 2, 1, 1),  # same gp and size: lower job id first
+])
+def test_fitgpp_victim_order_within_a_node(gpu1, gp1, gpu2, gp2, victim):
+    # 1 node, BE 1 and BE 2 fill it from t0 (10 ticks each). t1: TE 3 (1 GPU if job 2 has
+    # 1 GPU, else 2) fits nowhere; victims are taken in (gp, size, id) order and the first
+    # one already covers the demand, so exactly one job is preempted. It is released at
+    # 1 + gp, TE 3 starts then (1 tick), and the victim resumes with 9 ticks left.
+    te_gpu = min(gpu1, gpu2)
+    ds = run([be(1, 0, 10, gpu1, gp=gp1), be(2, 0, 10, gpu2, gp=gp2), te(3, 1, 1, te_gpu)],
+             nodes(1), "fitgpp")
+    gp = gp1 if victim == 1 else gp2
+    other = 3 - victim
+    assert outcome(ds) == {victim: (0, 1 + gp + 1 + 9, 1), other: (0, 10, 0),
+                           3: (1 + gp, 1 + gp + 1, 0)}
+
+
 # ------------------------------------------------------------------ FitGpp's s and P
 
 def test_fitgpp_s_at_the_threshold_preempts():
