@@ -376,7 +376,7 @@ def node_timeline(seg: pd.DataFrame, *, nodes=None, title: str | None = None) ->
     y = alt.Y("node:O", title="node")
     bars = alt.Chart(df).mark_bar(height=9, stroke="white", strokeWidth=0.4).encode(
         x=alt.X("h0:Q", title="time (h)"), x2="h1:Q", y=y,
-        color=alt.Color("what:N", title=None, scale=alt.Scale(
+        color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom"), scale=alt.Scale(
             domain=dom, range=["#CC79A7", "#0072B2", "#E69F00"])),
         opacity=alt.Opacity("what:N", legend=None, scale=alt.Scale(domain=dom, range=[1, 0.55, 1])),
         tooltip=["job", "what", alt.Tooltip("h0:Q", format=".2f"), alt.Tooltip("h1:Q", format=".2f")])
@@ -476,7 +476,9 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     st = _styles(df[series].astype(str))
     d = df.assign(**{series: df[series].astype(str)})
     xe = alt.X(f"{x}:Q", title=x_title or x)
-    ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False))
+    # the axis follows the values; CI whiskers wider than that are clipped (numbers in the table)
+    ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(type="log") if log_y else
+               alt.Scale(zero=False, nice=True, padding=10))
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=None))
     line = alt.Chart().mark_line().encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
@@ -486,6 +488,11 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
         tooltip=[series, x, "metric", alt.Tooltip("value:Q", format=".3g")], **enc)
     layers = [line, pts]
     if {"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any():
-        layers.append(alt.Chart().mark_rule().encode(x=xe, y="lo:Q", y2="hi:Q", **enc))
+        layers.append(alt.Chart().mark_rule(clip=True, opacity=0.6).encode(
+            x=xe, y="lo_c:Q", y2="hi_c:Q", **enc))
+        span = d.groupby("metric")["value"].agg(["min", "max"])
+        pad = (span["max"] - span["min"]).clip(lower=1e-9) * 0.5 + 1e-9
+        lo_lim, hi_lim = d["metric"].map(span["min"] - pad), d["metric"].map(span["max"] + pad)
+        d = d.assign(lo_c=np.maximum(d["lo"], lo_lim), hi_c=np.minimum(d["hi"], hi_lim))
     return alt.layer(*layers, data=d).properties(width=COLUMN_WIDTH * 0.7, height=140).facet(
         column=alt.Column("metric:N", title=None)).resolve_scale(y="independent")
