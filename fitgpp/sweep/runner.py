@@ -38,7 +38,8 @@ def machine_workers() -> int:
 def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | None = None,
               cache=None, progress=True, serial: bool = False,
               stats: dict | None = None) -> xr.Dataset:
-    """Run every cell of ``exp`` and return one Dataset (see fitgpp.sweep.summary).
+    """Run every cell of ``exp`` (an Experiment, or the path of its TOML file) and
+    return one Dataset (see fitgpp.sweep.summary and docs/experiments.md).
 
     ``workers``: size of the LocalCluster started for the sweep (default: the
     machine's CPUs, at most one per cell); ``0`` or ``serial=True`` computes in
@@ -53,6 +54,9 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     A script that starts a LocalCluster must guard its entry point with
     ``if __name__ == "__main__":`` (workers are spawned processes).
     """
+    if isinstance(exp, (str, os.PathLike)):
+        from .config import load_experiment
+        exp = load_experiment(exp)
     if not isinstance(exp, Experiment):
         raise SweepError(f"run_sweep needs an Experiment, got {type(exp).__name__}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
@@ -134,7 +138,11 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
 
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise SweepError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); check "
+                             "--scheduler / FITGPP_SCHEDULER") from None
     else:
         n = workers or min(machine_workers(), len(todo))
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
