@@ -204,6 +204,12 @@ def test_recipe_names_the_model_file_only_while_unchanged():
     src = synthesize(changed, n_jobs=5).source
     assert src["model_file"] is None and src["model"] == "variant"
     assert src["model_sha256"] == changed.sha256() != m.sha256()
+    with pytest.raises(SynthesisError, match="built in memory"):
+        from_recipe(src)
+    pd.testing.assert_frame_equal(from_recipe(src, model=changed).jobs,
+                                  synthesize(changed, n_jobs=5).jobs)
+    with pytest.raises(SynthesisError, match="has changed since"):
+        from_recipe(src, model=m)
 
 
 @settings(max_examples=15)

@@ -36,7 +36,7 @@ from ..errors import FitgppError
 from ..simulate import __version__
 from ..trace import Trace, read_trace
 from .dists import Categorical, _pick
-from .model import CLASSES, WorkloadModel, load_model
+from .model import CLASSES, WorkloadModel, list_models, load_model
 
 #: Independent random streams, one per attribute (and class), in spawn order.
 STREAMS = ("arrival", "class", "run_time_TE", "run_time_BE", "gpu_TE", "gpu_BE",
@@ -218,11 +218,19 @@ def offered_load(trace: Trace | pd.DataFrame, cluster: Cluster, span: float | No
     return float((jobs["gpu"] * jobs["duration"]).sum() / (cluster.total_gpus * span))
 
 
-def from_recipe(source: dict) -> Trace:
-    """Re-draw a synthetic trace from its ``Trace.source`` recipe (same model file needed)."""
+def from_recipe(source: dict, model=None) -> Trace:
+    """Re-draw a synthetic trace from its ``Trace.source`` recipe.
+
+    The model is ``model`` if given, else the recorded model file, else the shipped model of
+    the recorded name; its content must match the recorded sha256.
+    """
     if source.get("kind") != "synthetic":
         raise SynthesisError("not a synthesis recipe (source['kind'] != 'synthetic')")
-    m = load_model(source.get("model_file") or source["model"])
+    if model is None and not source.get("model_file") and source["model"] not in list_models():
+        raise SynthesisError(f"the recipe's model {source['model']!r} was built in memory (no "
+                             "model file was recorded): pass it as model=, or save it and "
+                             "synthesize from the file")
+    m = load_model(model if model is not None else (source.get("model_file") or source["model"]))
     if m.sha256() != source["model_sha256"]:
         raise SynthesisError(f"model {m.name!r} has changed since the recipe was recorded "
                              f"(sha256 {m.sha256()[:12]} != {source['model_sha256'][:12]})")
