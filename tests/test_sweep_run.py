@@ -211,3 +211,17 @@ def test_workers_and_scheduler_are_exclusive(trace_exp, monkeypatch):
     st = {}
     run_sweep(trace_exp, workers=0, cache=False, progress=False, stats=st)
     assert st["computed"] == 9
+
+
+def test_model_object_and_its_file_share_cache_entries(tmp_path):
+    from fitgpp.workload import paper_default
+    m = paper_default()
+    m.save(tmp_path / "m.json")
+    kw = dict(policies=["fifo", "fitgpp"], seeds=[0, 1], cluster=fitgpp.Cluster.homogeneous(4, gpu=8))
+    st1, st2 = {}, {}
+    a = sweep(Experiment(workload=Workload(model=str(tmp_path / "m.json"), n_jobs=80), **kw),
+              tmp_path, stats=st1)
+    b = sweep(Experiment(workload=Workload(model=m, n_jobs=80), **kw), tmp_path, stats=st2)
+    assert st1["computed"] == 4 and st2["computed"] == 0  # the key is the model's content
+    assert a.attrs["workload_sha256"] == b.attrs["workload_sha256"] == m.sha256()
+    xr.testing.assert_identical(a.drop_attrs(), b.drop_attrs())
