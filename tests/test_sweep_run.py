@@ -217,7 +217,8 @@ def test_model_object_and_its_file_share_cache_entries(tmp_path):
     from fitgpp.workload import paper_default
     m = paper_default()
     m.save(tmp_path / "m.json")
-    kw = dict(policies=["fifo", "fitgpp"], seeds=[0, 1], cluster=fitgpp.Cluster.homogeneous(4, gpu=8))
+    kw = dict(policies=["fifo", "fitgpp"], seeds=[0, 1],
+              cluster=fitgpp.Cluster.homogeneous(4, gpu=8))
     st1, st2 = {}, {}
     a = sweep(Experiment(workload=Workload(model=str(tmp_path / "m.json"), n_jobs=80), **kw),
               tmp_path, stats=st1)

@@ -306,3 +306,12 @@ def test_trace_roundtrip_through_csv(tmp_path):
     fitgpp.write_trace(tr, tmp_path / "w.csv")
     back = read_trace(tmp_path / "w.csv")
     pd.testing.assert_frame_equal(back.jobs, tr.jobs)
+
+
+def test_windows_line_endings(tmp_path):
+    path = tmp_path / "crlf.csv"
+    rows = [",".join(HEADER)] + [",".join(r) for r in with_value("mem_mib", "-4")]
+    path.write_bytes(("\r\n".join(rows) + "\r\n").encode())
+    rejects(path, line=4, column="mem_mib", problem="negative")
+    path.write_bytes(("\r\n".join(rows[:3]) + "\r\n").encode())
+    assert read_trace(path).jobs["job_id"].tolist() == [1, 2]

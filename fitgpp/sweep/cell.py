@@ -84,7 +84,8 @@ def cells_of(exp: Experiment) -> list[Cell]:
     import itertools
     wl = exp.workload
     swept = wl.swept
-    fixed = sorted((k, v) for k, v in wl.fixed.items() if v is not None)  # None: synthesize's default
+    # a knob left at None takes synthesize's default, so it is not passed at all
+    fixed = sorted((k, v) for k, v in wl.fixed.items() if v is not None)
     knob_sets = [tuple(sorted([*fixed, *zip(swept, vals)]))
                  for vals in itertools.product(*swept.values())]
     out = []

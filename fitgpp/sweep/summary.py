@@ -105,13 +105,18 @@ def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str =
         ds[k] = (dims + ["cls"], data[k], {"units": units, "description": desc})
     ds["gpu_util"] = (dims, data["gpu_util"],
                       {"units": "1", "description": CLUSTER_METRICS["gpu_util"][1]})
-    ds["jobs"] = ([*swept, "seed", "cls"], jobs, {"units": "jobs",
-                                                "description": "jobs of each class in the workload"})
+    ds["jobs"] = ([*swept, "seed", "cls"], jobs,
+                  {"units": "jobs", "description": "jobs of each class in the workload"})
     for name, attrs in _COORD_ATTRS.items():
         if name in ds.coords:
             ds[name].attrs.update(attrs)
     _add_summaries(ds)
-    ds.attrs = {
+    ds.attrs = _attrs(exp, broadcast, workload_sha256)
+    return ds
+
+
+def _attrs(exp: Experiment, broadcast: dict, workload_sha256: str) -> dict:
+    return {
         "title": f"fitgpp sweep{': ' + exp.name if exp.name else ''}",
         "experiment": exp.to_json(),
         "workload_sha256": workload_sha256,
@@ -124,7 +129,6 @@ def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str =
                 "with n-1 degrees of freedom (NaN for a single seed)",
         "vs_fifo": "(x - x_fifo) / x_fifo per seed on the same workload; -0.966 is a 96.6% drop",
     }
-    return ds
 
 
 def _mean_ci(da: xr.DataArray) -> tuple[xr.DataArray, xr.DataArray]:
