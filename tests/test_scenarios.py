@@ -65,6 +65,16 @@ def test_fifo_head_of_line_blocking():
     assert outcome(ds) == {1: (0, 5, 0), 2: (5, 7, 0), 3: (7, 8, 0)}
 
 
+def test_fifo_order_is_submit_tick_then_job_id():
+    # 1 node, every job takes all 4 GPUs for 1 tick, so they run one after another.
+    # Rows are shuffled. Job 9 submits at 0.0 s and job 4 at 0.5 s: both tick 0, so 4 goes
+    # first (lower id) although it came later; then 9; then tick-1 jobs 3 and 7.
+    ds = run([be(7, 1, 1, 4), te(3, 1, 1, 4), be(9, 0, 1, 4), te(4, 0.5, 1, 4)],
+             nodes(1), "fifo")
+    assert outcome(ds) == {4: (0, 1, 0), 9: (1, 2, 0), 3: (2, 3, 0), 7: (3, 4, 0)}
+    assert ds.job.values.tolist() == [4, 9, 3, 7]
+
+
 def test_fifo_lowest_id_node():
     # 3 nodes of 4 GPUs, all jobs at t0 in id order, each on the lowest node with free >= demand:
     # 1 (3) -> n0 [free 1,4,4]; 2 (2) -> n1 [1,2,4]; 3 (1) -> n0 [0,2,4]; 4 (2) -> n1 [0,0,4];
