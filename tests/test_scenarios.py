@@ -201,6 +201,16 @@ def test_fitgpp_s_filter_skips_larger_jobs(s):
     assert outcome(ds) == {1: (0, 10, 0), 2: (10, 11, 0)}
 
 
+def test_te_job_that_found_no_candidate_retries_next_tick():
+    # 1 node of 8 GPUs, s = 4. BE 1 (8 GPU, size 1.0, gp 0) runs from 0.
+    # t1: TE 2 (1 GPU, size 0.125) comes first: BE 1 is above 4 * 0.125, no candidate, waits.
+    # TE 3 (2 GPU, size 0.25) may preempt BE 1 (1.0 <= 1.0): released at once, TE 3 runs 1..6.
+    # The pass does not go back to TE 2; it retries at t2 (avail 6 >= 1): runs 2..3.
+    # BE 1 (9 left) needs all 8 GPUs: resumes at 6, done 15.
+    ds = run([be(1, 0, 10, 8), te(2, 1, 1, 1), te(3, 1, 5, 2)], nodes(1, gpu=8), "fitgpp")
+    assert outcome(ds) == {1: (0, 15, 1), 2: (2, 3, 0), 3: (1, 6, 0)}
+
+
 def test_fitgpp_preemption_limit():
     # 1 node, BE 1 (4 GPU, gp 0). P = 1. t1: TE 2 (4) preempts 1 (count 1), released at once,
     # TE 2 runs 1..2. t2: BE 1 resumes with 9 left -> ends 11. t3: TE 3 (4): BE 1 was preempted
