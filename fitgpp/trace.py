@@ -131,7 +131,7 @@ def read_trace(
             df = pd.read_csv(io.StringIO(text), dtype={"cls": str}, keep_default_na=True,
                              index_col=False)
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise TraceError(name, None, f"not a readable CSV ({exc})") from None
+            raise TraceError(name, None, f"not a readable CSV ({_one_line(exc)})") from None
         # CSV line numbers (header = line 1); the csv module's count when it agrees with pandas
         # (it also counts blank lines and quoted line breaks), else one record per line.
         labels = starts if len(starts) == len(df) else np.arange(len(df)) + 2
@@ -160,7 +160,7 @@ def _record_lines(text: str, name: str) -> np.ndarray:
                                  [start], "line")
             starts.append(start)
     except csv.Error as exc:
-        raise TraceError(name, None, f"not a readable CSV ({exc})", [end + 1], "line") from None
+        raise TraceError(name, None, f"not a readable CSV ({_one_line(exc)})", [end + 1], "line") from None
     return np.asarray(starts, dtype=np.int64)
 
 
@@ -241,6 +241,10 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
         dropped["reason"] = reasons[bad]
         dropped = dropped.reset_index(drop=True)
     return out, dropped
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
 
 
 def _booleans(raw: pd.Series) -> np.ndarray:

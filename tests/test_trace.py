@@ -315,3 +315,10 @@ def test_windows_line_endings(tmp_path):
     rejects(path, line=4, column="mem_mib", problem="negative")
     path.write_bytes(("\r\n".join(rows[:3]) + "\r\n").encode())
     assert read_trace(path).jobs["job_id"].tolist() == [1, 2]
+
+
+def test_unclosed_quote_is_one_line_error(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text(",".join(HEADER) + "\n" + ",".join(BASE[0]) + '\n2,"BE,0,60,1,0,0,1\n')
+    msg = rejects(path, problem="not a readable CSV")
+    assert "\n" not in msg
