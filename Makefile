@@ -26,5 +26,19 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_simulator.py
 
+# make docs - create .venv if missing, install fitgpp with dev + docs extras, build the site
+# offline with warnings as errors into docs/_build/html, then check no page loads anything
+# from the network.
+DOCS_STAMP := $(VENV)/.fitgpp-docs-installed
+$(DOCS_STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev,docs]"
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -E -q -b html -d docs/_build/doctrees docs docs/_build/html
+	$(BIN)/python docs/check_offline.py docs/_build/html
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
