@@ -2,6 +2,8 @@
 
 Run both as a real subprocess (``python -m fitgpp``) and in-process through
 ``fitgpp.cli.main``. Bad input must never leave a traceback or an output file.
+The two subprocess tests are marked slow: building the parser imports every
+subcommand module, and ``reproduce`` currently pulls in altair at that point.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def check_result(path, trace_path):
 
 # ------------------------------------------------------------------ success
 
+@pytest.mark.slow  # a fresh interpreter imports every subcommand (seconds; see module doc)
 def test_simulate_subprocess(tmp_path, trace):
     out_nc = tmp_path / "r.nc"
     rc, out, err = run_sub(["simulate", trace, *NODE, "--out", out_nc], tmp_path)
@@ -203,6 +206,7 @@ def test_bad_input_in_process(tmp_path, trace, capsys, case):
     assert trace.read_text() == TRACE
 
 
+@pytest.mark.slow
 def test_bad_input_subprocess(tmp_path, trace):
     # one representative case; every case runs in-process above (a subprocess costs
     # seconds of imports each)
