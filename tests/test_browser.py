@@ -1,0 +1,225 @@
+"""The quickstart workbook as a user sees it: JupyterLab in a real Chromium.
+
+In-process widget tests cannot see a chart that does not draw offline, a slider whose
+change never reaches the kernel, or an export button that writes nothing. This test
+starts a private JupyterLab on a copy of notebooks/00_quickstart.ipynb, runs every cell
+from the Run menu, checks the widgets and charts are drawn without error text, moves the
+``s`` slider with the keyboard, checks the summary and the chart follow, clicks
+"Export figures" and checks real PNG files appear.
+
+Needs /usr/bin/chromium (Debian: apt-get install chromium chromium-driver) and the Python
+package playwright (never `playwright install`). Without them the test is skipped saying
+so, except under CI (environment variable CI set), where it fails instead.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from browser_util import (CHROMIUM, CHROMIUM_ARGS, REPO, JupyterLab, artifacts_on_failure,
+                          require_browser)
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "00_quickstart.ipynb"
+SLOW = 90_000        # ms: the page, a full run of the notebook, a kernel round trip (loaded CI box)
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+ERROR_TEXTS = ("Error", "Javascript Error", "No renderer could be found", "Failed to load",
+               "Traceback")
+S_STEPS = 3          # ArrowRight presses on the s slider
+
+# JS run in the page. Code-cell prompts read "[n]:" once run, "[*]:" while running.
+IDLE = f"{PANEL} .jp-Notebook-ExecutionIndicator[data-status='idle']"
+STARTED_JS = """panel => [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
+  .some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"""
+ALL_RUN_JS = """panel => {
+  const cells = [...document.querySelectorAll(panel + ' .jp-CodeCell')];
+  if (!cells.length) return false;
+  const errs = document.querySelectorAll(panel + " [data-mime-type='application/vnd.jupyter.error']");
+  const prompts = cells.map(c => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '');
+  const ind = document.querySelector(panel + ' .jp-Notebook-ExecutionIndicator');
+  const idle = !ind || ind.getAttribute('data-status') === 'idle';
+  if (errs.length && idle) return 'error';
+  return idle && prompts.every(p => /\\[\\d+\\]/.test(p)) ? prompts.join(' ') : false;
+}"""
+
+# A fingerprint of what the charts in an element show: canvas pixels or SVG markup.
+CHART_PRINT_JS = """el => [...el.querySelectorAll('.vega-embed')].map(v => {
+  const c = v.querySelector('canvas');
+  if (c) return 'canvas:' + c.width + 'x' + c.height + ':' + c.toDataURL();
+  const s = v.querySelector('svg');
+  return s ? 'svg:' + s.outerHTML : 'none';
+})"""
+
+
+def _png_info(path: Path) -> tuple[int, int]:
+    """(width, height) of a PNG file; AssertionError naming the file if it is not one."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG (starts {head[:8]!r})"
+    assert head[12:16] == b"IHDR", f"{path}: first PNG chunk is {head[12:16]!r}, not IHDR"
+    return struct.unpack(">II", head[16:24])
+
+
+def _output_text(page) -> str:
+    return "\n".join(page.locator(f"{PANEL} .jp-OutputArea").all_inner_texts())
+
+
+def _assert_no_error_text(page, when: str):
+    text = _output_text(page)
+    bad = [e for e in ERROR_TEXTS if e in text]
+    assert not bad, f"{when}: notebook outputs show {bad}:\n{text[-3000:]}"
+
+
+@pytest.fixture
+def lab(tmp_path):
+    require_browser()
+    nb_dir = tmp_path / "notebooks"
+    nb_dir.mkdir()
+    shutil.copy(REPO / "notebooks" / NOTEBOOK, nb_dir / NOTEBOOK)
+    server = JupyterLab(nb_dir, tmp_path / "jupyter-home")
+    t = time.monotonic()
+    try:
+        server.start()
+        print(f"[browser test] JupyterLab answered on {server.url} after "
+              f"{time.monotonic() - t:.1f} s", flush=True)
+        yield server
+    finally:
+        server.stop()
+
+
+def test_quickstart_workbench_in_chromium(lab, tmp_path):
+    sync_playwright = require_browser()
+    export_dir = tmp_path / "exported"
+    console: list[str] = []
+    page_ref: dict = {}
+    t0 = T0[0] = time.monotonic()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            with artifacts_on_failure("browser-quickstart", page_ref, console, lab):
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page_ref["page"] = page
+                page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
+                page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
+                page.set_default_timeout(SLOW)
+                _drive(page, lab, export_dir)
+        finally:
+            browser.close()
+    _mark("browser closed")
+
+
+T0 = [0.0]
+
+
+def _mark(what: str) -> None:
+    """Phase timings, shown by pytest -s or with a failure's captured output."""
+    print(f"[browser test] {time.monotonic() - T0[0]:6.1f} s  {what}", flush=True)
+
+
+def _drive(page, lab, export_dir: Path):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    _mark("browser up")
+    # ---- open the notebook in a fresh workspace (?reset: no tabs from earlier sessions)
+    page.goto(f"{lab.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{NOTEBOOK}?reset",
+              wait_until="domcontentloaded")
+    page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-CodeCell")
+    lab.wait_kernel_connected()
+    page.wait_for_selector(IDLE)
+    _mark("notebook open, kernel idle")
+
+    # ---- Run > Run All Cells (again if the click was lost), wait for every execution count
+    for attempt in (1, 2):
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        try:
+            page.wait_for_function(STARTED_JS, arg=PANEL, timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise AssertionError("Run > Run All Cells started no cell (twice)") from None
+            _mark("Run All Cells started nothing; once more")
+    result = page.wait_for_function(ALL_RUN_JS, arg=PANEL, timeout=SLOW).json_value()
+    assert result != "error", f"a cell raised:\n{_output_text(page)[-3000:]}"
+    _mark(f"all cells run: {result}")
+
+    # ---- widgets and charts drawn, no renderer errors
+    nb = page.locator(PANEL)
+    assert nb.locator(".jupyter-widgets").count() > 0, "no ipywidgets rendered"
+    wb = nb.locator(".jp-CodeCell").filter(has=page.locator("button", has_text="Export figures"))
+    wb.wait_for()
+    assert wb.count() == 1, f"expected one cell with an 'Export figures' button, found {wb.count()}"
+    assert wb.locator(".widget-slider").count() > 0, "the workbench shows no slider"
+    # every chart in the notebook draws into a canvas or an svg of nonzero size
+    page.wait_for_function(
+        """panel => { const v = [...document.querySelectorAll(panel + ' .vega-embed')];
+           return v.length > 0 && v.every(e => { const g = e.querySelector('canvas, svg');
+             return g && g.getBoundingClientRect().width > 50 && g.getBoundingClientRect().height > 50; }); }""",
+        arg=PANEL)
+    assert wb.locator(".vega-embed").count() >= 1, "the workbench cell shows no chart"
+    _assert_no_error_text(page, "after Run All")
+    _mark("widgets and charts drawn")
+
+    summary = wb.locator(".widget-output").filter(has_text="GPU utilization")
+    summary.wait_for()
+    assert summary.count() == 1, f"expected one summary output, found {summary.count()}"
+    before_text = summary.inner_text()
+    before_chart = wb.evaluate(CHART_PRINT_JS)
+    assert before_chart and "none" not in before_chart, f"chart not drawn: {before_chart!r:.200}"
+
+    # ---- move s with the keyboard: focus the handle, ArrowRight a few times
+    s_slider = wb.locator(".widget-slider").filter(
+        has=page.locator(".widget-label", has_text=re.compile(r"^\s*s\s*$")))
+    assert s_slider.count() == 1, f"expected one slider labelled 's', found {s_slider.count()}"
+    readout = s_slider.locator(".widget-readout")
+    s0 = float(readout.inner_text())
+    handle = s_slider.locator(".noUi-handle")
+    handle.focus()
+    for _ in range(S_STEPS):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("([el, s0]) => parseFloat(el.textContent) > s0",
+                           arg=[readout.element_handle(), s0])
+    s1 = float(readout.inner_text())
+    # the kernel reran: the summary names the new s (FitGpp s=<value>) and the chart changed
+    want = f"s={s1:g}"
+    summary.filter(has_text=want).wait_for(timeout=SLOW)
+    page.wait_for_selector(IDLE)
+    after_text = summary.inner_text()
+    assert after_text != before_text, "the printed summary did not change when s moved"
+    page.wait_for_function(
+        f"([el, before]) => {{ const now = ({CHART_PRINT_JS})(el);"
+        " return now.length === before.length && now.some((x, i) => x !== before[i]); }",
+        arg=[wb.element_handle(), before_chart])
+    _mark(f"s moved {s0:g} -> {s1:g}; summary and chart changed")
+    _assert_no_error_text(page, f"after moving s from {s0:g} to {s1:g}")
+
+    # ---- export: point "export to" at a fresh directory, click, check the PNGs
+    box = wb.locator(".widget-text").filter(has=page.locator(".widget-label", has_text="export to"))
+    box.locator("input").fill(str(export_dir))
+    box.locator("input").press("Enter")
+    t_click = time.time()
+    wb.locator("button", has_text="Export figures").click()
+    wrote = wb.locator(".widget-output").filter(has_text=re.compile(r"wrote .*\.png"))
+    wrote.first.wait_for(timeout=SLOW)
+    page.wait_for_selector(IDLE)
+    printed = re.findall(r"wrote (\S+\.png)", wrote.first.inner_text())
+    pngs = sorted(export_dir.glob("*.png"))
+    assert pngs, f"Export figures wrote no PNG into {export_dir} (printed: {printed})"
+    assert sorted(map(str, pngs)) == sorted(printed), \
+        f"printed paths {printed} differ from the PNGs found {pngs}"
+    for p in pngs:
+        st = p.stat()
+        assert st.st_size > 1000, f"{p} has only {st.st_size} bytes"
+        assert st.st_mtime >= t_click - 2, f"{p} is older than the click"
+        w, h = _png_info(p)
+        assert w > 100 and h > 100, f"{p} is {w}x{h} pixels"
+    assert f"s{s1:g}" in " ".join(p.name for p in pngs), \
+        f"exported files do not carry the current s={s1:g}: {[p.name for p in pngs]}"
+    _assert_no_error_text(page, "after Export figures")
+    _mark(f"exported {len(pngs)} PNG files")
