@@ -56,7 +56,7 @@ class Size:
     cluster: Cluster = DEFAULT_CLUSTER
 
 
-QUICK = Size(n_jobs=1000, seeds=(0, 1), timeline_jobs=200, real_jobs=1500)
+QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
 FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None)
 
 

@@ -11,7 +11,7 @@ def add_parser(sub) -> None:
                        description="Run RQ1-RQ5 through the same functions the notebooks use; write "
                                    "each figure as PNG, SVG and PDF, a CSV per RQ and DIR/results.md.")
     p.add_argument("--quick", action="store_true",
-                   help="small runs (1000 jobs, 2 seeds; about a minute) instead of the full size")
+                   help="small runs (600 jobs, 2 seeds; well under a minute) instead of the full size")
     p.add_argument("--only", nargs="+", choices=list(RQS), metavar="RQ",
                    help=f"run only these ({', '.join(RQS)})")
     p.add_argument("--out", required=True, metavar="DIR")
