@@ -175,7 +175,11 @@ def bad_cases(tmp_path, trace):
         "seed negative": ([trace, *NODE, "--policy", "rand", "--seed", "-1", *r], ["seed"]),
         "sample_every": ([trace, *NODE, "--sample-every", "90", *r], ["sample_every"]),
         "job fits no node": ([trace, "--nodes", "1", "--node-gpu", "4", *r], ["fits no node"]),
-        "node gpu negative": ([trace, "--nodes", "2", "--node-gpu", "-1", *r], ["'gpu'"]),
+        "node gpu negative": ([trace, "--nodes", "2", "--node-gpu", "-1", *r],
+                              ["--node-gpu", ">= 0"]),
+        "node size with cluster": ([trace, "--cluster", good_toml, "--node-gpu", "4", *r],
+                                   ["--node-gpu", "only used with --nodes"]),
+        "node size without nodes": ([trace, "--node-mem-mib", "4", *r], ["--node-mem-mib"]),
         "no --out": ([trace, *NODE], ["--out"]),
     }
 
@@ -183,7 +187,8 @@ def bad_cases(tmp_path, trace):
 CASE_IDS = ["bad trace row", "missing trace", "no cluster", "nodes and cluster", "bad toml",
             "missing toml", "P 0", "P -1", "P abc", "unknown policy", "tick 0", "tick nan",
             "out in missing dir", "out is a directory", "out is the trace", "s negative",
-            "seed negative", "sample_every", "job fits no node", "node gpu negative", "no --out"]
+            "seed negative", "sample_every", "job fits no node", "node gpu negative",
+            "node size with cluster", "node size without nodes", "no --out"]
 
 
 def assert_one_line_error(rc, out, err, needles):

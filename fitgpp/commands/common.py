@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..cluster import Cluster
+from ..cluster import Cluster, ClusterError
 
 
 def positive_int(text: str) -> int:
@@ -23,24 +23,39 @@ def positive_int(text: str) -> int:
 def add_cluster_args(p: argparse.ArgumentParser, required: bool = True) -> None:
     g = p.add_argument_group("cluster (homogeneous nodes, or --cluster FILE.toml)")
     g.add_argument("--nodes", type=positive_int, help="number of nodes")
-    g.add_argument("--node-gpu", type=int, default=8, help="GPUs per node (default 8)")
-    g.add_argument("--node-cpu-milli", type=int, default=96_000,
-                   help="CPU millicores per node (default 96000)")
-    g.add_argument("--node-mem-mib", type=int, default=786_432,
-                   help="memory MiB per node (default 786432)")
+    # per-node sizes default to None so that giving one with --cluster can be refused
+    g.add_argument("--node-gpu", type=int, help="GPUs per node (default 8)")
+    g.add_argument("--node-cpu-milli", type=int, help="CPU millicores per node (default 96000)")
+    g.add_argument("--node-mem-mib", type=int, help="memory MiB per node (default 786432)")
     g.add_argument("--cluster", metavar="FILE.toml", help="node groups from a TOML file")
     p.set_defaults(_cluster_required=required)
 
 
 def cluster_from_args(args) -> Cluster | None:
     from ..cli import UsageError
+    sizes = {"--node-gpu": args.node_gpu, "--node-cpu-milli": args.node_cpu_milli,
+             "--node-mem-mib": args.node_mem_mib}
+    given = [k for k, v in sizes.items() if v is not None]
     if args.cluster and args.nodes:
         raise UsageError("give either --cluster FILE.toml or --nodes N, not both")
     if args.cluster:
+        if given:
+            raise UsageError(f"{', '.join(given)}: only used with --nodes N (the --cluster "
+                             "file sets node sizes)")
         return Cluster.from_toml(args.cluster)
     if args.nodes:
-        return Cluster.homogeneous(args.nodes, args.node_gpu, args.node_cpu_milli,
-                                   args.node_mem_mib)
+        gpu, cpu, mem = (v if v is not None else d
+                         for v, d in zip(sizes.values(), (8, 96_000, 786_432)))
+        try:
+            return Cluster.homogeneous(args.nodes, gpu, cpu, mem)
+        except ClusterError as exc:  # name the flags, not the TOML fields
+            msg = str(exc).replace("node group: ", "")
+            for flag, f in (("--node-gpu", "gpu"), ("--node-cpu-milli", "cpu_milli"),
+                            ("--node-mem-mib", "mem_mib")):
+                msg = msg.replace(f"field '{f}'", flag)
+            raise UsageError(msg) from None
+    if given:
+        raise UsageError(f"{', '.join(given)}: only used with --nodes N")
     if args._cluster_required:
         raise UsageError("no cluster: give --nodes N (with --node-gpu ...) or --cluster FILE.toml")
     return None
