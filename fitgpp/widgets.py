@@ -60,8 +60,10 @@ class Values:
 
 def workload(v: Values, cluster: Cluster = DEFAULT_CLUSTER):
     from .workload import load_model, synthesize
+    # "restrict": models fitted to big real clusters may hold a few demands no node here fits
     return synthesize(load_model(v.model), n_jobs=v.n_jobs, seed=v.seed, load=v.load,
-                      te_fraction=v.te_fraction, grace_scale=v.grace_scale, cluster=cluster)
+                      te_fraction=v.te_fraction, grace_scale=v.grace_scale, cluster=cluster,
+                      on_unfit="restrict")
 
 
 def run(v: Values, cluster: Cluster = DEFAULT_CLUSTER, trace=None):
