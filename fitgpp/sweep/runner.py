@@ -49,7 +49,8 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     ``cache``: a directory, None for the default (``$FITGPP_CACHE`` or
     ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
     bar, False for none, or a callable ``progress(done, total)``. ``stats``, if
-    a dict, receives ``cells``, ``cached``, ``computed`` and ``seconds``.
+    a dict, receives ``cells`` (grid points), ``unique`` (distinct computations),
+    ``cached``, ``computed`` and ``seconds``.
 
     A script that starts a LocalCluster must guard its entry point with
     ``if __name__ == "__main__":`` (workers are spawned processes).
@@ -74,16 +75,7 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     source = resolve_source(exp)
     cells = cells_of(exp)
     keys = [cell_key(exp, source, c) for c in cells]
-    results: dict[str, dict] = {}
-    todo: dict[str, Cell] = {}
-    for k, c in zip(keys, cells):
-        if k in results or k in todo:
-            continue  # the same computation twice in one grid (e.g. fifo on a trace per seed)
-        hit = store.get(k) if store is not None else None
-        if hit is not None:
-            results[k] = hit
-        else:
-            todo[k] = c
+    results, todo = _lookup(store, keys, cells)
     n_unique = len(results) + len(todo)
     n_cached = len(results)
     bar = _Progress(progress, n_unique, n_cached)
@@ -96,12 +88,10 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
         bar.update()
 
     try:
-        if not todo:
-            pass
-        elif local:
+        if local:
             for k, c in todo.items():
                 done(k, compute_cell(source, c, exp.cluster, exp.tick))
-        else:
+        elif todo:  # no cluster is started when everything is cached
             _run_dask(source, todo, exp, workers, scheduler, done)
     finally:
         bar.close()
@@ -110,6 +100,21 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
         stats.update(cells=len(cells), unique=n_unique, cached=n_cached,
                      computed=n_unique - n_cached, seconds=time.perf_counter() - t0)
     return ds
+
+
+def _lookup(store, keys, cells) -> tuple[dict[str, dict], dict[str, Cell]]:
+    """Split the distinct cells into cached results and cells still to compute."""
+    results: dict[str, dict] = {}
+    todo: dict[str, Cell] = {}
+    for k, c in zip(keys, cells):
+        if k in results or k in todo:
+            continue  # the same computation twice in one grid (e.g. fifo on a trace per seed)
+        hit = store.get(k) if store is not None else None
+        if hit is not None:
+            results[k] = hit
+        else:
+            todo[k] = c
+    return results, todo
 
 
 def _check_code(res: dict) -> None:
