@@ -18,11 +18,16 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 REMOTE = re.compile(r"^\s*(https?:)?//", re.I)
-CSS_URL = re.compile(r"""(?:@import\s+|url\()\s*['"]?([^'")\s;]+)""", re.I)
+_CSS_URL = re.compile(r"""@import\s+['"]([^'"]+)['"]|url\(\s*['"]?([^'")\s]+)""", re.I)
 # (tag, attribute) pairs that make a browser fetch something when the page loads
 LOADS = {("script", "src"), ("link", "href"), ("img", "src"), ("img", "srcset"),
          ("iframe", "src"), ("source", "src"), ("source", "srcset"), ("video", "src"),
          ("audio", "src"), ("embed", "src"), ("object", "data"), ("image", "href")}
+
+
+def css_urls(text: str) -> list[str]:
+    """Addresses in ``@import "..."`` and ``url(...)`` of a piece of CSS."""
+    return [a or b for a, b in _CSS_URL.findall(text)]
 
 
 class _Loads(HTMLParser):
@@ -41,7 +46,7 @@ class _Loads(HTMLParser):
                                                  for u in attrs[a].split(",") if u.strip()):
                 self.found.append(f"<{tag} {a}={attrs[a]!r}>")
         if attrs.get("style"):
-            self.found += [f"style url {u}" for u in CSS_URL.findall(attrs["style"])
+            self.found += [f"style url {u}" for u in css_urls(attrs["style"])
                            if REMOTE.match(u)]
         self._in_style = tag == "style"
 
@@ -51,7 +56,7 @@ class _Loads(HTMLParser):
 
     def handle_data(self, data):
         if self._in_style:
-            self.found += [f"<style> url {u}" for u in CSS_URL.findall(data) if REMOTE.match(u)]
+            self.found += [f"<style> url {u}" for u in css_urls(data) if REMOTE.match(u)]
 
 
 def remote_loads(root: Path) -> dict[Path, list[str]]:
@@ -63,7 +68,7 @@ def remote_loads(root: Path) -> dict[Path, list[str]]:
             p.feed(path.read_text(encoding="utf-8", errors="replace"))
             found = p.found
         elif path.suffix == ".css":
-            found = [u for u in CSS_URL.findall(path.read_text(encoding="utf-8", errors="replace"))
+            found = [u for u in css_urls(path.read_text(encoding="utf-8", errors="replace"))
                      if REMOTE.match(u)]
         else:
             continue

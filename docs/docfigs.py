@@ -160,13 +160,16 @@ def timeline(trace: pd.DataFrame, cl: fitgpp.Cluster, policy: str, *, title: str
     order = [f"job {j} ({c})" for j, c in zip(trace["job_id"], trace["cls"])]
     horizon = int(iv["end"].max())
     x = alt.X("start:Q", title="tick", scale=alt.Scale(domain=[0, horizon]),
-              axis=alt.Axis(values=list(range(horizon + 1)), format="d", grid=True))
-    y = alt.Y("row:N", sort=order, title=None)
-    bars = alt.Chart(iv).mark_bar(height=16, stroke="white", strokeWidth=1).encode(
+              axis=alt.Axis(values=list(range(horizon + 1)), format="d", grid=True,
+                            labelFontSize=12, titleFontSize=12))
+    y = alt.Y("row:N", sort=order, title=None, axis=alt.Axis(labelFontSize=12))
+    bars = alt.Chart(iv).mark_bar(height=20, stroke="white", strokeWidth=1).encode(
         x=x, x2="end:Q", y=y,
         color=alt.Color("what:N", title=None, scale=alt.Scale(
-            domain=list(WHAT_COLORS), range=list(WHAT_COLORS.values()))))
-    text = alt.Chart(iv).mark_text(align="left", dx=3, fontSize=10, color="white").encode(
+            domain=list(WHAT_COLORS), range=list(WHAT_COLORS.values())),
+            legend=alt.Legend(labelFontSize=12, columns=4, symbolSize=120)))
+    text = alt.Chart(iv).mark_text(align="left", dx=4, fontSize=12, color="white").encode(
         x="start:Q", y=y, text="label:N")
     return alt.layer(bars, text).properties(
-        width=max(200, 26 * horizon), height=alt.Step(22), title=title)
+        width=max(360, 40 * horizon), height=alt.Step(26),
+        title=alt.TitleParams(title, fontSize=13))
