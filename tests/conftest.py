@@ -23,6 +23,12 @@ settings.load_profile("fitgpp")
 
 POLICIES = ("fifo", "prio", "fitgpp", "lrtp", "rand")
 HUGE_P = 10**9
+#: Multiplies every example / trace count (FITGPP_TEST_SCALE=8 for a thorough run).
+SCALE = float(os.environ.get("FITGPP_TEST_SCALE", "1"))
+
+
+def scaled(n: int) -> int:
+    return max(1, round(n * SCALE))
 
 
 def jobs_frame(rows) -> pd.DataFrame:
@@ -117,6 +123,30 @@ def small_cases(draw, max_jobs=25, max_nodes=4):
             gp = float("nan")
         rows.append((jid, cls, submit, duration, *dem, gp))
     return jobs_frame(rows), np.array(capacity, dtype=np.int64), tick
+
+
+@st.composite
+def busy_cases(draw, max_nodes=3):
+    """``(df, capacity, tick)`` built to preempt: many small long BE jobs fill 4..8-unit
+    nodes early, then TE jobs of all sizes arrive; victims often need to be combined."""
+    n_nodes = draw(st.integers(1, max_nodes))
+    g, c, m = (draw(st.integers(4, 8)) for _ in range(3))
+    capacity = [(g, c, m)] * n_nodes
+    rows = []
+    n_be = draw(st.integers(1, 6 * n_nodes))
+    n_te = draw(st.integers(1, 6))
+    ids = draw(st.permutations(range(n_be + n_te)))
+    for k, jid in enumerate(ids):
+        te = k >= n_be
+        hi = (g, c, m) if te else (3, 3, 3)
+        dem = [draw(st.integers(0, h)) for h in hi]
+        if not any(dem):
+            dem[0] = 1
+        submit = draw(st.integers(1, 8) if te else st.integers(0, 2)) * 60.0
+        duration = draw(st.integers(1, 5) if te else st.integers(5, 20)) * 60.0
+        gp = float("nan") if te else draw(st.sampled_from([0, 0, 1, 2, 3])) * 60.0
+        rows.append((jid, "TE" if te else "BE", submit, duration, *dem, gp))
+    return jobs_frame(rows), np.array(capacity, dtype=np.int64), 60
 
 
 def random_loaded_trace(seed, n_jobs, n_nodes):

@@ -9,11 +9,12 @@ from hypothesis import strategies as st
 
 import fitgpp
 from conftest import (HUGE_P, POLICIES, assert_agrees, cluster_of, jobs_frame, policy_kwargs,
-                      random_loaded_trace, run_both, small_cases)
+                      random_loaded_trace, run_both, scaled, small_cases, busy_cases)
 from reference import DONE, FUTURE, RUNNING, STOPPING, WAITING, Reference, ge, sub
 
-EXAMPLES = 60
+EXAMPLES = scaled(25)
 policies = st.sampled_from(POLICIES)
+cases = st.one_of(small_cases(), busy_cases())
 params = st.fixed_dictionaries({"s": st.sampled_from([0.0, 1.0, 4.0, 8.0]),
                                 "P": st.sampled_from([1, 2, 3]),
                                 "seed": st.integers(0, 1000)})
@@ -45,7 +46,7 @@ def check_tick(ref, phase):
 
 
 @settings(max_examples=EXAMPLES)
-@given(case=small_cases(), policy=policies, p=params)
+@given(case=cases, policy=policies, p=params)
 def test_reference_invariants_every_tick(case, policy, p):
     df, cap, tick = case
     ref = Reference(df, cap, policy, tick=tick, on_tick=check_tick, **p)
@@ -57,7 +58,7 @@ def test_reference_invariants_every_tick(case, policy, p):
 
 
 @settings(max_examples=EXAMPLES)
-@given(case=small_cases(), policy=policies, p=params)
+@given(case=cases, policy=policies, p=params)
 def test_dataset_invariants(case, policy, p):
     """check=True asserts the engine's own ledger (free >= 0 ...) every tick; then the
     Dataset must account for every tick of every job exactly once."""
@@ -92,7 +93,7 @@ def test_dataset_invariants(case, policy, p):
 
 
 @settings(max_examples=EXAMPLES)
-@given(case=small_cases(), policy=policies, p=params)
+@given(case=cases, policy=policies, p=params)
 def test_jump_equals_step(case, policy, p):
     df, cap, tick = case
     kw = policy_kwargs(policy, **p)

@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 import fitgpp
 from conftest import (HUGE_P, POLICIES, cluster_of, jobs_frame, policy_kwargs,
-                      random_loaded_trace, small_cases)
+                      random_loaded_trace, scaled, small_cases)
 from reference import reference_simulate
 
-EXAMPLES = 30
+EXAMPLES = scaled(12)
 RESOURCES = ["gpu", "cpu_milli", "mem_mib"]
 OUTCOME = ["first_start", "finish", "slowdown", "wait", "stopped", "preemptions", "node"]
 
