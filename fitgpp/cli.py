@@ -20,11 +20,19 @@ class UsageError(FitgppError):
     """A user-fixable problem with the command line; printed as one line, exit status 2."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr, exit status 2 (``--help`` still shows the usage)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
-    parser = argparse.ArgumentParser(prog="fitgpp", description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog="fitgpp", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"fitgpp {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=OneLineParser)
     for name in COMMANDS:
         importlib.import_module(f"fitgpp.commands.{name}").add_parser(sub)
     return parser
@@ -32,11 +40,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage error (2) or --help/--version (0)
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         return int(args.run(args) or 0)
     except FitgppError as exc:
-        print(f"fitgpp {args.command}: error: {exc}", file=sys.stderr)
+        text = " ".join(str(exc).split())  # one line, whatever the message holds
+        print(f"fitgpp {args.command}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"fitgpp {args.command}: interrupted", file=sys.stderr)

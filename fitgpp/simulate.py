@@ -96,12 +96,16 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
         raise SimulationError(f"tick must be a number of seconds > 0, got {tick!r}")
     sample_ticks = None
     if sample_every is not None:
+        if isinstance(sample_every, bool) or not isinstance(sample_every, (int, float)):
+            raise SimulationError(f"sample_every must be a number of seconds, got {sample_every!r}")
         q = sample_every / tick
         if not math.isfinite(q) or q < 1 or abs(q - round(q)) > 1e-9:
             raise SimulationError(f"sample_every must be a positive multiple of tick={tick} s,"
                                   f" got {sample_every!r}")
         sample_ticks = int(round(q))
     trace = read_trace(trace, cluster=cluster)
+    if len(trace) == 0:
+        raise SimulationError("the trace has no jobs")
 
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..errors import FitgppError
 
+import numbers
 from dataclasses import dataclass, fields
 
 
@@ -21,9 +22,16 @@ class PolicyError(FitgppError):
     """A policy parameter is out of range; the message names it."""
 
 
-def check_max_preemptions(p) -> None:
-    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
-        raise PolicyError(f"max_preemptions (P) must be a positive integer, got {p!r}")
+def check_int(policy, name: str, minimum: int) -> None:
+    """Validate an integer parameter (numpy integers accepted and stored as int)."""
+    v = getattr(policy, name)
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
+        raise PolicyError(f"{policy.name}: {name} must be an integer >= {minimum}, got {v!r}")
+    object.__setattr__(policy, name, int(v))
+
+
+def check_max_preemptions(policy) -> None:
+    check_int(policy, "max_preemptions", 1)
 
 
 def first_fit(eng, i: int, reserved: bool) -> int:

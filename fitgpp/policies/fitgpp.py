@@ -14,6 +14,7 @@ victim order, node id)`` wins. ``gp`` is the grace period in ticks.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from .base import PolicyError, TwoQueuePolicy, check_max_preemptions
@@ -26,10 +27,11 @@ class FitGpp(TwoQueuePolicy):
     name = "fitgpp"
 
     def __post_init__(self):
-        if isinstance(self.s, bool) or not isinstance(self.s, (int, float)) \
+        if isinstance(self.s, bool) or not isinstance(self.s, numbers.Real) \
                 or not math.isfinite(self.s) or self.s < 0:
-            raise PolicyError(f"s must be a finite number >= 0, got {self.s!r}")
-        check_max_preemptions(self.max_preemptions)
+            raise PolicyError(f"fitgpp: s must be a finite number >= 0, got {self.s!r}")
+        object.__setattr__(self, "s", float(self.s))
+        check_max_preemptions(self)
 
     @staticmethod
     def victim_key(eng, i):

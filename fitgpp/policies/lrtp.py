@@ -21,7 +21,7 @@ class Lrtp(TwoQueuePolicy):
     name = "lrtp"
 
     def __post_init__(self):
-        check_max_preemptions(self.max_preemptions)
+        check_max_preemptions(self)
 
     @staticmethod
     def victim_key(eng, i):

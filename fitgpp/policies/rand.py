@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import TwoQueuePolicy, check_max_preemptions, projected, shortest_prefix
+from .base import TwoQueuePolicy, check_int, check_max_preemptions, projected, shortest_prefix
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,8 @@ class Rand(TwoQueuePolicy):
     name = "rand"
 
     def __post_init__(self):
-        check_max_preemptions(self.max_preemptions)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            from .base import PolicyError
-            raise PolicyError(f"seed must be an integer >= 0, got {self.seed!r}")
+        check_max_preemptions(self)
+        check_int(self, "seed", 0)
 
     def bind(self, eng):
         eng.rng = np.random.default_rng(self.seed)
