@@ -54,10 +54,13 @@ class Size:
     model: str = "paper-default"
     load: float = 0.9
     cluster: Cluster = DEFAULT_CLUSTER
+    sweep_workers: int | None = 0   # RQ2's fitgpp.sweep: 0 = in this process, None = Dask, all CPUs
+    sweep_cache: bool = False       # RQ2's fitgpp.sweep: reuse/keep cells in ~/.cache/fitgpp
 
 
 QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
-FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None)
+FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None,
+            sweep_cache=True)
 
 
 @dataclass
@@ -128,6 +131,40 @@ def run_grid(size: Size, policies, *, traces=None, knobs: dict | None = None,
             for k in METRICS:
                 r[f"change_{k}"] = 100.0 * (r[k] / base[k] - 1.0)
     return pd.DataFrame(rows), kept
+
+
+def sweep_runs(size: Size, s_values, p_values) -> tuple[pd.DataFrame, object]:
+    """RQ2's grid through :func:`fitgpp.sweep.run_sweep` (Dask and its cell cache at full
+    size): FIFO, LRTP, RAND and FitGpp over ``s_values`` x ``p_values``, one row per
+    (label, seed) in :func:`run_grid`'s format, plus the sweep's own Dataset."""
+    from .sweep import Experiment, PolicyGrid, Workload, run_sweep
+    exp = Experiment(workload=Workload(model=size.model, n_jobs=size.n_jobs, load=size.load),
+                     policies=(PolicyGrid(name="fifo"), PolicyGrid(name="lrtp", max_preemptions=(3,)),
+                               PolicyGrid(name="rand", max_preemptions=(3,)),
+                               PolicyGrid(name="fitgpp", s=tuple(float(x) for x in s_values),
+                                          max_preemptions=tuple(int(p) for p in p_values))),
+                     seeds=tuple(size.seeds), cluster=size.cluster, name="rq2")
+    serial = size.sweep_workers == 0
+    sw = run_sweep(exp, workers=None if serial else size.sweep_workers, serial=serial,
+                   cache=None if size.sweep_cache else False, progress=False)
+    s0, p3 = sw["s"].values[0], 3 if 3 in sw["max_preemptions"].values else sw["max_preemptions"].values[0]
+    cells = [("FIFO", "fifo", s0, p3), ("LRTP", "lrtp", s0, 3), ("RAND", "rand", s0, 3)]
+    cells += [(f"FitGpp s={x:g} P={p}", "fitgpp", float(x), int(p)) for p in p_values for x in s_values]
+    rows = []
+    for seed in size.seeds:
+        base = None
+        for label, pol, x, p in cells:
+            c = sw.sel(policy=pol, s=x, max_preemptions=p, seed=seed)
+            m = {"te_median": float(c["slowdown_median"].sel(cls="TE")),
+                 "te_p95": float(c["slowdown_p95"].sel(cls="TE")),
+                 "be_median": float(c["slowdown_median"].sel(cls="BE")),
+                 "be_p95": float(c["slowdown_p95"].sel(cls="BE")),
+                 "preemptions_per_be": float(c["preemptions_per_job"].sel(cls="BE")),
+                 "gpu_util": float(c["gpu_util"])}
+            base = m if pol == "fifo" else base
+            rows.append({"policy": label, "seed": seed, **m,
+                         **{f"change_{k}": 100.0 * (m[k] / base[k] - 1.0) for k in METRICS}})
+    return pd.DataFrame(rows), sw
 
 
 def _ci(x) -> tuple[float, float, float]:
@@ -227,7 +264,7 @@ def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES) -> RQResult:
     pols = [("FIFO", "fifo", {}), ("LRTP", "lrtp", {}), ("RAND", "rand", {})]
     pols += [(f"FitGpp s={s:g} P={p}", "fitgpp", {"s": float(s), "max_preemptions": int(p)})
              for p in p_values for s in s_values]
-    runs, kept = run_grid(size, pols)
+    runs, sweep = sweep_runs(size, s_values, p_values)
     table = across_seeds(runs, ["policy"])
     params = {lb: prm for lb, _, prm in pols}
     table["s"] = [params[lb].get("s", np.nan) for lb in table["policy"]]
@@ -262,8 +299,7 @@ def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES) -> RQResult:
     finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings meet all three headline numbers"
                + (f" ({', '.join(meets['policy'])})" if len(meets) else "") + "; " + trend + verdict)
     return RQResult("rq2", "RQ2: the threshold s", rq2.__doc__.strip(), table, charts,
-                    {k: v for k, v in kept.items() if "P=3" in k or k in ("FIFO", "LRTP", "RAND")},
-                    finding, _config(size, s_values=list(s_values), p_values=list(p_values)))
+                    {"sweep": sweep}, finding, _config(size, s_values=list(s_values), p_values=list(p_values)))
 
 
 # ---------------------------------------------------------------- RQ3

@@ -67,3 +67,17 @@ def test_reproduce_quick_writes_every_figure_and_results_md(tmp_path, capsys):
         assert ET.parse(svg).getroot().tag.endswith("svg")
         assert f"`{png.name}`" in md or png.stem in md
     print(f"fitgpp reproduce --quick: {elapsed:.1f} s")
+
+
+def test_rq2_through_fitgpp_sweep_agrees_with_direct_runs():
+    size = reproduce.Size(n_jobs=500, seeds=(0, 1))
+    r2 = reproduce.rq2(size, s_values=(4.0,), p_values=(3,))
+    runs, _ = reproduce.run_grid(size, [("FIFO", "fifo", {}), ("FitGpp s=4", "fitgpp", {"s": 4.0}),
+                                        ("RAND", "rand", {})])
+    direct = reproduce.across_seeds(runs, ["policy"]).set_index("policy")
+    swept = r2.table.set_index("policy")
+    assert "sweep" in r2.datasets
+    for k in ("te_p95", "be_median", "be_p95", "change_be_p95", "preemptions_per_be"):
+        assert swept.loc["FitGpp s=4 P=3", k] == pytest.approx(direct.loc["FitGpp s=4", k])
+        assert swept.loc["RAND", k] == pytest.approx(direct.loc["RAND", k])
+    assert direct.loc["FIFO", "te_p95"] > direct.loc["FitGpp s=4", "te_p95"]   # not a trivial load
