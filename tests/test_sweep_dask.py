@@ -64,7 +64,7 @@ def test_existing_cluster_by_address_equals_serial_and_resumes(exp, serial, tmp_
             raise KeyboardInterrupt  # what Ctrl-C raises in the client
     # threads instead of processes: the same client path, without spawning workers
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
+                      dashboard_address=":0") as cluster:
         monkeypatch.setenv("FITGPP_SCHEDULER", cluster.scheduler_address)
         with pytest.raises(KeyboardInterrupt):
             run_sweep(exp, cache=tmp_path / "c", progress=interrupt)

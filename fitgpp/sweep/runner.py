@@ -150,8 +150,10 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
                              "--scheduler / FITGPP_SCHEDULER") from None
     else:
         n = workers or min(machine_workers(), len(todo))
+        # ":0": any free port for Dask's HTTP endpoint (None still tries 8787, and warns
+        # when another cluster holds it)
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=":0")
         client = Client(cluster)
     futures = []
     try:
