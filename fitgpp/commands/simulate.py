@@ -50,8 +50,12 @@ def run(args) -> int:
         raise UsageError(f"--out {args.out} is the input trace; choose another file")
     cluster = cluster_from_args(args)
     trace = read_trace(args.trace, cluster=cluster)
-    ds = simulate(trace, cluster, args.policy, tick=args.tick,
-                  sample_every=args.sample_every, **policy_params(args))
+    from tqdm import tqdm
+    # a progress bar on a terminal (tqdm turns itself off when stderr is not a TTY)
+    with tqdm(total=len(trace), unit="job", desc="simulate", disable=None, leave=False) as bar:
+        ds = simulate(trace, cluster, args.policy, tick=args.tick,
+                      sample_every=args.sample_every,
+                      progress=lambda done: bar.update(done - bar.n), **policy_params(args))
     atomic_write(args.out, lambda tmp: save(ds, tmp))
     print(format_summary(ds, summarize(ds)), file=sys.stdout)
     print(f"wrote {args.out}")
