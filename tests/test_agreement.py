@@ -1,11 +1,12 @@
 """fitgpp.simulate agrees, job by job, with the independent slow reference (tests/reference.py)."""
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import (HUGE_P, POLICIES, assert_agrees, busy_cases, random_loaded_trace,
-                      run_both, scaled, small_cases)
+from conftest import (HUGE_P, POLICIES, assert_agrees, busy_cases, jobs_frame,
+                      random_loaded_trace, run_both, scaled, small_cases)
 
 EXAMPLES = scaled(40)   # per policy; FITGPP_TEST_SCALE=8 gives 320
 N_TRACES = scaled(6)    # per policy; FITGPP_TEST_SCALE=8 gives 48
@@ -70,3 +71,37 @@ def test_loaded_traces_agree(policy):
         assert preempted_runs >= 0.6 * N_TRACES, preempted_runs
     else:
         assert preempted_runs == 0
+
+
+def test_fitgpp_size_sum_is_python_sum_in_victim_order():
+    """The node key's "sum of size(V)" is Python's sum() over V in victim order.
+
+    Two nodes of 30 CPU units, each filled by 8 BE jobs (gp 1 tick) whose sizes add up
+    to exactly 1 on paper. In floating point, summing in victim order gives 1.0 on node 0
+    and 0.9999999999999999 on node 1 (numpy's pairwise np.sum gives the opposite), so a
+    whole-node TE job must take node 1's jobs as victims.
+    """
+    a, b = (1, 1, 1, 1, 1, 2, 6, 17), (1, 3, 4, 4, 4, 4, 5, 5)
+    assert sum(x / 30 for x in a) > sum(x / 30 for x in b)  # the premise, in Python floats
+    rows = [(k, "BE", 0.0, 600.0, 0, cpu, 0, 60.0) for k, cpu in enumerate(a + b)]
+    rows.append((99, "TE", 60.0, 60.0, 0, 30, 0, None))
+    df = jobs_frame(rows)
+    cap = np.array([[1, 30, 1]] * 2)
+    ds, ref = run_both(df, cap, "fitgpp", s=4.0)
+    assert_agrees(ds, ref, 60, "size sums")
+    assert ref[99].node == 1 and [ref[k].preemptions for k in range(16)] == [0] * 8 + [1] * 8
+
+
+@pytest.mark.parametrize("te_cpu, be_cpu, cpu_cap, preempted", [
+    (3, 9, 10, 0),    # 3.0 * (3/10) = 0.8999999999999999 < 9/10: not eligible, although 9 = 3 * 3
+    (10, 30, 30, 1),  # 3.0 * (10/30) = 1.0 = 30/30: eligible (<= includes equality)
+])
+def test_fitgpp_eligibility_compares_floats(te_cpu, be_cpu, cpu_cap, preempted):
+    """FitGpp's filter is the float comparison size(v) <= s * size(te), as documented."""
+    assert (be_cpu / cpu_cap <= 3.0 * (te_cpu / cpu_cap)) == bool(preempted)  # the premise
+    df = jobs_frame([(1, "BE", 0.0, 600.0, 0, be_cpu, 0, 0.0),
+                     (2, "TE", 60.0, 60.0, 0, te_cpu, 0, None)])
+    cap = np.array([[1, cpu_cap, 1]])
+    ds, ref = run_both(df, cap, "fitgpp", s=3.0)
+    assert_agrees(ds, ref, 60, "eligibility")
+    assert ref[1].preemptions == preempted
