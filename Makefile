@@ -37,7 +37,7 @@ $(DOCS_STAMP): pyproject.toml
 	@touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	$(BIN)/python -m sphinx -W --keep-going -E -q -b html -d docs/_build/doctrees docs docs/_build/html
+	$(BIN)/python -m sphinx -W --keep-going -E -q -j auto -b html -d docs/_build/doctrees docs docs/_build/html
 	$(BIN)/python docs/check_offline.py docs/_build/html
 
 clean:
