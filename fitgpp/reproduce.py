@@ -260,7 +260,8 @@ P_VALUES = (1, 3, 10)
 
 
 def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES) -> RQResult:
-    """How does the threshold s (and the preemption limit P) trade TE responsiveness against BE?"""
+    """How does the threshold s (and the preemption limit P) trade TE responsiveness against BE?
+    The s x P grid runs through fitgpp.sweep (one Dataset; its cell cache at full size)."""
     pols = [("FIFO", "fifo", {}), ("LRTP", "lrtp", {}), ("RAND", "rand", {})]
     pols += [(f"FitGpp s={s:g} P={p}", "fitgpp", {"s": float(s), "max_preemptions": int(p)})
              for p in p_values for s in s_values]
