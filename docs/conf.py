@@ -45,6 +45,7 @@ nb_execution_raise_on_error = True   # a failing cell fails the build
 nb_execution_show_tb = True
 nb_execution_timeout = 600           # the reproduction page runs `reproduce --quick`
 nb_merge_streams = True
+nb_output_stderr = "warn"            # anything a page prints to stderr is a warning, so an error
 nb_render_markdown_format = "myst"  # Markdown outputs (tables from results.md) as MyST
 # Charts are rendered to SVG inside the kernel (vl-convert, offline); never let a
 # text/html bundle that loads vega from a CDN win over the SVG.
