@@ -105,3 +105,22 @@ def test_fitgpp_eligibility_compares_floats(te_cpu, be_cpu, cpu_cap, preempted):
     ds, ref = run_both(df, cap, "fitgpp", s=3.0)
     assert_agrees(ds, ref, 60, "eligibility")
     assert ref[1].preemptions == preempted
+
+
+def test_reserved_te_jobs_start_in_order():
+    """A reserved TE job may not start ahead of an earlier unstarted reservation on its node.
+
+    One 4-GPU node; BE X (3 GPUs, gp 3 ticks) and BE Y (1 GPU, gp 1 tick) run from tick 0.
+    At tick 1 TE A (3 GPUs) preempts both and reserves 3; TE B (1 GPU) then finds
+    projected = 4 - 0 - 3 = 1, reserves on the node with no victims. At tick 2 Y's GPU is
+    free: B fits it, but free - A's earlier reservation = 1 - 3 < 1, so B waits. At tick 4 X
+    is gone and both start. (Found by mutating the reference: without this rule B starts at
+    tick 2, which few random traces catch.)
+    """
+    df = jobs_frame([(1, "BE", 0.0, 600.0, 3, 1, 1, 180.0), (2, "BE", 0.0, 600.0, 1, 1, 1, 60.0),
+                     (3, "TE", 60.0, 120.0, 3, 1, 1, None), (4, "TE", 60.0, 120.0, 1, 1, 1, None)])
+    cap = np.array([[4, 8, 8]])
+    ds, ref = run_both(df, cap, "fitgpp", s=8.0)
+    assert_agrees(ds, ref, 60, "reservation order")
+    assert (ref[3].first_start, ref[4].first_start) == (4, 4)
+    assert (ref[1].preemptions, ref[2].preemptions) == (1, 1)
