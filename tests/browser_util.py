@@ -6,6 +6,7 @@ Nothing here is specific to one notebook; tests/test_browser.py holds the checks
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -92,6 +93,12 @@ class JupyterLab:
             d = self.home / sub
             d.mkdir(parents=True, exist_ok=True)
             env[var] = str(d)
+        # No "Would you like to receive official Jupyter news?" toast over the page, and no
+        # reaching for the network to fetch news or update checks.
+        news = self.home / "lab-settings" / "@jupyterlab" / "apputils-extension"
+        news.mkdir(parents=True, exist_ok=True)
+        (news / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
         env.pop("JUPYTER_TOKEN", None)
         env["PYTHONUNBUFFERED"] = "1"
         return env
@@ -141,7 +148,6 @@ class JupyterLab:
 
     def kernels(self) -> list[dict]:
         """The server's running kernels (GET /api/kernels)."""
-        import json
         with urllib.request.urlopen(f"{self.url}/api/kernels", timeout=10) as r:
             return json.loads(r.read())
 
@@ -152,9 +158,16 @@ class JupyterLab:
         deadline = time.monotonic() + timeout
         seen: list = []
         while time.monotonic() < deadline:
-            seen = self.kernels()
+            try:
+                seen = self.kernels()
+            except (urllib.error.URLError, OSError, ValueError) as exc:
+                # jupyter_server answers 500 to /api/kernels while a kernel is still starting
+                # (its last_activity is None): not ready yet, ask again.
+                seen = [repr(exc)]
+                time.sleep(0.25)
+                continue
             for k in seen:
-                if k.get("connections", 0) >= 1 and k.get("execution_state") == "idle":
+                if isinstance(k, dict) and k.get("connections", 0) >= 1 and k.get("execution_state") == "idle":
                     return k
             time.sleep(0.25)
         raise AssertionError(f"no idle kernel with a browser connection after {timeout:.0f} s; "

@@ -29,26 +29,37 @@ from browser_util import (CHROMIUM, CHROMIUM_ARGS, REPO, JupyterLab, artifacts_o
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "00_quickstart.ipynb"
-SLOW = 90_000        # ms: the page, a full run of the notebook, a kernel round trip (loaded CI box)
+# Generous limits (seconds) for a loaded 2-core CI box; every wait polls, none sleeps blindly.
+RUN_ALL_TIMEOUT = 150  # every cell of the notebook
+STEP_TIMEOUT = 60      # the page, a kernel round trip, an export
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 ERROR_TEXTS = ("Error", "Javascript Error", "No renderer could be found", "Failed to load",
                "Traceback")
+# Browser console lines that mean a widget or chart could not be drawn.
+CONSOLE_FATAL = ("[pageerror]", "Could not create a view", "Failed to fetch dynamically imported",
+                 "Error displaying widget", "Javascript Error", "No renderer could be found")
 S_STEPS = 3          # ArrowRight presses on the s slider
 
 # JS run in the page. Code-cell prompts read "[n]:" once run, "[*]:" while running.
 IDLE = f"{PANEL} .jp-Notebook-ExecutionIndicator[data-status='idle']"
 STARTED_JS = """panel => [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
   .some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"""
+# "done" once every code cell has a number and the kernel is idle; "stopped" when the kernel
+# is idle, nothing is queued ([*]) and some cells never ran: a cell raised and Run All stopped.
 ALL_RUN_JS = """panel => {
-  const cells = [...document.querySelectorAll(panel + ' .jp-CodeCell')];
-  if (!cells.length) return false;
-  const errs = document.querySelectorAll(panel + " [data-mime-type='application/vnd.jupyter.error']");
-  const prompts = cells.map(c => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '');
+  const prompts = [...document.querySelectorAll(panel + ' .jp-CodeCell .jp-InputArea-prompt')]
+    .map(p => p.textContent || '');
   const ind = document.querySelector(panel + ' .jp-Notebook-ExecutionIndicator');
-  const idle = !ind || ind.getAttribute('data-status') === 'idle';
-  if (errs.length && idle) return 'error';
-  return idle && prompts.every(p => /\\[\\d+\\]/.test(p)) ? prompts.join(' ') : false;
+  if (!prompts.length || !ind || ind.getAttribute('data-status') !== 'idle') return false;
+  if (prompts.every(p => /\\[\\d+\\]/.test(p))) return 'done ' + prompts.join(' ');
+  if (!prompts.some(p => p.includes('*')) && prompts.some(p => /\\[\\d+\\]/.test(p))) return 'stopped ' + prompts.join(' ');
+  return false;
 }"""
+
+# Every chart in the notebook drew into a canvas or an svg of a real size.
+CHARTS_DRAWN_JS = """panel => { const v = [...document.querySelectorAll(panel + ' .vega-embed')];
+  return v.length > 0 && v.every(e => { const g = e.querySelector('canvas, svg');
+    if (!g) return false; const r = g.getBoundingClientRect(); return r.width > 50 && r.height > 50; }); }"""
 
 # A fingerprint of what the charts in an element show: canvas pixels or SVG markup.
 CHART_PRINT_JS = """el => [...el.querySelectorAll('.vega-embed')].map(v => {
@@ -99,7 +110,7 @@ def test_quickstart_workbench_in_chromium(lab, tmp_path):
     export_dir = tmp_path / "exported"
     console: list[str] = []
     page_ref: dict = {}
-    t0 = T0[0] = time.monotonic()
+    T0[0] = time.monotonic()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
@@ -108,8 +119,8 @@ def test_quickstart_workbench_in_chromium(lab, tmp_path):
                 page_ref["page"] = page
                 page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
                 page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
-                page.set_default_timeout(SLOW)
-                _drive(page, lab, export_dir)
+                page.set_default_timeout(STEP_TIMEOUT * 1000)
+                _drive(page, lab, export_dir, console)
         finally:
             browser.close()
     _mark("browser closed")
@@ -123,15 +134,43 @@ def _mark(what: str) -> None:
     print(f"[browser test] {time.monotonic() - T0[0]:6.1f} s  {what}", flush=True)
 
 
-def _drive(page, lab, export_dir: Path):
+def _fatal_console(console: list[str]) -> list[str]:
+    return [line for line in console if any(f in line for f in CONSOLE_FATAL)]
+
+
+def _wait(page, console, what: str, js: str, arg=None, timeout: float = STEP_TIMEOUT):
+    """Poll ``js(arg)`` in the page until truthy and return its value. Give up early when the
+    console shows a widget or chart failure, else after ``timeout`` seconds; the
+    AssertionError says what was awaited."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return page.wait_for_function(js, arg=arg, timeout=max(1.0, min(2.0, left)) * 1000,
+                                          polling=200).json_value()
+        except PlaywrightTimeout:
+            bad = _fatal_console(console)
+            if bad:
+                raise AssertionError(f"while waiting for {what}, the browser console reported:\n"
+                                     + "\n".join(bad[:10])) from None
+            if left <= 2.0:
+                raise AssertionError(
+                    f"timed out after {timeout:.0f} s waiting for {what}; notebook outputs end:\n"
+                    f"{_output_text(page)[-2000:]}") from None
+
+
+def _drive(page, lab, export_dir: Path, console: list[str]):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     _mark("browser up")
     # ---- open the notebook in a fresh workspace (?reset: no tabs from earlier sessions)
     page.goto(f"{lab.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{NOTEBOOK}?reset",
               wait_until="domcontentloaded")
-    page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-CodeCell")
+    _wait(page, console, f"{NOTEBOOK} to open", "sel => !!document.querySelector(sel)",
+          f"{PANEL} .jp-Notebook .jp-CodeCell", timeout=90)
     lab.wait_kernel_connected()
-    page.wait_for_selector(IDLE)
+    _wait(page, console, "the kernel indicator to read idle", "sel => !!document.querySelector(sel)",
+          IDLE)
     _mark("notebook open, kernel idle")
 
     # ---- Run > Run All Cells (again if the click was lost), wait for every execution count
@@ -145,29 +184,24 @@ def _drive(page, lab, export_dir: Path):
             if attempt == 2:
                 raise AssertionError("Run > Run All Cells started no cell (twice)") from None
             _mark("Run All Cells started nothing; once more")
-    result = page.wait_for_function(ALL_RUN_JS, arg=PANEL, timeout=SLOW).json_value()
-    assert result != "error", f"a cell raised:\n{_output_text(page)[-3000:]}"
+    result = _wait(page, console, "Run All Cells to finish", ALL_RUN_JS, PANEL, RUN_ALL_TIMEOUT)
+    assert result.startswith("done"), \
+        f"Run All Cells stopped early ({result}); outputs:\n{_output_text(page)[-3000:]}"
     _mark(f"all cells run: {result}")
 
     # ---- widgets and charts drawn, no renderer errors
     nb = page.locator(PANEL)
     assert nb.locator(".jupyter-widgets").count() > 0, "no ipywidgets rendered"
     wb = nb.locator(".jp-CodeCell").filter(has=page.locator("button", has_text="Export figures"))
-    wb.wait_for()
+    wb.first.wait_for()
     assert wb.count() == 1, f"expected one cell with an 'Export figures' button, found {wb.count()}"
     assert wb.locator(".widget-slider").count() > 0, "the workbench shows no slider"
-    # every chart in the notebook draws into a canvas or an svg of nonzero size
-    page.wait_for_function(
-        """panel => { const v = [...document.querySelectorAll(panel + ' .vega-embed')];
-           return v.length > 0 && v.every(e => { const g = e.querySelector('canvas, svg');
-             return g && g.getBoundingClientRect().width > 50 && g.getBoundingClientRect().height > 50; }); }""",
-        arg=PANEL)
+    _wait(page, console, "every chart (.vega-embed) to draw a canvas or svg", CHARTS_DRAWN_JS, PANEL)
     assert wb.locator(".vega-embed").count() >= 1, "the workbench cell shows no chart"
     _assert_no_error_text(page, "after Run All")
-    _mark("widgets and charts drawn")
+    _mark(f"widgets and {nb.locator('.vega-embed').count()} charts drawn")
 
     summary = wb.locator(".widget-output").filter(has_text="GPU utilization")
-    summary.wait_for()
     assert summary.count() == 1, f"expected one summary output, found {summary.count()}"
     before_text = summary.inner_text()
     before_chart = wb.evaluate(CHART_PRINT_JS)
@@ -179,23 +213,23 @@ def _drive(page, lab, export_dir: Path):
     assert s_slider.count() == 1, f"expected one slider labelled 's', found {s_slider.count()}"
     readout = s_slider.locator(".widget-readout")
     s0 = float(readout.inner_text())
-    handle = s_slider.locator(".noUi-handle")
-    handle.focus()
+    s_slider.locator(".noUi-handle").focus()
     for _ in range(S_STEPS):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("([el, s0]) => parseFloat(el.textContent) > s0",
-                           arg=[readout.element_handle(), s0])
+    _wait(page, console, f"the s readout to move past {s0:g}",
+          "([el, s0]) => parseFloat(el.textContent) > s0", [readout.element_handle(), s0])
     s1 = float(readout.inner_text())
-    # the kernel reran: the summary names the new s (FitGpp s=<value>) and the chart changed
-    want = f"s={s1:g}"
-    summary.filter(has_text=want).wait_for(timeout=SLOW)
-    page.wait_for_selector(IDLE)
+    # the kernel reran: the summary names the new s ("FitGpp s=<value>") and the chart changed
+    _wait(page, console, f"the printed summary to show s={s1:g}",
+          "([el, want]) => el.innerText.includes(want)", [summary.element_handle(), f"s={s1:g}"])
+    _wait(page, console, "the kernel to go idle after moving s", "sel => !!document.querySelector(sel)",
+          IDLE)
     after_text = summary.inner_text()
     assert after_text != before_text, "the printed summary did not change when s moved"
-    page.wait_for_function(
-        f"([el, before]) => {{ const now = ({CHART_PRINT_JS})(el);"
-        " return now.length === before.length && now.some((x, i) => x !== before[i]); }",
-        arg=[wb.element_handle(), before_chart])
+    _wait(page, console, f"the workbench chart to change after s {s0:g} -> {s1:g}",
+          f"([el, before]) => {{ const now = ({CHART_PRINT_JS})(el);"
+          " return now.length === before.length && now.some((x, i) => x !== before[i]); }",
+          [wb.element_handle(), before_chart])
     _mark(f"s moved {s0:g} -> {s1:g}; summary and chart changed")
     _assert_no_error_text(page, f"after moving s from {s0:g} to {s1:g}")
 
@@ -205,14 +239,14 @@ def _drive(page, lab, export_dir: Path):
     box.locator("input").press("Enter")
     t_click = time.time()
     wb.locator("button", has_text="Export figures").click()
-    wrote = wb.locator(".widget-output").filter(has_text=re.compile(r"wrote .*\.png"))
-    wrote.first.wait_for(timeout=SLOW)
-    page.wait_for_selector(IDLE)
-    printed = re.findall(r"wrote (\S+\.png)", wrote.first.inner_text())
+    printed_js = """el => { const m = [...el.innerText.matchAll(/wrote (\\S+\\.png)/g)].map(x => x[1]);
+                            return m.length ? m : false; }"""
+    printed = _wait(page, console, "Export figures to print the PNG paths it wrote", printed_js,
+                    wb.element_handle())
     pngs = sorted(export_dir.glob("*.png"))
     assert pngs, f"Export figures wrote no PNG into {export_dir} (printed: {printed})"
     assert sorted(map(str, pngs)) == sorted(printed), \
-        f"printed paths {printed} differ from the PNGs found {pngs}"
+        f"printed paths {printed} differ from the PNGs found in {export_dir}: {pngs}"
     for p in pngs:
         st = p.stat()
         assert st.st_size > 1000, f"{p} has only {st.st_size} bytes"
@@ -222,4 +256,5 @@ def _drive(page, lab, export_dir: Path):
     assert f"s{s1:g}" in " ".join(p.name for p in pngs), \
         f"exported files do not carry the current s={s1:g}: {[p.name for p in pngs]}"
     _assert_no_error_text(page, "after Export figures")
-    _mark(f"exported {len(pngs)} PNG files")
+    _mark(f"exported {len(pngs)} PNG files; {len(console)} console lines, "
+          f"{sum('[error]' in c for c in console)} errors")
