@@ -34,7 +34,7 @@ class Engine:
     so the queue order of SPEC is plain index order."""
 
     def __init__(self, jobs: dict[str, np.ndarray], capacity: np.ndarray, policy,
-                 *, check: bool = False):
+                 *, check: bool = False, segments: bool = False):
         order = np.lexsort((jobs["job_id"], jobs["submit"]))
         self.order = order  # position -> row of the input
         col = {k: np.asarray(v)[order] for k, v in jobs.items()}
@@ -95,6 +95,9 @@ class Engine:
         #: per node, running BE jobs as sorted ``(victim_key, index)``; None if the policy needs none
         self.running_be = [[] for _ in range(self.n_nodes)] if self._victim_key else None
         self.check = check
+        #: with ``segments=True``: ``(i, node, kind, start, end)`` per closed interval, kind 0 =
+        #: running, 1 = grace period after a preemption signal (ticks)
+        self.segments: list[tuple[int, int, int, int, int]] | None = [] if segments else None
         # time series: one row per visited tick, state after the schedule step
         self.trace_t: list[int] = []
         self.trace_vals: list[tuple[int, int, int, int, int, int]] = []
@@ -166,6 +169,9 @@ class Engine:
         self.stop_gpu += self.dg[i]
         gp = self.gp[i]
         self.stop_ticks[i] += gp
+        if self.segments is not None:
+            self.segments.append((i, n, 0, self.started_at[i], t))
+            self.segments.append((i, n, 1, t, t + gp))
         if gp == 0:
             self._release(i)
         else:
@@ -207,6 +213,8 @@ class Engine:
                 del lst[bisect_left(lst, (self._victim_key(self, i), i))]
             self.state[i] = DONE
             self.finish[i] = t
+            if self.segments is not None:
+                self.segments.append((i, n, 0, self.started_at[i], t))
             self.run_ticks[i] += t - self.started_at[i]
             self.rem[i] = 0
 

@@ -314,48 +314,20 @@ def utilization(ds, *, max_points: int = 600) -> alt.Chart:
 
 # ------------------------------------------------------------------ per-node timeline
 def segments(trace, cluster, policy="fitgpp", *, tick: float = 60, **params) -> pd.DataFrame:
-    """Exact run and grace-period intervals of every job, by re-running the engine with
-    its ``start``/``preempt`` actions observed (the engine itself is not changed).
+    """Exact run and grace-period intervals of every job (``simulate(..., segments=True)``).
 
     Returns rows ``job, cls, node, kind ('run'|'grace'), start, end`` in seconds.
     Meant for small runs (a few hundred jobs) drawn by :func:`node_timeline`.
     """
-    from .engine import Engine
-    from .policies import make_policy
-    from .simulate import to_ticks
-    from .trace import read_trace
-    pol = make_policy(policy, **params) if isinstance(policy, str) else policy
-    tr = read_trace(trace, cluster=cluster)
-    cols = to_ticks(tr.jobs, tick)
-    eng = Engine(cols, cluster.capacity, pol)
-    events: list[tuple[str, int, int, int]] = []
-    start, preempt = eng.start, eng.preempt
-
-    def on_start(i, n, t):
-        events.append(("start", i, n, t))
-        start(i, n, t)
-
-    def on_preempt(i, t):
-        events.append(("preempt", i, eng.node[i], t))
-        preempt(i, t)
-
-    eng.start, eng.preempt = on_start, on_preempt
-    eng.run()
-    rows, open_run = [], {}
-    for kind, i, n, t in events:
-        if kind == "start":
-            open_run[i] = (n, t)
-        else:
-            n0, t0 = open_run.pop(i)
-            rows.append((i, n0, "run", t0, t))
-            rows.append((i, n0, "grace", t, t + eng.gp[i]))
-    for i, (n, t0) in open_run.items():
-        rows.append((i, n, "run", t0, eng.finish[i]))
-    df = pd.DataFrame(rows, columns=["i", "node", "kind", "start", "end"])
-    df["job"] = np.asarray(eng.job_id)[df["i"]]
-    df["cls"] = np.where(np.asarray(eng.te)[df["i"]], "TE", "BE")
-    df[["start", "end"]] = df[["start", "end"]] * float(tick)
-    return df.drop(columns="i")[["job", "cls", "node", "kind", "start", "end"]]
+    from .simulate import simulate
+    ds = simulate(trace, cluster, policy, tick=tick, segments=True, **params)
+    df = pd.DataFrame({
+        "job": ds["segment_job"].to_numpy(), "node": ds["segment_node"].to_numpy(),
+        "kind": ds["segment_kind"].to_numpy().astype(str),
+        "start": ds["segment_start"].to_numpy().astype(float),
+        "end": ds["segment_end"].to_numpy().astype(float)})
+    df["cls"] = ds["cls"].sel(job=df["job"].to_numpy()).to_numpy().astype(str)
+    return df[["job", "cls", "node", "kind", "start", "end"]]
 
 
 def node_timeline(seg: pd.DataFrame, *, nodes=None, title: str | None = None) -> alt.Chart:

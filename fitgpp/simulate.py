@@ -72,8 +72,8 @@ def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
 
 
 def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
-             sample_every: float | None = None, jump: bool = True, check: bool = False,
-             progress=None, **policy_params) -> xr.Dataset:
+             sample_every: float | None = None, segments: bool = False, jump: bool = True,
+             check: bool = False, progress=None, **policy_params) -> xr.Dataset:
     """Simulate ``trace`` on ``cluster`` under ``policy`` (SPEC.md, tick by tick).
 
     ``trace``: a :class:`Trace`, a DataFrame in the trace schema, or a CSV path.
@@ -81,7 +81,9 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     ``fitgpp``, ``lrtp``, ``rand``) with ``policy_params`` (``s``,
     ``max_preemptions``, ``seed``). ``tick`` is in seconds. ``sample_every``
     (seconds, a multiple of ``tick``) sets the time-series step; by default at
-    most ``MAX_SAMPLES`` samples cover the run. ``jump=False`` steps every tick
+    most ``MAX_SAMPLES`` samples cover the run. ``segments=True`` adds every
+    run and grace-period interval on a ``segment`` dimension (for timelines of
+    small runs). ``jump=False`` steps every tick
     and ``check=True`` asserts the ledger every visited tick (both for tests).
     ``progress(jobs_done)`` is called periodically on long runs.
     """
@@ -109,9 +111,27 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
 
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
-    eng = Engine(cols, cluster.capacity, policy, check=check)
+    eng = Engine(cols, cluster.capacity, policy, check=check, segments=segments)
     eng.run(jump=jump, progress=progress)
-    return _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
+    ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
+    if segments:
+        ds = ds.merge(_segments(eng, tick))
+    return ds
+
+
+def _segments(eng, tick) -> xr.Dataset:
+    seg = np.asarray(eng.segments, dtype=np.int64).reshape(-1, 5)
+    ids = np.asarray(eng.job_id, dtype=np.int64)
+    kind = np.array(["run", "grace"])[seg[:, 2]]
+    spec = {
+        "segment_job": (ids[seg[:, 0]], "1", "job_id of the interval"),
+        "segment_node": (seg[:, 1], "1", "node the job held"),
+        "segment_kind": (kind, "", "run (making progress) or grace (stopping after a preemption signal)"),
+        "segment_start": (seg[:, 3] * tick, "s", "interval start"),
+        "segment_end": (seg[:, 4] * tick, "s", "interval end (exclusive)"),
+    }
+    return xr.Dataset({k: ("segment", v, {"units": u, "description": d})
+                       for k, (v, u, d) in spec.items()})
 
 
 def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.Dataset:

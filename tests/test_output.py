@@ -208,3 +208,27 @@ def test_summarize_matches_numpy(csv_path, policy):
         assert table.loc[c, "preemptions"] == ds.preemptions.values[ds.cls.values == c].sum()
     assert table.loc["TE", "preemptions"] == 0
     assert (ds.slowdown >= 1).all()
+
+
+def test_segments_partition_each_jobs_time_in_the_system():
+    """segments=True: run intervals sum to work and end at finish; one grace interval per
+    preemption, lasting stopped/preemptions on average; nothing else in the Dataset changes."""
+    import numpy as np
+    from fitgpp.workload import load_model, synthesize
+    cl = fitgpp.Cluster.homogeneous(4, gpu=8)
+    tr = synthesize(load_model("paper-default"), n_jobs=300, seed=1, load=1.2, cluster=cl)
+    plain = fitgpp.simulate(tr, cl, "fitgpp", s=8.0)
+    ds = fitgpp.simulate(tr, cl, "fitgpp", s=8.0, segments=True)
+    xr.testing.assert_identical(ds.drop_dims("segment"), plain)
+    kind = ds["segment_kind"].to_numpy()
+    job = ds["segment_job"].to_numpy()
+    length = (ds["segment_end"] - ds["segment_start"]).to_numpy()
+    assert (length[kind == "run"] > 0).all() and (length >= 0).all()
+    run_total = pd.Series(length[kind == "run"]).groupby(job[kind == "run"]).sum()
+    np.testing.assert_array_equal(run_total.reindex(ds["job"].to_numpy()), ds["work"].to_numpy())
+    grace = pd.Series(length[kind == "grace"]).groupby(job[kind == "grace"])
+    assert int((kind == "grace").sum()) == int(ds["preemptions"].sum()) > 0
+    np.testing.assert_array_equal(grace.sum().reindex(ds["job"].to_numpy(), fill_value=0),
+                                  ds["stopped"].to_numpy())
+    last = pd.Series(ds["segment_end"].to_numpy()[kind == "run"]).groupby(job[kind == "run"]).max()
+    np.testing.assert_array_equal(last.reindex(ds["job"].to_numpy()), ds["finish"].to_numpy())
