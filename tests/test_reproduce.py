@@ -81,3 +81,16 @@ def test_rq2_through_fitgpp_sweep_agrees_with_direct_runs():
         assert swept.loc["FitGpp s=4 P=3", k] == pytest.approx(direct.loc["FitGpp s=4", k])
         assert swept.loc["RAND", k] == pytest.approx(direct.loc["RAND", k])
     assert direct.loc["FIFO", "te_p95"] > direct.loc["FitGpp s=4", "te_p95"]   # not a trivial load
+
+
+def test_cli_names_every_research_question_without_importing_altair():
+    import subprocess
+    import sys
+
+    from fitgpp.commands.reproduce import RQ_NAMES
+    from fitgpp.reproduce import RQS
+    assert tuple(RQS) == RQ_NAMES
+    code = ("import sys; from fitgpp.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('altair', 'fitgpp.plots', 'distributed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
