@@ -8,13 +8,19 @@ STAMP  := $(VENV)/.fitgpp-installed
 # JupyterLab refuses to run as root without --allow-root; a normal user needs no flag.
 ROOTFLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 PORT   ?= 8888
+comma  := ,
 
 .PHONY: lab test bench docs clean
 
-$(STAMP): pyproject.toml
+# $(call install,EXTRAS): create the venv if missing and install fitgpp editable with EXTRAS
+define install
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -e ".[$(1)]"
+endef
+
+$(STAMP): pyproject.toml
+	$(call install,dev)
 	@touch $(STAMP)
 
 lab: $(STAMP)
@@ -31,9 +37,7 @@ bench: $(STAMP)
 # from the network.
 DOCS_STAMP := $(VENV)/.fitgpp-docs-installed
 $(DOCS_STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev,docs]"
+	$(call install,dev$(comma)docs)
 	@touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)

@@ -10,14 +10,22 @@ from pathlib import Path
 from ..cluster import Cluster, ClusterError
 
 
-def positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
+def int_at_least(minimum: int):
+    """An argparse ``type`` accepting integers >= ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer >= {minimum}, got {text!r}") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {v}")
+        return v
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
+positive_int = int_at_least(1)
 
 
 def add_cluster_args(p: argparse.ArgumentParser, required: bool = True) -> None:

@@ -5,17 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import atomic_write, check_out_path
+from .common import atomic_write, check_out_path, int_at_least
 
 
-def _workers(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {v}")
-    return v
+_workers = int_at_least(0)
 
 
 def add_parser(sub) -> None:
