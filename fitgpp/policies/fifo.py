@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..engine import WAITING
 from .base import first_fit
 
 
@@ -23,11 +24,18 @@ class Fifo:
         pass
 
     def schedule(self, eng, t: int) -> None:
-        te, be = eng.waiting_te, eng.waiting_be
-        while te or be:
-            # TE jobs never requeue, so the first key of waiting_te is the TE head.
-            i = min(next(iter(te)), be[0]) if te and be else (next(iter(te)) if te else be[0])
+        # Jobs start strictly in index order, which is (submit, job_id) order, so the head
+        # of the queue is the first index not yet started (if it has arrived).
+        memo = eng.scratch
+        i = memo.get("fifo_head", 0)
+        state = eng.state
+        while i < eng.n and state[i] == WAITING:
+            if memo.get("fifo_blocked") == (i, eng.epoch):
+                break  # same head, nothing finished since it last failed
             n = first_fit(eng, i, reserved=False)
             if n < 0:
-                return
+                memo["fifo_blocked"] = (i, eng.epoch)
+                break
             eng.start(i, n, t)
+            i += 1
+        memo["fifo_head"] = i
