@@ -91,7 +91,7 @@ def commands(block: Block) -> list[list[str]]:
     return cmds
 
 
-PAGES = sorted(p for p in DOCS.glob("*.md") if p.name != "README.md")
+PAGES = sorted(p for p in DOCS.glob("*.md") if p.name != "README.md") + [ROOT / "README.md"]
 
 
 def _link(name: str, src: Path, why: str):
@@ -115,6 +115,8 @@ def _my_sweep(tmp: Path) -> None:
 FIXTURES = {
     "workloads.md": [_link("TRACE.csv", ALIBABA, "workloads.md's `fitgpp fit TRACE.csv` example")],
     "experiments.md": [_copy_examples, _my_sweep],
+    "README.md": [_link("TRACE.csv", ALIBABA, "README.md's `fitgpp fit TRACE.csv` example"),
+                  _copy_examples],
 }
 
 
