@@ -96,3 +96,16 @@ def test_cli_names_every_research_question_without_importing_altair():
             "print(sorted(m for m in ('altair', 'fitgpp.plots', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_rq2_on_wide_te_jobs_shows_the_trade_off_the_default_workload_lacks():
+    """With TE jobs of 4-8 GPUs, larger s lowers TE p95 and raises BE p95 (the paper's
+    direction); on paper-default TE p95 stays at its floor whatever s."""
+    size = reproduce.Size(n_jobs=600, seeds=(0, 1))
+    wide = reproduce.rq2(size, s_values=(0.5, 4.0), p_values=(3,), model="paper-wide-te")
+    fit = wide.table[wide.table["family"] == "FitGpp"].set_index("s")
+    assert fit.loc[4.0, "te_p95"] < fit.loc[0.5, "te_p95"]
+    assert fit.loc[4.0, "be_p95"] > fit.loc[0.5, "be_p95"]
+    assert wide.key == "rq2w" and "Agrees with the paper" in wide.finding
+    base = reproduce.rq2(size, s_values=(0.5, 4.0), p_values=(3,))
+    assert base.key == "rq2" and "flat in s" in base.finding

@@ -12,7 +12,7 @@ from fitgpp.workload import (WorkloadModel, WorkloadModelError, fit_best, list_m
                              load_model, models_dir, paper_default)
 from fitgpp.workload.dists import FitError
 
-SHIPPED = ("paper-default", "alibaba-gpu-v2023", "alibaba-gpu-v2023-observed",
+SHIPPED = ("paper-default", "paper-wide-te", "alibaba-gpu-v2023", "alibaba-gpu-v2023-observed",
            "philly-chronus-mix1")
 
 
@@ -34,7 +34,7 @@ def test_shipped_models_are_listed_load_and_carry_provenance():
         assert m.path == str(models_dir() / f"{name}.json")
         prov = m.provenance
         assert "fitgpp_version" in prov
-        if name != "paper-default":
+        if not name.startswith("paper-"):  # the paper-* models are hand-written, not fitted
             src = prov["source"]
             assert len(src["sha256"]) == 64 and src["file"].endswith(".csv")
             assert src["options"] and src["mapping"] and src["report"]["rows_in"] > 0
@@ -48,6 +48,15 @@ def test_shipped_models_are_listed_load_and_carry_provenance():
 
 def test_shipped_paper_default_is_the_code():
     assert load_model("paper-default") == paper_default()
+
+
+def test_shipped_paper_wide_te_differs_from_default_only_in_te_demands():
+    from fitgpp.workload import paper_wide_te
+    wide, base = load_model("paper-wide-te"), paper_default()
+    assert wide == paper_wide_te()
+    assert wide.classes["BE"] == base.classes["BE"] and wide.te_share == base.te_share
+    assert wide.classes["TE"].gpu.values == (4, 8)
+    assert wide.classes["TE"].run_time == base.classes["TE"].run_time
 
 
 def test_paper_default_premise():

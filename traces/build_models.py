@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from fitgpp.workload import (WorkloadModel, fit, from_alibaba_v2023, from_philly_chronus,
-                             paper_default)
+                             paper_default, paper_wide_te)
 from fitgpp.workload.model import from_dict
 
 HERE = Path(__file__).resolve().parent
@@ -39,7 +39,7 @@ def _relative(model: WorkloadModel, traces: Path, cite: str) -> WorkloadModel:
 
 def build(traces: Path) -> list[WorkloadModel]:
     ali = traces / "alibaba-gpu-v2023" / "openb_pod_list_default.csv"
-    models = [paper_default()]
+    models = [paper_default(), paper_wide_te()]
     tr, _ = from_alibaba_v2023(ali, runtimes="philly")
     models.append(_relative(fit(tr, name="alibaba-gpu-v2023", description=(
         "Alibaba GPU v2023 default pod list: arrivals, LS->TE / BE->BE labels, GPU/CPU/memory "

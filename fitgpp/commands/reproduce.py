@@ -7,7 +7,7 @@ import time
 
 #: the research questions of fitgpp.reproduce.RQS, named here so that building the
 #: parser does not import altair (tests/test_reproduce.py checks the two agree)
-RQ_NAMES = ("rq1", "rq2", "rq3", "rq4", "rq5")
+RQ_NAMES = ("rq1", "rq2", "rq2w", "rq3", "rq4", "rq5")
 
 
 def add_parser(sub) -> None:

@@ -12,12 +12,12 @@ from .dists import FAMILIES, Categorical, Dist, FitError, fit_best
 from .fit import fit
 from .model import (DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError, list_models,
                     load_model, models_dir)
-from .paper import paper_default
+from .paper import paper_default, paper_wide_te
 from .synth import STREAMS, SynthesisError, from_recipe, offered_load, synthesize
 
 __all__ = [
     "AdapterReport", "Categorical", "ClassModel", "DEFAULT_GRACE", "Dist", "FAMILIES",
     "FitError", "STREAMS", "SynthesisError", "WorkloadModel", "WorkloadModelError", "fit",
     "fit_best", "from_alibaba_v2023", "from_philly_chronus", "from_recipe", "list_models",
-    "load_model", "models_dir", "offered_load", "paper_default", "read_format", "synthesize",
+    "load_model", "models_dir", "offered_load", "paper_default", "paper_wide_te", "read_format", "synthesize",
 ]

@@ -17,9 +17,15 @@ made so that on :data:`fitgpp.DEFAULT_CLUSTER` (16 nodes x 8 GPUs, 96000 mCPU, 7
 - TE share 0.3 of jobs (by count TE dominates neither queue; by GPU time it is ~1 %).
 - Arrival rate: 14 jobs/h in total, which offers a GPU load of about 0.9 on the default
   cluster; flat over the day (no profile). Use ``load=`` to set the load exactly.
+
+``paper-wide-te`` is the same but for TE jobs of 4 or 8 GPUs (half each): a TE job then
+rarely finds room left by fragmentation, so it must preempt, and the threshold ``s``
+(which BE jobs are small enough to be victims) has something to trade (RQ2).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from ..simulate import __version__
 from .dists import Categorical, Dist
@@ -51,3 +57,18 @@ def paper_default() -> WorkloadModel:
                          "TE: minutes on 1-2 GPUs; BE: hours with a heavy tail on 1-8 GPUs; "
                          "grace periods of seconds to minutes; TE share 0.3 (OpML '19 spirit)",
                          prov)
+
+
+def paper_wide_te() -> WorkloadModel:
+    """``paper-default`` with TE jobs of 4 or 8 GPUs (50 % each); everything else unchanged."""
+    base = paper_default()
+    te = dataclasses.replace(base.classes["TE"], gpu=Categorical((4, 8), (0.5, 0.5)),
+                             cpu_mem=_cpu_mem((4, 8)))
+    prov = {**base.provenance, "source": {
+        "kind": "hand-written",
+        "how": "fitgpp.workload.paper.paper_wide_te(): paper-default with TE jobs of 4 or 8 "
+               "GPUs, so that TE jobs must preempt (RQ2's trade-off in s)"}}
+    return dataclasses.replace(base, name="paper-wide-te", classes={**base.classes, "TE": te},
+                               description="paper-default with TE jobs of 4 or 8 GPUs (50/50): "
+                                           "TE jobs rarely find room without preempting",
+                               provenance=prov)
