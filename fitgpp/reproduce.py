@@ -29,7 +29,7 @@ from scipy import stats as sps
 from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .simulate import __version__, simulate
+from .simulate import __version__, simulate, summarize
 
 #: The paper's headline (synthetic workload, FitGpp s=4 against FIFO), in percent.
 PAPER = {"te_p95": -96.6, "be_median": 18.0, "be_p95": 23.9}
@@ -86,14 +86,12 @@ def workload(size: Size, seed: int, **knobs):
 
 
 def _metrics(ds) -> dict:
-    cls = ds["cls"].to_numpy()
-    sd = ds["slowdown"].to_numpy()
-    te, be = sd[cls == "TE"], sd[cls == "BE"]
-    pre = ds["preemptions"].to_numpy()[cls == "BE"]
-    q = lambda x, p: float(np.percentile(x, p)) if len(x) else math.nan  # noqa: E731
-    return {"te_median": q(te, 50), "te_p95": q(te, 95), "be_median": q(be, 50),
-            "be_p95": q(be, 95), "preemptions_per_be": float(pre.mean()) if len(pre) else 0.0,
-            "gpu_util": float(ds.attrs["gpu_util_mean"])}
+    t = summarize(ds)
+    m = {"te_median": t.loc["TE", "slowdown_median"], "te_p95": t.loc["TE", "slowdown_p95"],
+         "be_median": t.loc["BE", "slowdown_median"], "be_p95": t.loc["BE", "slowdown_p95"],
+         "preemptions_per_be": t.loc["BE", "preemptions_per_job"],
+         "gpu_util": ds.attrs["gpu_util_mean"]}
+    return {k: float(v) for k, v in m.items()}
 
 
 POLICY_SETS = {

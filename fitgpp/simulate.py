@@ -244,18 +244,29 @@ def _sample(eng, t_end, sample_ticks):
 
 def summarize(ds: xr.Dataset) -> pd.DataFrame:
     """Per class: jobs, median and p95 slowdown, total and per-job preemptions."""
+    cls = ds["cls"].to_numpy()
+    slowdown, preemptions = ds["slowdown"].to_numpy(), ds["preemptions"].to_numpy()
     rows = []
     for c in ("TE", "BE"):
-        sel = ds["cls"] == c
-        sd = ds["slowdown"].where(sel, drop=True).to_numpy()
-        pre = ds["preemptions"].where(sel, drop=True).to_numpy()
+        sel = cls == c
+        sd, n = slowdown[sel], int(sel.sum())
         rows.append({
-            "class": c, "jobs": int(sel.sum()),
-            "slowdown_median": float(np.median(sd)) if len(sd) else math.nan,
-            "slowdown_p95": float(np.percentile(sd, 95)) if len(sd) else math.nan,
-            "preemptions": int(pre.sum()),
+            "class": c, "jobs": n,
+            "slowdown_median": float(np.median(sd)) if n else math.nan,
+            "slowdown_p95": float(np.percentile(sd, 95)) if n else math.nan,
+            "preemptions": int(preemptions[sel].sum()),
+            "preemptions_per_job": float(preemptions[sel].sum() / n) if n else 0.0,
         })
     return pd.DataFrame(rows).set_index("class")
+
+
+def format_table(table: pd.DataFrame) -> list[str]:
+    """The lines of a :func:`summarize` table as the CLI and the widgets print it."""
+    lines = [f"{'class':<6}{'jobs':>8}{'median slowdown':>18}{'p95 slowdown':>15}{'preemptions':>13}"]
+    for cls, row in table.iterrows():
+        lines.append(f"{cls:<6}{int(row['jobs']):>8d}{row['slowdown_median']:>18.3f}"
+                     f"{row['slowdown_p95']:>15.3f}{int(row['preemptions']):>13d}")
+    return lines
 
 
 def save(ds: xr.Dataset, path: str | os.PathLike) -> None:

@@ -24,7 +24,7 @@ import ipywidgets as W
 from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .simulate import simulate, summarize
+from .simulate import format_table, simulate, summarize
 
 POLICY_CHOICES = {"FitGpp": "fitgpp", "FIFO": "fifo", "PRIO": "prio", "LRTP": "lrtp",
                   "RAND": "rand"}
@@ -88,10 +88,7 @@ def summary_text(ds, baseline=None) -> str:
     t = summarize(ds)
     lines = [f"{plots.policy_label(ds)}  {ds.attrs['policy_params']}  on {ds.attrs['cluster_description']}",
              f"workload: {ds.attrs['workbench']}",
-             f"{'class':<6}{'jobs':>6}{'median':>10}{'p95':>10}{'preemptions':>13}"]
-    for c, r in t.iterrows():
-        lines.append(f"{c:<6}{int(r['jobs']):>6}{r['slowdown_median']:>10.3f}{r['slowdown_p95']:>10.3f}"
-                     f"{int(r['preemptions']):>13}")
+             *format_table(t)]
     if baseline is not None and ds.attrs["policy"] != "fifo":
         b = summarize(baseline)
         ch = lambda c, k: 100 * (t.loc[c, k] / b.loc[c, k] - 1)  # noqa: E731

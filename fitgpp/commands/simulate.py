@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ..policies import POLICIES
+from ..simulate import format_table
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
                      one_line_errors, positive_int)
 
@@ -65,10 +66,6 @@ def run(args) -> int:
 def format_summary(ds, table) -> str:
     lines = [f"policy {ds.attrs['policy']} {ds.attrs['policy_params']} on "
              f"{ds.attrs['cluster_description']}, tick {ds.attrs['tick']:g} s"]
-    lines.append(f"{'class':<6}{'jobs':>8}{'median slowdown':>18}{'p95 slowdown':>15}"
-                 f"{'preemptions':>13}")
-    for cls, row in table.iterrows():
-        lines.append(f"{cls:<6}{int(row['jobs']):>8d}{row['slowdown_median']:>18.3f}"
-                     f"{row['slowdown_p95']:>15.3f}{int(row['preemptions']):>13d}")
+    lines += format_table(table)
     lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f}")
     return "\n".join(lines)
