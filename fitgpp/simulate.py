@@ -32,17 +32,21 @@ _JOB_VARS = {  # name: (units, description)
     "submit": ("s", "submission tick x tick: floor(submit_time / tick) * tick"),
     "duration": ("s", "run time when uninterrupted, as given in the trace"),
     "work": ("s", "work in ticks x tick: max(1, ceil(duration / tick)) * tick"),
-    "gpu": ("GPU", "GPUs demanded"),
+    "gpu": ("GPU", "GPUs demanded per task"),
+    "tasks": ("1", "tasks of a multi-node job (gang), each on its own node; 1 for an ordinary job"),
     "cpu_milli": ("millicore", "CPU demanded"),
     "mem_mib": ("MiB", "memory demanded"),
     "grace_period": ("s", "grace period as given (0 for TE)"),
+    "restart_overhead": ("s", "checkpoint reload time at each restart after a preemption, as given"),
     "first_start": ("s", "first time the job started"),
     "finish": ("s", "time the job finished"),
     "slowdown": ("1", "(finish - submit) / work, in ticks"),
-    "wait": ("s", "time spent waiting in a queue: finish - submit - work - stopped"),
+    "wait": ("s", "time spent waiting in a queue: finish - submit - work - reload - stopped"),
     "stopped": ("s", "time spent in grace periods after preemption signals"),
+    "reload": ("s", "time spent running but reloading a checkpoint after preemptions "
+                    "(lost reloads included)"),
     "preemptions": ("1", "times the job was preempted"),
-    "node": ("1", "node the job finished on"),
+    "node": ("1", "node the job finished on (a gang: the lowest of its nodes)"),
 }
 _TIME_VARS = {
     "gpu_util": ("1", "mean fraction of the cluster's GPUs held by running jobs"),
@@ -68,6 +72,10 @@ def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
         "submit": np.floor(jobs["submit_time"].to_numpy(float) / tick).astype(np.int64),
         "work": np.maximum(1, np.ceil(jobs["duration"].to_numpy(float) / tick)).astype(np.int64),
         "gp": np.ceil(jobs["grace_period"].to_numpy(float) / tick).astype(np.int64),
+        "tasks": (jobs["tasks"].to_numpy(np.int64) if "tasks" in jobs
+                  else np.ones(len(jobs), dtype=np.int64)),
+        "ro": (np.ceil(jobs["restart_overhead"].to_numpy(float) / tick).astype(np.int64)
+               if "restart_overhead" in jobs else np.zeros(len(jobs), dtype=np.int64)),
     }
 
 
@@ -145,6 +153,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     submit = cols["submit"][order]
     work = cols["work"][order]
     stopped = np.asarray(eng.stop_ticks, dtype=np.int64)
+    reload = np.asarray(eng.reload_ticks, dtype=np.int64)
     data = {
         "cls": j["cls"].to_numpy().astype("U2"),
         "submit_time": j["submit_time"].to_numpy(float),
@@ -152,14 +161,18 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "duration": j["duration"].to_numpy(float),
         "work": work * tick,
         "gpu": j["gpu"].to_numpy(np.int64),
+        "tasks": cols["tasks"][order],
         "cpu_milli": j["cpu_milli"].to_numpy(np.int64),
         "mem_mib": j["mem_mib"].to_numpy(np.int64),
         "grace_period": j["grace_period"].to_numpy(float),
+        "restart_overhead": (j["restart_overhead"].to_numpy(float) if "restart_overhead" in j
+                             else np.zeros(n)),
         "first_start": first * tick,
         "finish": fin * tick,
         "slowdown": (fin - submit) / work,
-        "wait": (fin - submit - work - stopped) * tick,
+        "wait": (fin - submit - work - reload - stopped) * tick,
         "stopped": stopped * tick,
+        "reload": reload * tick,
         "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
         "node": np.asarray(eng.node, dtype=np.int64),
     }
