@@ -8,7 +8,7 @@ import sys
 from .common import atomic_write, check_out_path, int_at_least
 
 
-_workers = int_at_least(0)
+_workers = int_at_least(0, 1024)
 
 
 def add_parser(sub) -> None:
