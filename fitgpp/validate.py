@@ -78,17 +78,17 @@ def read_regular(path, what: str, error=FitgppError, limit: int | None = MAX_CON
     except FileNotFoundError:
         raise error(f"{p}: no such file ({what})") from None
     except IsADirectoryError:
-        raise error(f"{p}: is a directory, not a {what} file") from None
+        raise error(f"{p}: is a directory, not a regular file ({what})") from None
     except OSError as exc:
         raise error(f"{p}: cannot read ({exc.strerror or exc}; {what})") from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
-            raise error(f"{p}: is a directory, not a {what} file")
+            raise error(f"{p}: is a directory, not a regular file ({what})")
         if not stat.S_ISREG(st.st_mode):
-            raise error(f"{p}: not a regular file (a FIFO, device or socket); give a {what} file")
+            raise error(f"{p}: not a regular file but a FIFO, device or socket ({what})")
         if limit is not None and st.st_size > limit:
-            raise error(f"{p}: {st.st_size} bytes; a {what} file may be at most {limit} bytes")
+            raise error(f"{p}: {st.st_size} bytes, more than the {limit} bytes allowed ({what})")
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read() if limit is None else f.read(limit + 1)
     except OSError as exc:
@@ -96,7 +96,7 @@ def read_regular(path, what: str, error=FitgppError, limit: int | None = MAX_CON
     finally:
         os.close(fd)
     if limit is not None and len(data) > limit:
-        raise error(f"{p}: more than {limit} bytes; a {what} file may be at most {limit} bytes")
+        raise error(f"{p}: more than the {limit} bytes allowed ({what})")
     return data
 
 
