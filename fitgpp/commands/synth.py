@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
                      int_at_least, number_in, seed_int)
@@ -62,7 +63,7 @@ def run(args) -> int:
                          f"(job ids {shown}, column '{exc.column}': {exc.problem})") from None
     atomic_write(args.out, lambda tmp: write_trace(trace, tmp))
     recipe = args.out + ".source.json"
-    atomic_write(recipe, lambda tmp: open(tmp, "w").write(
+    atomic_write(recipe, lambda tmp: Path(tmp).write_text(
         json.dumps(trace.source, indent=1, sort_keys=True) + "\n"))
     n_te = int((trace.jobs["cls"] == "TE").sum())
     load = trace.source["offered_load"]
