@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from ..workload.adapters import FORMATS
 from .common import atomic_write, check_out_path
+
+#: fitgpp.workload.adapters.FORMATS, named here so that building the parser does not import
+#: scipy (tests/test_workload_cli.py checks the two agree)
+FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
 
 
 def add_parser(sub) -> None:
