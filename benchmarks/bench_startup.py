@@ -2,7 +2,8 @@
 
 Each case runs as a fresh process (``python -m fitgpp ...`` or ``python -c ...``) in a
 temporary directory, ``--repeat`` times after one warm-up run (which fills the OS file cache
-and writes bytecode); the median and the spread of wall times are printed. Then one run of
+and writes bytecode); the median and the spread of wall times are printed, and the median
+CPU time (user + system) of the process, which a busy machine inflates much less. Then one run of
 the 10-job ``simulate`` under ``python -X importtime`` lists the imports that cost most:
 the top-level ones (cumulative, what a command pays for each package it imports) and the
 modules with the most time of their own.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -37,11 +39,15 @@ CASES = {
 }
 
 
-def wall(args: list[str], cwd: Path) -> float:
+def timed(args: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall s, CPU s) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run([sys.executable, *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def importtime(args: list[str], cwd: Path) -> list[tuple[int, int, int, str]]:
@@ -68,21 +74,22 @@ def main(argv=None) -> int:
                        stdout=subprocess.DEVNULL)
         print(f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f} "
               f"(1 min) before the runs; {args.repeat} runs per case after a warm-up")
-        print(f"{'case':<40} {'median s':>9} {'min s':>7} {'max s':>7}")
+        print(f"{'case':<40} {'median s':>9} {'min s':>7} {'max s':>7} {'CPU s':>7}")
         for name, case in CASES.items():
-            wall(case, cwd)
-            times = [wall(case, cwd) for _ in range(args.repeat)]
-            print(f"{name:<40} {statistics.median(times):>9.3f} {min(times):>7.3f} "
-                  f"{max(times):>7.3f}")
+            timed(case, cwd)
+            runs = [timed(case, cwd) for _ in range(args.repeat)]
+            walls = [w for w, _ in runs]
+            print(f"{name:<40} {statistics.median(walls):>9.3f} {min(walls):>7.3f} "
+                  f"{max(walls):>7.3f} {statistics.median(c for _, c in runs):>7.3f}")
         print(f"load average {os.getloadavg()[0]:.2f} (1 min) after the runs")
         rows = importtime(CASES["fitgpp simulate (10 jobs) --out x.nc"], cwd)
     total = sum(r[0] for r in rows)
     print(f"\n-X importtime of the simulate case: {total / 1e6:.3f} s in {len(rows)} imports")
-    print(f"top-level imports by cumulative time:")
+    print("top-level imports by cumulative time:")
     for self_us, cum_us, depth, mod in sorted((r for r in rows if r[2] == 0),
                                               key=lambda r: -r[1])[:args.top]:
         print(f"  {cum_us / 1e3:8.1f} ms  {mod}")
-    print(f"modules by time of their own:")
+    print("modules by time of their own:")
     for self_us, cum_us, depth, mod in sorted(rows, key=lambda r: -r[0])[:args.top]:
         print(f"  {self_us / 1e3:8.1f} ms  {mod}")
     return 0
