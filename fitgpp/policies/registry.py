@@ -200,49 +200,67 @@ def _outside_stdlib(cls) -> bool:
     return "site-packages" in p.parts or not p.is_relative_to(_STDLIB)
 
 
-#: Methods the dataclass decorator writes (with exec, so they have no source file).
-_GENERATED = {"__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
-              "__lt__", "__le__", "__gt__", "__ge__", "__getstate__", "__setstate__"}
-
-
 def class_source(cls) -> tuple[str, bytes]:
     """What identifies a class's code, as ``(how, bytes)``.
 
-    ``"source"``: :func:`inspect.getsource` of the class (a module file). ``"members"``:
-    for a class defined in a notebook cell, where getsource finds no file for
-    ``__main__``, the source of each of its methods (IPython keeps cell sources, so
-    methods have one) and the repr of its plain class attributes. ``"cloudpickle"``:
-    when even a method has no source (a class made by ``exec``), the class pickled by
-    value; those bytes hold its code and attributes but also an id cloudpickle draws
-    once per class per process, so they identify the class within one process only (a
-    restarted session computes such cells again rather than reuse them).
+    ``"source"``: :func:`inspect.getsource` of the class, followed by the fingerprint of
+    its compiled code (below). The source alone would not do: a module file edited but not
+    reloaded has new text while the old code still runs. ``"code"``: where getsource
+    finds no file (a class defined in a notebook cell, whose module ``__main__`` has none,
+    or made by ``exec``), the fingerprint alone: the bytecode, constants and names of
+    every method, and the repr of every plain class attribute; the same for the same code,
+    in any process. ``"cloudpickle"``: when a class attribute is no plain value, the class
+    pickled by value; those bytes hold its code and attributes but also an id cloudpickle
+    draws once per class per process, so they identify the class within one process only
+    (a restarted session computes such cells again rather than reuse them).
     """
     import inspect
     try:
-        return "source", inspect.getsource(cls).encode()
-    except (OSError, TypeError):
-        pass
-    parts = [f"{cls.__qualname__}({', '.join(b.__qualname__ for b in cls.__bases__)})"]
-    try:
-        for k, v in sorted(cls.__dict__.items()):
-            fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else \
-                v.fget if isinstance(v, property) else v
-            if inspect.isfunction(fn):
-                if k in _GENERATED and fn.__code__.co_filename == "<string>":
-                    continue
-                parts.append(f"def {k}:\n" + inspect.getsource(fn))
-            elif not (k.startswith("__") and k.endswith("__")):
-                if not isinstance(v, (str, int, float, bool, type(None), tuple)):
-                    raise TypeError(f"class attribute {k} of type {type(v).__name__}")
-                parts.append(f"{k} = {v!r}")
-        return "members", "\n".join(parts).encode()
-    except (OSError, TypeError):
+        code = _fingerprint(cls)
+    except TypeError:
         import cloudpickle
         return "cloudpickle", cloudpickle.dumps(cls, protocol=5)
+    try:
+        return "source", inspect.getsource(cls).encode() + b"\0" + code
+    except (OSError, TypeError):
+        return "code", code
+
+
+def _fingerprint(cls) -> bytes:
+    import inspect
+    parts = [f"{cls.__qualname__}({', '.join(b.__qualname__ for b in cls.__bases__)})"]
+    for k, v in sorted(cls.__dict__.items()):
+        fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else \
+            v.fget if isinstance(v, property) else v
+        if inspect.isfunction(fn):
+            parts.append(f"def {k}{type(v).__name__}:{_code(fn.__code__)}"
+                         f"{_const(fn.__defaults__)}{_const(fn.__kwdefaults__)}")
+        elif not (k.startswith("__") and k.endswith("__")):
+            parts.append(f"{k} = {_const(v)}")
+    return "\n".join(parts).encode()
+
+
+def _code(co) -> str:
+    return (f"<{co.co_code.hex()}|{co.co_names}|{co.co_varnames}|{co.co_freevars}|"
+            f"{'|'.join(_const(c) for c in co.co_consts)}>")
+
+
+def _const(v) -> str:
+    if hasattr(v, "co_code"):
+        return _code(v)
+    if isinstance(v, (frozenset, set)):
+        return "{" + ",".join(sorted(_const(x) for x in v)) + "}"
+    if isinstance(v, (tuple, list)):
+        return "(" + ",".join(_const(x) for x in v) + ")"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{_const(k)}:{_const(x)}" for k, x in sorted(v.items())) + "}"
+    if v is None or v is Ellipsis or isinstance(v, (str, bytes, int, float, complex, bool)):
+        return repr(v)
+    raise TypeError(f"not a plain value: {type(v).__name__}")
 
 
 def digest(policy) -> str:
-    """sha256 of the code and the parameters of ``policy``: the source of its class and of
+    """sha256 of the code and the parameters of ``policy``: the code of its class and of
     every base class outside the standard library (see :func:`class_source`), and its
     parameters. Editing a policy's class changes it; so does any other parameter value."""
     cls = type(policy)

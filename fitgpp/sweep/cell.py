@@ -126,14 +126,14 @@ def cells_of(exp: Experiment) -> list[Cell]:
                  for vals in itertools.product(*swept.values())]
     out = []
     for grid in exp.policies:
+        spec = grid.cls if isinstance(grid.policy, str) else grid.policy
         for params in grid.combos():
             for knobs in knob_sets:
                 for seed in exp.seeds:
                     p = dict(params)
                     if grid.has_seed:
                         p["seed"] = grid.seed if grid.seed is not None else seed
-                    out.append(Cell(grid.name, tuple(sorted(p.items())), knobs, seed,
-                                    grid.policy))
+                    out.append(Cell(grid.name, tuple(sorted(p.items())), knobs, seed, spec))
     return out
 
 

@@ -157,7 +157,8 @@ class PolicyGrid:
     policy in the result (default: the registry name, a ``name`` the class declares in its
     own body, else the class name).
 
-    After construction ``name`` is the label, ``policy`` the class (or the object),
+    After construction ``name`` is the label, ``policy`` the class (or the object, or
+    the ``"module:Class"`` string, imported again when cells are made),
     ``values`` a tuple of ``(field, sorted tuple of values)``; ``grid.s`` reads the
     values of field ``s``.
     """
@@ -177,6 +178,9 @@ class PolicyGrid:
             where = f"[policies.{label or name}]" if ":" in str(spec) else "[policies]"
             _fail(where, str(exc))
         base = spec if not isinstance(spec, (str, type)) else cls
+        # "module:Class" stays a string, imported again when the cells are made, so that a
+        # module reloaded after an edit runs its new code
+        keep = spec if isinstance(spec, str) and ":" in spec else base
         label = label if label is not None else registry.label(cls)
         if not isinstance(label, str) or not label:
             _fail("[policies]", f"a policy label must be a non-empty string, got {label!r}")
@@ -205,7 +209,7 @@ class PolicyGrid:
             if "seed" not in fields:
                 _fail(where, f"unknown key 'seed' (policy {label} has no seed)")
             _number(where, "seed", seed, lo=0, integer=True)
-        for k, v in (("name", label), ("policy", base), ("values", tuple(grid)), ("seed", seed)):
+        for k, v in (("name", label), ("policy", keep), ("values", tuple(grid)), ("seed", seed)):
             object.__setattr__(self, k, v)
 
     def __getattr__(self, key):
@@ -218,6 +222,11 @@ class PolicyGrid:
     def params(self) -> dict[str, tuple]:
         """``{field: values}`` of the swept fields (all fields but ``seed``)."""
         return dict(self.values)
+
+    @property
+    def cls(self) -> type:
+        """The policy's class (imported now for a ``module:Class`` spec)."""
+        return registry.policy_class(self.policy)
 
     @property
     def has_seed(self) -> bool:
@@ -333,8 +342,7 @@ class Experiment:
         """Coordinate attrs of parameter ``key``: the ``description`` and ``units`` its
         dataclass field declares in ``metadata``, else which policies take it."""
         for p in self.policies:
-            cls = p.policy if isinstance(p.policy, type) else type(p.policy)
-            f = {f.name: f for f in dataclasses.fields(cls)}.get(key)
+            f = {f.name: f for f in dataclasses.fields(p.cls)}.get(key)
             if f is not None and f.metadata.get("description"):
                 return {k: str(f.metadata[k]) for k in ("description", "units")
                         if k in f.metadata}
