@@ -259,6 +259,31 @@ def _const(v) -> str:
     raise TypeError(f"not a plain value: {type(v).__name__}")
 
 
+_SOURCES: "weakref.WeakKeyDictionary[type, tuple]" = None  # type: ignore[assignment]
+
+
+def _class_source_memo(cls) -> tuple[str, bytes]:
+    """:func:`class_source`, kept per class until its module file changes (getsource parses
+    the whole file: a sweep asks for every cell)."""
+    global _SOURCES
+    import os
+    import weakref
+    if _SOURCES is None:
+        _SOURCES = weakref.WeakKeyDictionary()
+    f = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    try:
+        st = os.stat(f) if f else None
+        stamp = (st.st_mtime_ns, st.st_size) if st else None
+    except OSError:
+        stamp = None
+    hit = _SOURCES.get(cls)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    out = class_source(cls)
+    _SOURCES[cls] = (stamp, out)
+    return out
+
+
 def digest(policy) -> str:
     """sha256 of the code and the parameters of ``policy``: the code of its class and of
     every base class outside the standard library (see :func:`class_source`), and its
@@ -267,7 +292,7 @@ def digest(policy) -> str:
     h = hashlib.sha256()
     for c in cls.__mro__:
         if _outside_stdlib(c):
-            kind, blob = class_source(c)
+            kind, blob = _class_source_memo(c)
             h.update(f"{c.__module__}:{c.__qualname__}:{kind}\0".encode() + blob + b"\0")
     h.update(json.dumps(params(policy), sort_keys=True, default=repr).encode())
     return h.hexdigest()
