@@ -10,9 +10,27 @@ free or re-project resources that TE jobs earlier in the same pass had
 already looked at, so the engine also visits ``t + 1`` then. With
 ``jump=False`` it steps every tick (for tests); results are identical.
 
-Policies read the ledger through the public attributes below (treat them as
-read-only) and act only through :meth:`Engine.start`,
-:meth:`Engine.reserve` and :meth:`Engine.preempt`.
+**The policy protocol.** A policy is an object with ``name``, ``bind(engine)``
+(called once before the run) and ``schedule(engine, t)`` (step 4 of every visited
+tick); optionally ``victim_key(engine, i)`` (a key, fixed for one run of BE job
+``i``, by which the engine keeps ``running_be[n]`` sorted) and ``max_preemptions``.
+Jobs are indices ``0..n-1`` in ``(submit, job_id)`` order. A policy may *read*
+(and must not modify):
+
+- per job: ``job_id``, ``te``, ``dg``/``dc``/``dm`` (per-task demand), ``tasks``,
+  ``size``, ``submit``, ``work``, ``gp``, ``ro`` (restart overhead), ``state``,
+  ``nodes`` (tuple of nodes while running or stopping), ``end`` (tick a running
+  job finishes; remaining = ``end - t``), ``rem``, ``preemptions``, ``resv``;
+- per node: ``cap_*``, ``free_*``, ``stop_*``, ``res_*``, ``avail_g``,
+  ``running_be[n]`` (sorted ``(victim_key, i)``), ``n_nodes``;
+- queues: ``waiting_te`` (dict in index order), ``waiting_be`` (heap of indices);
+- ``epoch`` (moves whenever resources may have been freed) and ``now``.
+
+It *acts* only through :meth:`Engine.start`, :meth:`Engine.reserve`,
+:meth:`Engine.preempt` and :meth:`Engine.wake`, and keeps per-run state in
+``scratch`` (policy objects are frozen). A policy that decides by time must call
+``wake(t')`` for the tick ``t'`` at which its decision may change, else jumping
+over quiet ticks may skip it.
 
 Units: ticks everywhere in here; demands as (gpu, cpu_milli, mem_mib).
 """
@@ -80,6 +98,8 @@ class Engine:
         self.waiting_be: list[int] = []        # heap of indices
         self._finish_heap: list[tuple[int, int]] = []
         self._release_heap: list[tuple[int, int]] = []
+        self._wake_heap: list[int] = []  # ticks a policy asked to be visited at (see wake)
+        self.now = 0                     # the tick being run
         self._arrival = 0
         self.preempted_in_step = False
         #: bumped whenever resources may have become available (finish, release, preemption);
@@ -177,6 +197,14 @@ class Engine:
         else:
             heapq.heappush(self._release_heap, (t + gp, i))
 
+    def wake(self, t: int) -> None:
+        """Ask the engine to run a schedule step at tick ``t`` (> the current tick) even if
+        nothing arrives, finishes or is released then: for policies that decide by time."""
+        t = int(t)
+        if t <= self.now:
+            raise ValueError(f"wake({t}) at tick {self.now}: a wake-up must be in the future")
+        heapq.heappush(self._wake_heap, t)
+
     # ------------------------------------------------------------- internals
     def _release(self, i: int) -> None:
         self.epoch += 1
@@ -250,7 +278,11 @@ class Engine:
         t = submit[0]
         visits = 0
         schedule = self.policy.schedule
+        wake = self._wake_heap
         while True:
+            self.now = t
+            while wake and wake[0] <= t:
+                heapq.heappop(wake)
             self._finish_step(t)
             self._release_step(t)
             self._arrive_step(t)
@@ -268,6 +300,8 @@ class Engine:
                 cands.append(nf)
             if self._release_heap:
                 cands.append(self._release_heap[0][0])
+            if wake and (cands or self.waiting_te or self.waiting_be):
+                cands.append(wake[0])  # (a wake-up with nothing left to do ends nothing)
             if not cands:
                 if self.waiting_te or self.waiting_be:
                     raise RuntimeError(f"deadlock at tick {t}: jobs wait but nothing runs")

@@ -16,6 +16,7 @@ from ..errors import FitgppError
 
 import numbers
 from dataclasses import dataclass, fields
+from typing import ClassVar
 
 
 class PolicyError(FitgppError):
@@ -86,9 +87,23 @@ def params_of(policy) -> dict:
 
 @dataclass(frozen=True)
 class TwoQueuePolicy:
-    """The skeleton shared by PRIO, FitGpp, LRTP and RAND (SPEC.md, "Two-queue policies")."""
+    """The skeleton shared by PRIO, FitGpp, LRTP and RAND (SPEC.md, "Two-queue policies").
+
+    ``memo_safe``: the TE pass skips a TE job whose demand already found neither a node nor
+    victims while nothing has been freed since (the engine's ``epoch``). That is exact only
+    if :meth:`choose` does not depend on the tick or on anything but the ledger. A class
+    keeps the memo only by declaring ``memo_safe = True`` in its own body; a subclass that
+    does not (say, FitGpp with a waiting-time rule) is run without it, which is slower and
+    always exact.
+    """
 
     preempts = True
+    memo_safe: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "memo_safe" not in cls.__dict__:
+            cls.memo_safe = False  # not inherited: each class vouches for its own choose()
 
     def bind(self, eng) -> None:
         pass
@@ -107,12 +122,12 @@ class TwoQueuePolicy:
         pending: dict[int, list[int]] = {}  # node -> earlier still-unstarted reservations
         # demand -> engine epoch at which a TE job of that demand found neither a node nor
         # victims; that stays true until resources may free up (the epoch moves), across ticks
-        failed = eng.scratch.setdefault("te_failed", {})
+        failed = eng.scratch.setdefault("te_failed", {}) if self.memo_safe else None
         for i in list(eng.waiting_te):
             g, c, m = dg[i], dc[i], dm[i]
             n = resv[i]
             if n < 0:
-                if failed.get((g, c, m)) == eng.epoch:
+                if failed is not None and failed.get((g, c, m)) == eng.epoch:
                     continue
                 n = first_fit(eng, i, reserved=True)
                 if n >= 0:
@@ -120,7 +135,8 @@ class TwoQueuePolicy:
                     continue
                 pick = self.choose(eng, i, t) if self.preempts else None
                 if pick is None:
-                    failed[(g, c, m)] = eng.epoch
+                    if failed is not None:
+                        failed[(g, c, m)] = eng.epoch
                     continue
                 n, victims = pick
                 eng.reserve(i, n)
