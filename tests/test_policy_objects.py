@@ -284,3 +284,46 @@ def test_a_main_policy_sweeps_on_two_dask_workers_as_serially(monkeypatch, tmp_p
     ds = run_sweep(exp, workers=2, cache=tmp_path / "c", progress=False, stats=st)
     assert st["computed"] == st["unique"] == 6
     xr.testing.assert_identical(ds, serial)
+
+
+# ------------------------------------------------------------------ widgets
+@dataclass(frozen=True)
+class Knobs(FitGpp):
+    """Fields of every kind a control can be built for."""
+
+    strict: bool = False
+    weight: float = 0.5
+    tag: str = "x"
+
+
+def test_widget_controls_derive_from_the_fields():
+    import ipywidgets as W
+    from fitgpp.policies import Lrtp
+    from fitgpp.widgets import param_controls
+    ctl = param_controls([Lrtp, FitGpp, Picky, Knobs, fitgpp.Rand])
+    assert list(ctl) == ["max_preemptions", "s", "min_te_gpu", "strict", "weight", "tag"]
+    s, p = ctl["s"], ctl["max_preemptions"]
+    assert isinstance(s, W.FloatSlider) and (s.min, s.max, s.step, s.value) == (0.5, 16, 0.5, 4)
+    assert isinstance(p, W.IntSlider) and p.description == "P (max preemptions)"
+    assert isinstance(ctl["min_te_gpu"], W.IntText) and ctl["min_te_gpu"].value == 1
+    assert isinstance(ctl["strict"], W.Checkbox) and isinstance(ctl["weight"], W.FloatText)
+    assert isinstance(ctl["tag"], W.Text) and ctl["tag"].value == "x"
+    assert param_controls([Picky], [("min_te_gpu", 7)])["min_te_gpu"].value == 7
+
+
+def test_workbench_runs_a_notebook_policy_and_follows_the_choice(monkeypatch):
+    from fitgpp.widgets import Values, Workbench
+    mod = fake_main(monkeypatch, PICKY, "<cell-wb>", cache_lines=True)
+    wb = Workbench(Values(policy=mod.Picky, params=(("min_te_gpu", 2),), n_jobs=300),
+                   cluster=CLUSTER, baseline=False)
+    labels = [label for label, _ in wb.w["policy"].options]
+    assert labels[:5] == ["FIFO", "PRIO", "FitGpp", "LRTP", "RAND"] and labels[5] == "Picky"
+    assert wb.ds.attrs["policy"] == "__main__:Picky"
+    assert json.loads(wb.ds.attrs["policy_params"])["min_te_gpu"] == 2
+    wb.w["min_te_gpu"].value = 10**6
+    assert json.loads(wb.ds.attrs["workbench"])["min_te_gpu"] == 10**6
+    assert int(wb.ds["preemptions"].sum()) == 0  # no TE job is that big: it never preempts
+    wb.w["policy"].value = "lrtp"
+    assert wb.ds.attrs["policy"] == "lrtp" and "min_te_gpu" not in wb.ds.attrs["policy_params"]
+    assert wb.w["min_te_gpu"].disabled and wb.w["s"].disabled
+    assert not wb.w["max_preemptions"].disabled

@@ -149,6 +149,15 @@ def declared(spec) -> dict[str, tuple[type | None, object]]:
     return out
 
 
+def metadata(spec, name: str) -> dict:
+    """What field ``name`` of a policy class declares in ``field(metadata=...)``: optional
+    ``min``, ``max``, ``step`` (control ranges), ``label``, ``description``, ``units``."""
+    for f in dataclasses.fields(policy_class(spec)):
+        if f.name == name:
+            return dict(f.metadata)
+    raise PolicyError(f"policy {label(policy_class(spec))!r} has no parameter {name!r}")
+
+
 def _default(f):
     if f.default is not dataclasses.MISSING:
         return f.default
