@@ -327,3 +327,30 @@ def test_workbench_runs_a_notebook_policy_and_follows_the_choice(monkeypatch):
     assert wb.ds.attrs["policy"] == "lrtp" and "min_te_gpu" not in wb.ds.attrs["policy_params"]
     assert wb.w["min_te_gpu"].disabled and wb.w["s"].disabled
     assert not wb.w["max_preemptions"].disabled
+
+
+def test_sweep_file_names_a_policy_module_beside_it(tmp_path, monkeypatch, capsys):
+    name = f"tomlpol_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text(PICKY)
+    (tmp_path / "exp.toml").write_text(f"""
+seeds = [0]
+[workload]
+model = "paper-default"
+n_jobs = 120
+[cluster]
+nodes = 4
+[policies.prio]
+[policies.picky]
+policy = "{name}:Picky"
+min_te_gpu = [0, 8]
+""")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir("/")  # the module is found beside the TOML file, not from here
+    rc = main(["sweep", str(tmp_path / "exp.toml"), "--out", str(tmp_path / "s.nc"),
+               "--workers", "0", "--no-cache", "--quiet"])
+    assert rc == 0, capsys.readouterr().err
+    ds = fitgpp.load(tmp_path / "s.nc")
+    assert list(ds["min_te_gpu"].values) == [0, 8] and "picky" in ds["policy"].values
+    exp = json.loads(ds.attrs["experiment"])
+    assert exp["policies"]["picky"] == {"policy": f"{name}:Picky", "s": [4.0],
+                                        "max_preemptions": [3], "min_te_gpu": [0, 8]}

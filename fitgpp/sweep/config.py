@@ -235,7 +235,7 @@ class PolicyGrid:
     @property
     def ref(self) -> str:
         """Registry name or ``module:qualname`` of the policy's class."""
-        return registry.ref(self.policy)
+        return registry.ref(self.cls)
 
     def combos(self) -> list[dict]:
         """Every parameter combination of this grid, as keyword dicts (without seed)."""
