@@ -354,3 +354,22 @@ min_te_gpu = [0, 8]
     exp = json.loads(ds.attrs["experiment"])
     assert exp["policies"]["picky"] == {"policy": f"{name}:Picky", "s": [4.0],
                                         "max_preemptions": [3], "min_te_gpu": [0, 8]}
+
+
+def test_a_cell_carries_a_policy_module_the_worker_cannot_import(tmp_path, monkeypatch):
+    """What a remote Dask worker gets: the class by value, not a module name to import."""
+    import pickle
+    import subprocess
+    name = f"farpol_{tmp_path.name}"
+    mod = write_module(tmp_path, monkeypatch, name, PICKY)
+    cell = fitgpp.sweep.Cell("picky", (("min_te_gpu", 5),), (), 0, mod.Picky)
+    blob = pickle.dumps(cell)
+    code = ("import pickle, sys; c = pickle.loads(sys.stdin.buffer.read()); "
+            "p = c.make_policy(); print(type(p).__module__, p.min_te_gpu, p.choose.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True,
+                         cwd="/", env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode().split() == [name, "5", "choose"]
+    with pytest.raises(subprocess.CalledProcessError):  # the module itself is not importable
+        subprocess.run([sys.executable, "-c", f"import {name}"], cwd="/", check=True,
+                       capture_output=True, env={"PATH": "/usr/bin:/bin"}, timeout=60)

@@ -307,12 +307,13 @@ def digest(policy) -> str:
     return h.hexdigest()
 
 
-def ship_by_value(policy) -> None:
+def ship_by_value(policy) -> None:  # a policy object or class
     """Make cloudpickle (and so Dask) send the policy's class by value, not by reference,
     when its module may not be importable where it runs (a module outside the package that
     is not installed, e.g. a file beside a notebook). ``__main__`` is sent by value anyway."""
     import cloudpickle
-    for c in type(policy).__mro__:
+    cls = policy if isinstance(policy, type) else type(policy)
+    for c in cls.__mro__:
         mod = sys.modules.get(c.__module__)
         if mod is None or c.__module__ == "__main__" or c.__module__.split(".")[0] == "fitgpp" \
                 or not _outside_stdlib(c) or "site-packages" in Path(getattr(mod, "__file__", "")
