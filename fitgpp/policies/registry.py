@@ -18,6 +18,7 @@ built from the declaration; :func:`digest` identifies the code that will run.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
 import json
@@ -195,7 +196,9 @@ def parse_value(spec, name: str, text: str):
 
 
 # ------------------------------------------------------------------ digest
-_STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
+@functools.cache
+def _stdlib() -> Path:
+    return Path(sysconfig.get_paths()["stdlib"]).resolve()
 
 
 def _outside_stdlib(cls) -> bool:
@@ -206,7 +209,7 @@ def _outside_stdlib(cls) -> bool:
     if not f:
         return True  # __main__ of a notebook, or a module made by exec: user code
     p = Path(f).resolve()
-    return "site-packages" in p.parts or not p.is_relative_to(_STDLIB)
+    return "site-packages" in p.parts or not p.is_relative_to(_stdlib())
 
 
 def class_source(cls) -> tuple[str, bytes]:
