@@ -373,3 +373,10 @@ def test_a_cell_carries_a_policy_module_the_worker_cannot_import(tmp_path, monke
     with pytest.raises(subprocess.CalledProcessError):  # the module itself is not importable
         subprocess.run([sys.executable, "-c", f"import {name}"], cwd="/", check=True,
                        capture_output=True, env={"PATH": "/usr/bin:/bin"}, timeout=60)
+
+
+def test_cli_help_lists_each_policys_parameters_from_its_fields(capsys):
+    assert main(["simulate", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "fitgpp: s=4.0 (float), max_preemptions=3 (int)" in out
+    assert "rand: max_preemptions=3 (int), seed=0 (int)" in out and "fifo: none" in out

@@ -14,7 +14,7 @@ from .common import (add_cluster_args, atomic_write, check_out_path, cluster_fro
 def add_parser(sub) -> None:
     p = sub.add_parser("simulate", help="simulate a trace under one policy",
                        description="Simulate TRACE.csv (SPEC schema) and write the result "
-                                   "Dataset as netCDF.")
+                                   "Dataset as netCDF.", epilog=_params_epilog())
     p.add_argument("trace", metavar="TRACE.csv")
     p.add_argument("--policy", default="fitgpp", metavar="NAME|module:Class",
                    help=f"a registered policy ({', '.join(POLICIES)}; default fitgpp) or a "
@@ -37,6 +37,18 @@ def add_parser(sub) -> None:
     p.add_argument("--out", required=True, metavar="RESULT.nc")
     p.set_defaults(run=run)
     one_line_errors(p)
+
+
+def _params_epilog() -> str:
+    """The --param names of every registered policy, from their dataclass fields."""
+    from ..policies.registry import declared
+    parts = []
+    for name, cls in POLICIES.items():
+        fields = [f"{k}={d!r}" + (f" ({t.__name__})" if t else "")
+                  for k, (t, d) in declared(cls).items()]
+        parts.append(f"{name}: {', '.join(fields) or 'none'}")
+    return ("policy parameters (--param NAME=VALUE; defaults shown): " + "; ".join(parts)
+            + ". A module:Class policy takes the fields of its dataclass.")
 
 
 #: Flags kept from before --param; each sets the field of that name when the policy has one
