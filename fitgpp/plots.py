@@ -157,25 +157,24 @@ def slowdown_cdf(results, *, points: int = 200) -> alt.Chart:
 
 
 def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
-    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs.
+    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs
+    (:func:`fitgpp.metrics.bootstrap_interval`).
 
     Returns rows ``class, stat ('median'|'p95'), value, lo, hi``.
     """
-    rng = np.random.default_rng(seed)
-    cls = ds["cls"].to_numpy()
+    from .metrics import bootstrap_interval, class_stats
+    te = ds["cls"].to_numpy() == "TE"
     sd = ds["slowdown"].to_numpy()
-    a = (1 - level) / 2
+    st = class_stats(te, sd, ds["preemptions"].to_numpy())
     rows = []
-    for c in ("TE", "BE"):
-        x = sd[cls == c]
+    for i, c in enumerate(("TE", "BE")):
+        x = sd[te == (c == "TE")]
         if not len(x):
             continue
-        idx = rng.integers(0, len(x), size=(n_boot, len(x)))
-        boot = x[idx]
         for stat, p in (("median", 50), ("p95", 95)):
-            b = np.percentile(boot, p, axis=1)
-            rows.append({"class": c, "stat": stat, "value": float(np.percentile(x, p)),
-                         "lo": float(np.quantile(b, a)), "hi": float(np.quantile(b, 1 - a))})
+            lo, hi = bootstrap_interval(x, p, n_resamples=n_boot, seed=seed, level=level)
+            rows.append({"class": c, "stat": stat, "value": float(st[f"slowdown_{stat}"][i]),
+                         "lo": lo, "hi": hi})
     return pd.DataFrame(rows)
 
 

@@ -24,6 +24,7 @@ import ipywidgets as W
 from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
+from .metrics import change, percent
 from .simulate import format_table, simulate, summarize
 
 POLICY_CHOICES = {"FitGpp": "fitgpp", "FIFO": "fifo", "PRIO": "prio", "LRTP": "lrtp",
@@ -91,9 +92,9 @@ def summary_text(ds, baseline=None) -> str:
              *format_table(t)]
     if baseline is not None and ds.attrs["policy"] != "fifo":
         b = summarize(baseline)
-        ch = lambda c, k: 100 * (t.loc[c, k] / b.loc[c, k] - 1)  # noqa: E731
-        lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95'):+.1f} %, BE median "
-                     f"{ch('BE', 'slowdown_median'):+.1f} %, BE p95 {ch('BE', 'slowdown_p95'):+.1f} %")
+        ch = lambda c, k: percent(change(t.loc[c, k], b.loc[c, k]))  # noqa: E731
+        lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95')}, BE median "
+                     f"{ch('BE', 'slowdown_median')}, BE p95 {ch('BE', 'slowdown_p95')}")
     lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f}")
     return "\n".join(lines)
 

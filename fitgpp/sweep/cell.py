@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..simulate import __version__, simulate
+from .._version import __version__
+from ..simulate import simulate
 from .config import Experiment, ExperimentError
 
 #: Bumped when the cached cell layout or the meaning of a key changes.

@@ -20,7 +20,7 @@ from .cache import CellCache
 from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
 from .config import Experiment, ExperimentError
 from .summary import assemble, cell_metrics
-from ..simulate import __version__
+from .._version import __version__
 
 
 class SweepError(ExperimentError):
