@@ -6,7 +6,7 @@ cells live under ``<root>/sweep-cells/<key[:2]>/<key>.cell``.
 
 A file is a header line ``fitgpp-sweep-cell/1 <sha256 of the payload>`` then
 the payload, an ``.npz`` archive of the cell's arrays plus a JSON ``meta``
-holding the key. Files are written to a temporary name and moved into place
+holding the key and the cell's scalars and strings. Files are written to a temporary name and moved into place
 with ``os.replace``, so a crash never leaves a half-written entry under a
 valid name; an entry whose checksum, archive or key does not match is
 reported with a :class:`CacheWarning` and recomputed.
@@ -25,8 +25,6 @@ from pathlib import Path
 import numpy as np
 
 from .cell import CELL_FORMAT
-
-_ARRAYS = ("te", "slowdown", "wait", "preemptions")
 
 
 class CacheWarning(UserWarning):
@@ -85,10 +83,14 @@ class CellCache:
 
 
 def _encode(result: dict, key: str) -> bytes:
-    meta = {"key": key, "gpu_util": float(result["gpu_util"]),
-            "code": result["code"], "fitgpp": result["fitgpp"]}
+    """Arrays go into the archive; scalars and strings (gpu_util, code, fitgpp, attrs)
+    into the JSON ``meta``."""
+    arrays = {k: v for k, v in result.items() if isinstance(v, np.ndarray)}
+    meta = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in result.items()
+            if k not in arrays}
+    meta["key"] = key
     buf = io.BytesIO()
-    np.savez(buf, meta=np.array(json.dumps(meta)), **{k: result[k] for k in _ARRAYS})
+    np.savez(buf, meta=np.array(json.dumps(meta)), **arrays)
     payload = buf.getvalue()
     return f"{CELL_FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode() + payload
 
@@ -102,8 +104,9 @@ def _decode(blob: bytes, key: str) -> dict:
         raise ValueError("checksum mismatch")
     with np.load(io.BytesIO(payload), allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
-        out = {k: z[k] for k in _ARRAYS}
-    if meta.get("key") != key:
+        out = {k: z[k] for k in z.files if k != "meta"}
+    if meta.pop("key", None) != key:
         raise ValueError("entry belongs to another key")
-    out.update(gpu_util=np.float64(meta["gpu_util"]), code=meta["code"], fitgpp=meta["fitgpp"])
+    out.update(meta)
+    out["gpu_util"] = np.float64(out["gpu_util"])
     return out

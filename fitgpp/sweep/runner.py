@@ -37,7 +37,7 @@ def machine_workers() -> int:
 
 def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | None = None,
               cache=None, progress=True, serial: bool = False,
-              stats: dict | None = None) -> xr.Dataset:
+              stats: dict | None = None, runs: dict | None = None) -> xr.Dataset:
     """Run every cell of ``exp`` (an Experiment, or the path of its TOML file) and
     return one Dataset (see fitgpp.sweep.summary and docs/experiments.md).
 
@@ -50,7 +50,9 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
     bar, False for none, or a callable ``progress(done, total)``. ``stats``, if
     a dict, receives ``cells`` (grid points), ``unique`` (distinct computations),
-    ``cached``, ``computed`` and ``seconds``.
+    ``cached``, ``computed`` and ``seconds``. ``runs``, if a dict, receives each
+    :class:`Cell`'s result, per-job columns and time series included; turn one into a
+    simulation Dataset with :func:`fitgpp.sweep.run_dataset`.
 
     A script that starts a LocalCluster must guard its entry point with
     ``if __name__ == "__main__":`` (workers are spawned processes).
@@ -96,6 +98,8 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     finally:
         bar.close()
     ds = assemble(exp, cells, [cell_metrics(results[k]) for k in keys], source.digest)
+    if runs is not None:
+        runs.update({c: results[k] for k, c in zip(keys, cells)})
     if stats is not None:
         stats.update(cells=len(cells), unique=n_unique, cached=n_cached,
                      computed=n_unique - n_cached, seconds=time.perf_counter() - t0)
