@@ -319,7 +319,14 @@ def segments(trace, cluster, policy="fitgpp", *, tick: float = 60, **params) -> 
     Meant for small runs (a few hundred jobs) drawn by :func:`node_timeline`.
     """
     from .simulate import simulate
-    ds = simulate(trace, cluster, policy, tick=tick, segments=True, **params)
+    return segments_of(simulate(trace, cluster, policy, tick=tick, segments=True, **params))
+
+
+def segments_of(ds) -> pd.DataFrame:
+    """The intervals of :func:`segments` from a result that has them (a simulation with
+    ``segments=True``, or a sweep cell's :func:`fitgpp.sweep.run_dataset`)."""
+    if "segment_job" not in ds:
+        raise PlotError("this result has no run/grace intervals: simulate with segments=True")
     df = pd.DataFrame({
         "job": ds["segment_job"].to_numpy(), "node": ds["segment_node"].to_numpy(),
         "kind": ds["segment_kind"].to_numpy().astype(str),
@@ -438,9 +445,10 @@ def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
 
 # ------------------------------------------------------------------ a metric against a knob
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
-                 x_title: str | None = None, y_title: str = "") -> alt.Chart:
+                 x_title: str | None = None, y_title: str = "", percent: bool = False) -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
-    with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi])."""
+    with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi]).
+    ``percent``: the values are fractions (changes, see :mod:`fitgpp.metrics`), shown in percent."""
     need = {x, series, "metric", "value"}
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
@@ -449,14 +457,16 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     xe = alt.X(f"{x}:Q", title=x_title or x)
     # the axis follows the values; CI whiskers wider than that are clipped (numbers in the table)
     ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(type="log") if log_y else
-               alt.Scale(zero=False, nice=True, padding=10))
+               alt.Scale(zero=False, nice=True, padding=10),
+               axis=alt.Axis(format="+.0%") if percent else alt.Axis())
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=None))
     line = alt.Chart().mark_line().encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
                                               title=None), **enc)
     pts = alt.Chart().mark_point(filled=True, size=45).encode(
         x=xe, y=ye, shape=alt.Shape(f"{series}:N", scale=st["shape"], sort=st["order"], title=None),
-        tooltip=[series, x, "metric", alt.Tooltip("value:Q", format=".3g")], **enc)
+        tooltip=[series, x, "metric", alt.Tooltip("value:Q", format="+.1%" if percent else ".3g")],
+        **enc)
     layers = [line, pts]
     if {"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any():
         layers.append(alt.Chart().mark_rule(clip=True, opacity=0.6).encode(

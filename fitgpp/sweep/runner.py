@@ -44,7 +44,8 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     ``workers``: size of the LocalCluster started for the sweep (default: the
     machine's CPUs, at most one per cell); ``0`` or ``serial=True`` computes in
     this process without Dask (and ignores ``$FITGPP_SCHEDULER``). ``scheduler``:
-    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``); no
+    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``), or a
+    callable returning one, called only if some cell must be computed; no
     cluster is started then, and ``workers`` must not be given.
     ``cache``: a directory, None for the default (``$FITGPP_CACHE`` or
     ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
@@ -146,6 +147,8 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
+    if callable(scheduler):  # started on demand by the caller (e.g. fitgpp reproduce)
+        scheduler = scheduler()
     if scheduler:
         try:
             client = Client(scheduler, timeout="20s")
