@@ -11,6 +11,7 @@ one dash pattern each, so the figures still read in greyscale.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -409,10 +410,13 @@ def distribution_fit(empirical, synthetic, *, columns=("duration", "interarrival
 FORMATS = (".png", ".svg", ".pdf")
 
 
-def save(chart, path, *, scale_factor: float = 2.0) -> Path:
+def save(chart, path, *, scale_factor: float = 2.0, cache=None) -> Path:
     """Write ``chart`` to ``path`` (``.png``, ``.svg`` or ``.pdf``) through vl-convert, offline.
 
     PNG is rendered at ``scale_factor`` x (2 = ~144 dpi at column width). Returns the path.
+    ``cache``: a directory of rendered files keyed by the sha256 of the spec, format,
+    scale and vl-convert version; an unchanged figure is copied from there instead of
+    rendered again (rendering is most of a warm ``fitgpp reproduce``).
     """
     import vl_convert as vlc
     path = Path(path)
@@ -420,17 +424,24 @@ def save(chart, path, *, scale_factor: float = 2.0) -> Path:
     if ext not in FORMATS:
         raise PlotError(f"cannot save {path}: use one of {', '.join(FORMATS)}")
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    spec = json.dumps(spec)
-    if ext == ".png":
+    spec = json.dumps(spec, sort_keys=True)
+    hit = None
+    if cache is not None:
+        key = hashlib.sha256(f"{spec}\0{ext}\0{scale_factor}\0{vlc.__version__}".encode()).hexdigest()
+        hit = Path(cache) / key[:2] / f"{key}{ext}"
+    if hit is not None and hit.is_file():
+        data = hit.read_bytes()
+    elif ext == ".png":
         data = vlc.vegalite_to_png(spec, scale=scale_factor)
     elif ext == ".svg":
         data = vlc.vegalite_to_svg(spec).encode()
     else:
         data = vlc.vegalite_to_pdf(spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    for dst in ([path] if hit is None or hit.is_file() else [path, hit]):
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, dst)
     return path
 
 

@@ -763,13 +763,17 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
             cache=None, progress=False) -> dict:
     """Run the research questions ``which`` (default all) through the sweep and its cache
     (``cache``: a directory, None for the default, False for none), save every chart in
-    every format under ``out``, write ``out/results.md``; return ``{key: RQResult}``
-    (each with ``stats``: cells, cached, computed)."""
+    every format under ``out`` (rendered files are cached too, beside the cells), write
+    ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
+    computed)."""
     import os
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     results, figures, not_run = {}, [], {}
+    from .sweep import cache_dir_for
+    root = cache_dir_for(cache)
+    figure_cache = None if root is None else root / "figures"
     scheduler = None
     if size.workers != 0:
         scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
@@ -784,7 +788,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
                 continue
             r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
             results[key] = r
-            figures += plots.save_all(r.charts, out, formats)
+            figures += plots.save_all(r.charts, out, formats, cache=figure_cache)
             r.table.to_csv(out / f"{key}.csv", index=False)
             s = r.stats
             log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
