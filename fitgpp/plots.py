@@ -449,8 +449,9 @@ def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
     """Save ``{name: chart}`` as ``out_dir/name.<ext>`` for every format; returns the paths."""
     out = []
     for name, chart in charts.items():
+        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart  # validated once
         for ext in formats:
-            out.append(save(chart, Path(out_dir) / f"{name}{ext}", **kw))
+            out.append(save(spec, Path(out_dir) / f"{name}{ext}", **kw))
     return out
 
 
