@@ -34,7 +34,7 @@ from . import plots
 from ._version import __version__
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .metrics import CHANGE_NOTE, CI_NOTE, long_jobs_p95, percent, t_interval
+from .metrics import CI_NOTE, change, long_jobs_p95, percent, t_interval
 
 #: The paper's headline (synthetic workload, FitGpp s=4 against FIFO), as fractions.
 PAPER = {"te_p95": -0.966, "be_median": 0.180, "be_p95": 0.239}
@@ -339,9 +339,9 @@ def _bars(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fmt(m, lo, hi, change: bool = False) -> str:
+def _fmt(m, lo, hi, is_change: bool = False) -> str:
     """A mean with its interval; a change (a fraction) in percent."""
-    f = (lambda x: percent(x)) if change else (lambda x: f"{x:.3g}")
+    f = percent if is_change else (lambda x: f"{x:.3g}")
     return f(m) if np.isnan(lo) else f"{f(m)} [{f(lo)}, {f(hi)}]"
 
 
@@ -428,8 +428,8 @@ def _rq2(o: Outcome) -> RQResult:
     # against FIFO, whose large TE p95 would shrink any difference between settings of s
     te_trend = fit.groupby("s")["te_p95"].mean()
     be_trend = fit.groupby("s")["be_p95"].mean()
-    r_te = te_trend.iloc[-1] / te_trend.iloc[0] - 1
-    r_be = be_trend.iloc[-1] / be_trend.iloc[0] - 1
+    r_te = change(te_trend.iloc[-1], te_trend.iloc[0])
+    r_be = change(be_trend.iloc[-1], be_trend.iloc[0])
     trend = (f"from s={te_trend.index[0]:g} to s={te_trend.index[-1]:g} (mean over P) TE p95 "
              f"slowdown moves {te_trend.iloc[0]:.2f} -> {te_trend.iloc[-1]:.2f} and BE p95 "
              f"{be_trend.iloc[0]:.2f} -> {be_trend.iloc[-1]:.2f}. ")
@@ -679,7 +679,7 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
     fit = fit.sort_values("shortfall")
     lines = ["## Where the headline sits on the s/P trade-off", "",
              f"A TE p95 slowdown cannot fall below 1, so the largest possible TE p95 cut against "
-             f"FIFO is 1 - 1/{te_fifo:.3g} = {percent(1 - 1 / te_fifo, sign=False)} on this "
+             f"FIFO is 1 - 1/{te_fifo:.3g} = {percent(-change(1.0, te_fifo), sign=False)} on this "
              f"workload (FitGpp s=4 reaches a TE p95 of {te_fit:.3g}); the paper's -96.6 % needs "
              f"FIFO's TE p95 to be at least {1 / (1 - 0.966):.1f}. FitGpp settings from RQ2, "
              "closest to the headline first (shortfall = percentage points by which the worst of "
