@@ -247,6 +247,7 @@ def test_cells_keep_what_the_figures_need_and_it_survives_the_cache(trace_exp, t
         for k in ("cls", *JOB_VARS, *TIME_VARS, "segment_job", "segment_node", "segment_kind",
                   "segment_start", "segment_end"):
             np.testing.assert_array_equal(got[k].to_numpy(), want[k].to_numpy(), err_msg=k)
+            assert got[k].dtype == want[k].dtype, k   # stored compactly, restored exactly
         np.testing.assert_array_equal(got["job"].to_numpy(), want["job"].to_numpy())
         assert got.attrs["policy_params"] == want.attrs["policy_params"]
         assert got["slowdown"].attrs["units"] == "1"

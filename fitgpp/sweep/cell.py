@@ -3,7 +3,7 @@
 :func:`compute_cell` is what a Dask worker runs; it needs nothing but the
 package. It returns what the metrics and the figures read (per-job columns,
 the cluster's time series, run and grace intervals: :mod:`fitgpp.sweep.runs`),
-not the full simulation Dataset: about 70 bytes per job, so results travel and
+not the full simulation Dataset: about 50 bytes per job, so results travel and
 cache cheaply, and any statistic or figure (another percentile, a CDF, a
 timeline) comes from the cache without simulating again.
 """

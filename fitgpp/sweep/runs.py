@@ -7,7 +7,8 @@ period and reserved, waiting TE and BE jobs) and the run and grace intervals
 per node, plus the simulation's attrs. :func:`run_dataset` turns that back
 into a simulation Dataset with the same variable names, units and attrs as
 :func:`fitgpp.simulate` gives, so plots take it as they take a fresh result and
-no figure needs a second simulation. About 70 bytes per job.
+no figure needs a second simulation. About 50 bytes per job (integers that fit
+are stored in 32 bits and restored exactly).
 """
 
 from __future__ import annotations
@@ -24,21 +25,29 @@ TIME_VARS = ("gpu_util", "gpu_stopping", "gpu_reserved", "waiting_te", "waiting_
 _KINDS = ("run", "grace")
 
 
+def _compact(v: np.ndarray) -> np.ndarray:
+    """Integers that fit in 32 bits are stored in 32 bits (restored exactly on reading)."""
+    if v.dtype.kind in "iu" and v.size and np.iinfo(np.int32).min <= v.min() and \
+            v.max() <= np.iinfo(np.int32).max:
+        return v.astype(np.int32)
+    return v
+
+
 def reduce_run(ds: xr.Dataset) -> dict:
     """The arrays (and attrs) a cell keeps of a simulation Dataset made with ``segments=True``."""
-    out = {"te": ds["cls"].to_numpy() == "TE", "job_id": ds["job"].to_numpy().astype(np.int64)}
-    for k in JOB_VARS:
-        v = ds[k].to_numpy()
-        out[k] = v.astype(np.int32) if k == "preemptions" else v.astype(np.float64)
-    out["time"] = ds["time"].to_numpy().astype(np.float64)
-    for k in TIME_VARS:
-        out[f"series_{k}"] = ds[k].to_numpy().astype(np.float64)
+    out = {"te": ds["cls"].to_numpy() == "TE", "job_id": ds["job"].to_numpy()}
+    dtypes = {"job_id": str(out["job_id"].dtype)}
+    names = {**{k: k for k in JOB_VARS}, "time": "time",
+             **{f"series_{k}": k for k in TIME_VARS}}
     if "segment_job" in ds:
-        out["segment_job"] = ds["segment_job"].to_numpy().astype(np.int64)
-        out["segment_node"] = ds["segment_node"].to_numpy().astype(np.int32)
+        names.update({k: k for k in ("segment_job", "segment_node", "segment_start", "segment_end")})
         out["segment_kind"] = (ds["segment_kind"].to_numpy() == "grace").astype(np.int8)
-        out["segment_start"] = ds["segment_start"].to_numpy().astype(np.float64)
-        out["segment_end"] = ds["segment_end"].to_numpy().astype(np.float64)
+    for key, var in names.items():
+        v = ds[var].to_numpy()
+        dtypes[key] = str(v.dtype)
+        out[key] = v
+    out = {k: _compact(v) if k != "te" else v for k, v in out.items()}
+    out["dtypes"] = json.dumps(dtypes, sort_keys=True)
     out["attrs"] = json.dumps({k: v for k, v in ds.attrs.items()
                                if isinstance(v, (str, int, float))}, sort_keys=True)
     out["units"] = json.dumps({k: [ds[k].attrs.get("units", ""), ds[k].attrs.get("description", "")]
@@ -51,7 +60,9 @@ def run_dataset(res: dict) -> xr.Dataset:
     Dataset: dimensions ``job``, ``time`` and ``segment``, the variables kept, and the
     attrs of the run (policy, parameters, cluster, tick, workload recipe, ...)."""
     units = json.loads(str(res["units"]))
-    ids = np.asarray(res["job_id"])
+    dtypes = json.loads(str(res["dtypes"]))
+    res = {k: (np.asarray(v).astype(dtypes[k]) if k in dtypes else v) for k, v in res.items()}
+    ids = res["job_id"]
 
     def var(dim, v, name):
         u, d = units.get(name, ["", ""])
