@@ -241,8 +241,9 @@ def test_cells_keep_what_the_figures_need_and_it_survives_the_cache(trace_exp, t
     cell = next(c for c in live if c.policy == "fitgpp" and dict(c.params)["s"] == 4.0
                 and dict(c.params)["max_preemptions"] == 3)
     want = fitgpp.simulate(str(tmp_path / "t.csv"), CLUSTER, "fitgpp", s=4.0, max_preemptions=3,
-                           segments=True)
+                           segments=True, tick=trace_exp.tick)
     assert int(want["preemptions"].sum()) > 0, "a run without preemptions would test little"
+    assert live[cell]["finish"].dtype == np.int32 and want["finish"].dtype == np.float64
     for got in (run_dataset(live[cell]), run_dataset(cached[cell])):
         for k in ("cls", *JOB_VARS, *TIME_VARS, "segment_job", "segment_node", "segment_kind",
                   "segment_start", "segment_end"):

@@ -26,9 +26,13 @@ _KINDS = ("run", "grace")
 
 
 def _compact(v: np.ndarray) -> np.ndarray:
-    """Integers that fit in 32 bits are stored in 32 bits (restored exactly on reading)."""
-    if v.dtype.kind in "iu" and v.size and np.iinfo(np.int32).min <= v.min() and \
-            v.max() <= np.iinfo(np.int32).max:
+    """Whole numbers that fit in 32 bits (times in seconds are whole ticks x tick) are
+    stored as int32; :func:`run_dataset` restores the original dtype exactly."""
+    if v.dtype.kind not in "iuf" or not v.size:
+        return v
+    if v.dtype.kind == "f" and not (np.isfinite(v).all() and (v == np.round(v)).all()):
+        return v
+    if np.iinfo(np.int32).min <= v.min() and v.max() <= np.iinfo(np.int32).max:
         return v.astype(np.int32)
     return v
 
