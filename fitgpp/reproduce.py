@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -171,23 +172,29 @@ class Study:
     def run(self, size: Size = QUICK, *, cache=None, scheduler=None, progress=False) -> Outcome:
         """Run (or read from the cache) every cell; ``cache``: a directory, None for the
         default, False for none; ``scheduler``: a Dask address, or a callable returning
-        one when a cell must be computed (None: as ``size.workers`` says)."""
+        one when a cell must be computed. None: as ``size.workers`` says (0: in this
+        process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
+        started only if some cell is not cached)."""
         from .sweep import run_sweep
         exps = self.experiments(size)
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
-        for label, exp in exps.items():
-            got, st = {}, {}
-            if scheduler is not None:
-                how = {"scheduler": scheduler}
-            elif size.workers == 0:
-                how = {"serial": True}
-            else:
-                how = {"workers": size.workers}
-            grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st, **how)
-            runs.update({(label, c): r for c, r in got.items()})
-            for k in stats:
-                stats[k] += st[k]
+        own = None
+        if scheduler is None and size.workers != 0:  # one cluster for all variants, if needed
+            scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
+            own = scheduler if isinstance(scheduler, _LazyCluster) else None
+        how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
+        try:
+            for label, exp in exps.items():
+                got, st = {}, {}
+                grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st,
+                                         **how)
+                runs.update({(label, c): r for c, r in got.items()})
+                for k in stats:
+                    stats[k] += st[k]
+        finally:
+            if own is not None:
+                own.close()
         if None in grids:
             grid = grids[None]
         else:
@@ -766,7 +773,6 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     every format under ``out`` (rendered files are cached too, beside the cells), write
     ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
     computed)."""
-    import os
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
