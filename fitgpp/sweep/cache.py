@@ -4,7 +4,7 @@ Location: the ``FITGPP_CACHE`` environment variable, else
 ``$XDG_CACHE_HOME/fitgpp`` (``~/.cache/fitgpp`` when XDG_CACHE_HOME is unset);
 cells live under ``<root>/sweep-cells/<key[:2]>/<key>.cell``.
 
-A file is a header line ``fitgpp-sweep-cell/1 <sha256 of the payload>`` then
+A file is a header line ``fitgpp-sweep-cell/N <sha256 of the payload>`` then
 the payload, an ``.npz`` archive of the cell's arrays plus a JSON ``meta``
 holding the key and the cell's scalars and strings. Files are written to a temporary name and moved into place
 with ``os.replace``, so a crash never leaves a half-written entry under a
@@ -161,13 +161,13 @@ def _check(out: dict, n_jobs: int | None) -> dict:
             if not np.isfinite(a).all():
                 raise ValueError(f"{k}: non-finite values")
 
-    extra = [k for k in ("tasks", "reload") if k in out]  # kept by newer cells
-    arrays(("te", "job_id", *JOB_VARS, *extra), n, "jobs")
+    arrays(("te", "job_id", *JOB_VARS), n, "jobs")
     arrays(("time", *(f"series_{k}" for k in TIME_VARS)), len(out["time"]), "time axis")
     if "segment_job" in out:
         arrays(("segment_job", "segment_node", "segment_start", "segment_end", "segment_kind"),
                len(out["segment_job"]), "segments")
-    if (out["slowdown"] < 1).any() or (out["wait"] < 0).any() or (out["preemptions"] < 0).any():
+    if (out["slowdown"] < 1).any() or (out["wait"] < 0).any() or (out["preemptions"] < 0).any() \
+            or (out["tasks"] < 1).any() or (out["reload"] < 0).any() or (out["gpu"] < 0).any():
         raise ValueError("values out of range")
     u = out["gpu_util"]
     if not (np.isfinite(u) and 0 <= u <= 1 + 1e-9):

@@ -24,7 +24,7 @@ from .config import Experiment, ExperimentError
 from .runs import reduce_run
 
 #: Bumped when the cached cell layout or the meaning of a key changes.
-CELL_FORMAT = "fitgpp-sweep-cell/2"
+CELL_FORMAT = "fitgpp-sweep-cell/3"
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 A cell keeps, per job, what every figure and metric of the research questions
 reads (class, submit, duration, first start, finish, slowdown, wait,
-preemptions), the cluster's time series (GPU utilization, GPUs in grace
+preemptions, GPUs per task, tasks, time spent reloading), the cluster's time series (GPU utilization, GPUs in grace
 period and reserved, waiting TE and BE jobs) and the run and grace intervals
 per node, plus the simulation's attrs. :func:`run_dataset` turns that back
 into a simulation Dataset with the same variable names, units and attrs as
@@ -19,7 +19,8 @@ import numpy as np
 import xarray as xr
 
 #: Per-job variables a cell keeps (besides the class, kept as the boolean ``te``).
-JOB_VARS = ("submit", "duration", "first_start", "finish", "slowdown", "wait", "preemptions")
+JOB_VARS = ("submit", "duration", "first_start", "finish", "slowdown", "wait", "preemptions",
+            "gpu", "tasks", "reload")
 #: Time series a cell keeps (dimension ``time``).
 TIME_VARS = ("gpu_util", "gpu_stopping", "gpu_reserved", "waiting_te", "waiting_be")
 _KINDS = ("run", "grace")
