@@ -157,6 +157,9 @@ def test_specs_that_are_not_policies_are_refused():
         registry.policy_class("json:JSONDecoder")
     with pytest.raises(fitgpp.PolicyError, match="expected module:Class"):
         registry.policy_class("json:")
+    for bad in ("..:X", ".x:X", "a\0b:X"):
+        with pytest.raises(fitgpp.PolicyError, match="importing module|cannot import"):
+            registry.policy_class(bad)
     with pytest.raises(fitgpp.PolicyError, match=r"takes no parameter\(s\) patience"):
         registry.resolve(Picky, patience=3)
 

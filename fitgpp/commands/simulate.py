@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from ..policies import POLICIES
 from ..simulate import format_table
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
-                     one_line_errors, positive_int)
+                     max_preemptions_int, one_line_errors, seed_int, tick_seconds)
 
 
 def add_parser(sub) -> None:
@@ -25,13 +26,14 @@ def add_parser(sub) -> None:
                         "max_preemptions=2")
     p.add_argument("--s", type=float, default=None,
                    help="same as --param s=S, for a policy that has s (FitGpp; default 4.0)")
-    p.add_argument("--max-preemptions", type=positive_int, default=None,
+    p.add_argument("--max-preemptions", type=max_preemptions_int, default=None,
                    help="same as --param max_preemptions=P, for a policy that has it (P: "
                         "times a BE job may be preempted; default 3; large = no limit)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=seed_int, default=None,
                    help="same as --param seed=N, for a policy that has a seed (RAND; default 0)")
-    p.add_argument("--tick", type=float, default=60.0, help="tick length in seconds (default 60)")
-    p.add_argument("--sample-every", type=float, default=None,
+    p.add_argument("--tick", type=tick_seconds, default=60.0,
+                   help="tick length in seconds (default 60)")
+    p.add_argument("--sample-every", type=tick_seconds, default=None,
                    help="time-series step in seconds (default: at most 2000 samples)")
     add_cluster_args(p)
     p.add_argument("--out", required=True, metavar="RESULT.nc")
@@ -50,6 +52,9 @@ def _params_epilog() -> str:
     return ("policy parameters (--param NAME=VALUE; defaults shown): " + "; ".join(parts)
             + ". A module:Class policy takes the fields of its dataclass.")
 
+
+#: Parameters with the same bounds as their alias flags (fitgpp.validate).
+_BOUNDED = {"max_preemptions": max_preemptions_int, "seed": seed_int}
 
 #: Flags kept from before --param; each sets the field of that name when the policy has one
 #: (and, as before, is ignored by a policy that has none: FIFO takes no --max-preemptions).
@@ -89,8 +94,9 @@ def policy_params(args, cls=None) -> dict:
         if name in params:
             raise UsageError(f"--param {name} given twice")
         try:
-            params[name] = parse_value(cls, name, value)
-        except FitgppError as exc:
+            params[name] = _BOUNDED[name](value) if name in _BOUNDED and name in fields \
+                else parse_value(cls, name, value)
+        except (FitgppError, argparse.ArgumentTypeError) as exc:
             raise UsageError(f"--param {text}: {exc}") from None
     for name, flag in ALIASES.items():
         v = getattr(args, name)

@@ -32,8 +32,8 @@ def check_int(policy, name: str, minimum: int) -> None:
 
 
 #: What a ``max_preemptions`` field declares for controls and sweep coordinates
-#: (``field(default=3, metadata=MAX_PREEMPTIONS)``): its range and what it means.
-MAX_PREEMPTIONS = {"min": 1, "max": 10, "label": "P (max preemptions)", "units": "1",
+#: (``field(default=3, metadata=MAX_PREEMPTIONS_FIELD)``): its range and what it means.
+MAX_PREEMPTIONS_FIELD = {"min": 1, "max": 10, "label": "P (max preemptions)", "units": "1",
                    "description": "P: times a BE job may be preempted"}
 
 
@@ -59,6 +59,31 @@ def first_fit(eng, i: int, reserved: bool) -> int:
             if fg[n] >= g and fc[n] >= c and fm[n] >= m:
                 return n
     return -1
+
+
+def first_fit_nodes(eng, i: int, reserved: bool) -> list[int] | None:
+    """For a gang (SPEC "Multi-node jobs"): the ``tasks`` lowest-id nodes whose free
+    (``reserved=False``) or avail (``True``) >= the per-task demand of ``i``; None if fewer
+    nodes qualify."""
+    g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
+    fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
+    rg, rc, rm = (eng.res_g, eng.res_c, eng.res_m) if reserved else ((0,) * eng.n_nodes,) * 3
+    out = []
+    for n in range(eng.n_nodes):
+        if fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
+            out.append(n)
+            if len(out) == k:
+                return out
+    return None
+
+
+def place(eng, i: int, reserved: bool):
+    """Where job ``i`` starts now by first fit: a node id, a list of nodes for a gang, or
+    None if it fits nowhere (fewer than ``tasks`` nodes for a gang)."""
+    if eng.tasks[i] == 1:
+        n = first_fit(eng, i, reserved)
+        return n if n >= 0 else None
+    return first_fit_nodes(eng, i, reserved)
 
 
 def projected(eng, n: int) -> tuple[int, int, int]:
@@ -129,8 +154,20 @@ class TwoQueuePolicy:
         # demand -> engine epoch at which a TE job of that demand found neither a node nor
         # victims; that stays true until resources may free up (the epoch moves), across ticks
         failed = eng.scratch.setdefault("te_failed", {}) if self.memo_safe else None
+        tasks = eng.tasks
         for i in list(eng.waiting_te):
             g, c, m = dg[i], dc[i], dm[i]
+            if tasks[i] > 1:
+                # a TE gang never preempts nor reserves, and does not block the TE jobs behind
+                key = (g, c, m, tasks[i])
+                if failed is not None and failed.get(key) == eng.epoch:
+                    continue
+                nodes = first_fit_nodes(eng, i, reserved=True)
+                if nodes is not None:
+                    eng.start(i, nodes, t)
+                elif failed is not None:
+                    failed[key] = eng.epoch
+                continue
             n = resv[i]
             if n < 0:
                 if failed is not None and failed.get((g, c, m)) == eng.epoch:
@@ -170,8 +207,13 @@ def be_pass(eng, t: int) -> None:
     while h:
         if blocked == (h[0], eng.epoch):
             return  # same head, nothing freed since it last failed: it fails again
-        n = first_fit(eng, h[0], reserved=True)
-        if n < 0:
-            eng.scratch["be_blocked"] = (h[0], eng.epoch)
+        i = h[0]
+        if eng.tasks[i] == 1:
+            n = first_fit(eng, i, reserved=True)
+            n = None if n < 0 else n
+        else:
+            n = first_fit_nodes(eng, i, reserved=True)
+        if n is None:
+            eng.scratch["be_blocked"] = (i, eng.epoch)
             return
-        eng.start(h[0], n, t)
+        eng.start(i, n, t)

@@ -19,6 +19,8 @@ from pathlib import Path
 from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
 from ..errors import FitgppError
 from ..policies import POLICIES, PolicyError, registry
+from ..validate import (MAX_CONFIG_BYTES, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED,
+                        MAX_TIME_S, MIN_TICK_S, read_text)
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
 KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale")
@@ -64,10 +66,10 @@ def _values(where, key, v, check) -> tuple | object:
 
 
 _KNOB_CHECKS = {
-    "n_jobs": lambda w, k, v: _number(w, k, v, lo=1, integer=True),
-    "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True),
+    "n_jobs": lambda w, k, v: _number(w, k, v, lo=1, hi=MAX_JOBS, integer=True),
+    "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True, hi=1e3),
     "te_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
-    "grace_scale": lambda w, k, v: _number(w, k, v, lo=0),
+    "grace_scale": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_GRACE_SCALE),
 }
 
 
@@ -198,7 +200,10 @@ class PolicyGrid:
         grid = []
         for key in takes:
             v = values.get(key)
-            if v is None or (isinstance(v, (list, tuple)) and not v):
+            if isinstance(v, list) and not v:  # given empty (the default is an empty tuple)
+                _fail(where, f"key '{key}' is an empty list: nothing to sweep (leave the key "
+                             "out for the policy's default)")
+            if v is None or (isinstance(v, tuple) and not v):
                 v = getattr(base, key) if not isinstance(base, type) else fields[key][1]
                 if v is dataclasses.MISSING:
                     _fail(where, f"key '{key}' is required (the field has no default)")
@@ -208,7 +213,7 @@ class PolicyGrid:
         if seed is not None:
             if "seed" not in fields:
                 _fail(where, f"unknown key 'seed' (policy {label} has no seed)")
-            _number(where, "seed", seed, lo=0, integer=True)
+            _number(where, "seed", seed, lo=0, hi=MAX_SEED, integer=True)
         for k, v in (("name", label), ("policy", keep), ("values", tuple(grid)), ("seed", seed)):
             object.__setattr__(self, k, v)
 
@@ -264,7 +269,9 @@ def _param_check(base, key, kind):
     """Check one value of field ``key`` by its declared type, then by building the policy
     with it (its own validation, so the checks are declared once, in the policy)."""
     def check(where, k, v):
-        if kind is float:
+        if key == "max_preemptions":  # bounded like every other count (fitgpp.validate)
+            v = _number(where, k, v, lo=1, hi=MAX_PREEMPTIONS, integer=True)
+        elif kind is float:
             v = _number(where, k, v)
         elif kind is int:
             v = _number(where, k, v, integer=True)
@@ -319,9 +326,11 @@ class Experiment:
             _fail("", f"key 'seeds' must be a list of integers >= 0, got {seeds!r}")
         object.__setattr__(self, "seeds",
                            _values("", "seeds", list(seeds),
-                                   lambda w, k, v: _number(w, k, v, lo=0, integer=True)))
+                                   lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_SEED,
+                                                           integer=True)))
         object.__setattr__(self, "cluster", _cluster(self.cluster))
-        object.__setattr__(self, "tick", _number("", "tick", self.tick, lo=0, lo_open=True))
+        object.__setattr__(self, "tick", _number("", "tick", self.tick, lo=MIN_TICK_S,
+                                                 hi=MAX_TIME_S))
         for key in ("name", "description"):
             if not isinstance(getattr(self, key), str):
                 _fail("", f"key '{key}' must be a string, got {getattr(self, key)!r}")
@@ -470,10 +479,11 @@ def _from_doc(doc: Mapping, base: Path) -> Experiment:
 def load_experiment(path: str | os.PathLike) -> Experiment:
     """Read and validate an experiment TOML file; errors name the file, table and key."""
     p = Path(path)
+    text = read_text(p, "experiment TOML", ExperimentError, MAX_CONFIG_BYTES)
     try:
-        doc = tomllib.loads(p.read_text())
-    except FileNotFoundError:
-        raise ExperimentError(f"{p}: no such file") from None
+        doc = tomllib.loads(text)
+    except RecursionError:
+        raise ExperimentError(f"{p}: not valid TOML (nested too deeply)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{p}: not valid TOML ({exc})") from None
     try:
