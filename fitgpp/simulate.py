@@ -292,8 +292,18 @@ def format_table(table: pd.DataFrame) -> list[str]:
 
 
 def save(ds: xr.Dataset, path: str | os.PathLike) -> None:
-    """Write a result as netCDF4 (h5netcdf engine)."""
-    ds.to_netcdf(path, engine="h5netcdf")
+    """Write a result as netCDF4 (h5netcdf engine).
+
+    Through xarray's h5netcdf store with HDF5's process-wide lock, not ``Dataset.to_netcdf``,
+    which imports dask.distributed (about 0.15 s) only to ask which dask scheduler is active
+    (a result holds no dask arrays); the file is the same."""
+    from xarray.backends.locks import HDF5_LOCK
+    store = xr.backends.H5NetCDFStore.open(os.fspath(path), mode="w", lock=HDF5_LOCK,
+                                           invalid_netcdf=False)
+    try:
+        ds.dump_to_store(store)
+    finally:
+        store.close()
 
 
 def load(path: str | os.PathLike) -> xr.Dataset:
@@ -306,15 +316,15 @@ def rerun(ds: xr.Dataset) -> xr.Dataset:
     """Run a result again from nothing but its attrs (workload recipe or trace file, cluster,
     policy and parameters, tick, sampling); the answer is identical if the inputs still are.
 
-    The policy is built again from ``attrs["policy"]`` (a registry name or
-    ``module:Class``, which must be importable here: for a class defined in a notebook,
-    run its cell first; the module is imported, so rerun only results you trust) and
-    ``attrs["policy_params"]``; :class:`fitgpp.PolicyError` if it cannot be.
-
     Only what a result written by fitgpp can hold is accepted (bounds in
-    :mod:`fitgpp.validate`); anything else, like a workload that cannot be found again (a
-    DataFrame given in memory leaves no recipe; a trace file that moved or changed is
-    refused), raises :class:`SimulationError`.
+    :mod:`fitgpp.validate`). The policy is built again from ``attrs["policy"]`` (a registry
+    name or ``module:Class``, which must be importable here: for a class defined in a
+    notebook, run its cell first) and ``attrs["policy_params"]``.
+
+    Raises :class:`SimulationError` if the attrs are not what a result holds or the
+    workload cannot be found again (a DataFrame given in memory leaves no recipe; a trace
+    file that moved or changed is refused), and :class:`fitgpp.PolicyError` if the policy
+    cannot be built.
     """
     import hashlib
     from .validate import read_regular

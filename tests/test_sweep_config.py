@@ -79,7 +79,7 @@ def test_relative_paths_resolve_against_the_toml_file(tmp_path):
     (("s = [8, 2.0]", 's = ["big"]'), "[policies.fitgpp] key 's' must be a number"),
     (("s = [8, 2.0]", "s = [-1.0]"), "[policies.fitgpp] key 's'"),
     (("max_preemptions = [1, 3]", "max_preemptions = [0]"),
-     "[policies.fitgpp] key 'max_preemptions' must be >= 1"),
+     "[policies.fitgpp] key 'max_preemptions': fitgpp: max_preemptions must be an integer >= 1"),
     (("max_preemptions = [1, 3]", "max_preemptions = [1.5]"),
      "key 'max_preemptions' must be an integer"),
     (("load = [0.5, 0.9]", "load = []"), "[workload] key 'load' is an empty list"),

@@ -32,8 +32,8 @@ def check_int(policy, name: str, minimum: int) -> None:
 
 
 #: What a ``max_preemptions`` field declares for controls and sweep coordinates
-#: (``field(default=3, metadata=MAX_PREEMPTIONS_FIELD)``): its range and what it means.
-MAX_PREEMPTIONS_FIELD = {"min": 1, "max": 10, "label": "P (max preemptions)", "units": "1",
+#: (``field(default=3, metadata=MAX_PREEMPTIONS)``): its range and what it means.
+MAX_PREEMPTIONS = {"min": 1, "max": 10, "label": "P (max preemptions)", "units": "1",
                    "description": "P: times a BE job may be preempted"}
 
 

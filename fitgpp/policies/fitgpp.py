@@ -17,7 +17,7 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
-from .base import MAX_PREEMPTIONS_FIELD, PolicyError, TwoQueuePolicy, check_max_preemptions
+from .base import MAX_PREEMPTIONS, PolicyError, TwoQueuePolicy, check_max_preemptions
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class FitGpp(TwoQueuePolicy):
     s: float = field(default=4.0, metadata={
         "min": 0.5, "max": 16.0, "step": 0.5, "units": "1",
         "description": "FitGpp preemption threshold s"})
-    max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS_FIELD)
+    max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS)
     name = "fitgpp"
     memo_safe = True  # choose() reads only the ledger, never the tick
 

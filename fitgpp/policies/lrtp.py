@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .base import (MAX_PREEMPTIONS_FIELD, TwoQueuePolicy, check_max_preemptions, projected,
-                   shortest_prefix)
+from .base import MAX_PREEMPTIONS, TwoQueuePolicy, check_max_preemptions, projected, shortest_prefix
 
 
 @dataclass(frozen=True)
 class Lrtp(TwoQueuePolicy):
-    max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS_FIELD)
+    max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS)
     name = "lrtp"
     memo_safe = True  # choose() reads only the ledger, never the tick
 

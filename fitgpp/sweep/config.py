@@ -200,10 +200,10 @@ class PolicyGrid:
         grid = []
         for key in takes:
             v = values.get(key)
-            if isinstance(v, list) and not v:  # given empty (the default is an empty tuple)
+            if isinstance(v, (list, tuple)) and not v:
                 _fail(where, f"key '{key}' is an empty list: nothing to sweep (leave the key "
                              "out for the policy's default)")
-            if v is None or (isinstance(v, tuple) and not v):
+            if v is None:
                 v = getattr(base, key) if not isinstance(base, type) else fields[key][1]
                 if v is dataclasses.MISSING:
                     _fail(where, f"key '{key}' is required (the field has no default)")
@@ -269,12 +269,10 @@ def _param_check(base, key, kind):
     """Check one value of field ``key`` by its declared type, then by building the policy
     with it (its own validation, so the checks are declared once, in the policy)."""
     def check(where, k, v):
-        if key == "max_preemptions":  # bounded like every other count (fitgpp.validate)
-            v = _number(where, k, v, lo=1, hi=MAX_PREEMPTIONS, integer=True)
-        elif kind is float:
+        if kind is float:
             v = _number(where, k, v)
-        elif kind is int:
-            v = _number(where, k, v, integer=True)
+        elif kind is int:  # stored in results as int32 (seeds have their own key)
+            v = _number(where, k, v, lo=-MAX_PREEMPTIONS, hi=MAX_PREEMPTIONS, integer=True)
         elif kind in (bool, str) and not isinstance(v, kind):
             _fail(where, f"key '{k}' must be {'true or false' if kind is bool else 'a string'}"
                          f", got {v!r}")
