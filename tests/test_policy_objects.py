@@ -385,3 +385,11 @@ def test_cli_help_lists_each_policys_parameters_from_its_fields(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "fitgpp: s=4.0 (float), max_preemptions=3 (int)" in out
     assert "rand: max_preemptions=3 (int), seed=0 (int)" in out and "fifo: none" in out
+
+
+def test_a_sweeps_experiment_attr_declares_the_policy_again(tmp_path):
+    exp = experiment({"fitgpp": {}, "picky": {"policy": Picky, "min_te_gpu": [0, 4]}})
+    back = Experiment.from_dict(json.loads(exp.to_json()))
+    assert back.policies[1].policy == f"{__name__}:Picky" and back.policies[1].cls is Picky
+    assert [c.make_policy() for c in fitgpp.sweep.cells_of(back)] == \
+        [c.make_policy() for c in fitgpp.sweep.cells_of(exp)]
