@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from ..policies import POLICIES
-from ..simulate import format_table
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
                      max_preemptions_int, one_line_errors, seed_int, tick_seconds)
 
@@ -131,6 +130,7 @@ def run(args) -> int:
 
 
 def format_summary(ds, table) -> str:
+    from ..simulate import format_table
     lines = [f"policy {ds.attrs['policy']} {ds.attrs['policy_params']} on "
              f"{ds.attrs['cluster_description']}, tick {ds.attrs['tick']:g} s"]
     lines += format_table(table)
