@@ -147,6 +147,12 @@ def test_synthesized_times_beyond_the_horizon_name_the_model(tmp_path, capsys):
 def test_out_in_an_unwritable_place(trace, capsys):
     refused(["simulate", trace, "--nodes", "2", "--out", "/proc/x.nc"], capsys,
             "/proc/x.nc", "cannot write")
+    refused(["synth", "paper-default", "--jobs", "5", "--out", "/proc/t.csv"], capsys,
+            "/proc/t.csv", "cannot write")
+    refused(["reproduce", "--quick", "--only", "rq1", "--out", "/proc/report"], capsys,
+            "/proc/report", "cannot create the directory")
+    refused(["simulate", trace, "--nodes", "2", "--out", "/dev/null"], capsys,
+            "/dev/null", "not a regular file")  # never replace a device node
 
 
 def test_sweep_config_is_a_directory_or_not_utf8(tmp_path, capsys):
