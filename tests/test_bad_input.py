@@ -114,6 +114,14 @@ def test_max_preemptions_and_seeds_fit_a_netcdf_file(trace, tmp_path, capsys):
     assert ds.attrs["seed"] == MAX_SEED and ds.attrs["max_preemptions"] == MAX_PREEMPTIONS
 
 
+def test_sample_every_that_would_exhaust_memory(tmp_path, capsys):
+    df = spec_rows(4)
+    df.loc[2, "duration"] = 1e10
+    df.to_csv(tmp_path / "t.csv", index=False)
+    refused(["simulate", tmp_path / "t.csv", "--nodes", "2", "--tick", "1",
+             "--sample-every", "1", *out(tmp_path)], capsys, "more than 10000000 samples")
+
+
 def test_node_resources_beyond_2_40(trace, tmp_path, capsys):
     refused(["simulate", trace, "--nodes", "2", "--node-gpu", 2**70, *out(tmp_path)], capsys,
             "--node-gpu", "2**40")

@@ -52,6 +52,8 @@ def run(args) -> int:
         raise UsageError(f"--out {args.out} is the input trace; choose another file")
     cluster = cluster_from_args(args)
     trace = read_trace(args.trace, cluster=cluster)
+    if args.sample_every is not None:
+        check_samples(trace, args.sample_every)
     from tqdm import tqdm
     # a progress bar on a terminal (tqdm turns itself off when stderr is not a TTY)
     with tqdm(total=len(trace), unit="job", desc="simulate", disable=None, leave=False) as bar:
@@ -62,6 +64,22 @@ def run(args) -> int:
     print(format_summary(ds, summarize(ds)), file=sys.stdout)
     print(f"wrote {args.out}")
     return 0
+
+
+#: Most time samples --sample-every may ask for (5 series of float64: 400 MB).
+MAX_SAMPLES = 10_000_000
+
+
+def check_samples(trace, sample_every: float) -> None:
+    """Refuse a --sample-every that gives more than MAX_SAMPLES samples even if every job
+    ran at once (the run can only be longer)."""
+    from ..cli import UsageError
+    jobs = trace.jobs
+    least_end = float((jobs["submit_time"] + jobs["duration"]).max()) if len(jobs) else 0.0
+    if least_end / sample_every > MAX_SAMPLES:
+        raise UsageError(f"--sample-every {sample_every:g}: this trace runs at least "
+                         f"{least_end:.4g} s, which gives more than {MAX_SAMPLES} samples; "
+                         "choose a longer step (or leave it out for at most 2000)")
 
 
 def format_summary(ds, table) -> str:
