@@ -15,8 +15,10 @@ import csv
 import io
 import json
 import math
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -44,10 +46,24 @@ NASTY_JSON = [None, True, False, 0, -1, 1, 1.5, 24, -1e6, 1e-308, 1e308, 1e300, 
               -2**70, "", "x", "8", [], [1], [1, 2, 3], {}, {"a": 1}, 0.999999, 1e-9, 1e4]
 
 
-def cli(argv, capsys) -> int:
-    """Run the CLI; assert the exit-0-or-2 rule; return the status."""
+def cli(argv, capsys, timeout=60) -> int:
+    """Run the CLI; assert the exit-0-or-2 rule; return the status. It runs in a daemon
+    thread, so that a hang (a blocking read, say) fails the test instead of the suite."""
     capsys.readouterr()
-    code = main([str(a) for a in argv])
+    got = []
+
+    def target():
+        try:
+            got.append(main([str(a) for a in argv]))
+        except BaseException as exc:  # re-raised below, with its traceback
+            got.append(exc)
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(timeout)
+    assert got, f"no answer within {timeout} s: {argv}"
+    if isinstance(got[0], BaseException):
+        raise got[0]
+    code = got[0]
     err = capsys.readouterr().err
     assert code in (0, 2), (code, err)
     assert "Traceback" not in err, err
@@ -397,6 +413,61 @@ def test_rerun_on_edited_attrs(results, data):
         return
     event("rerun")
     assert again.sizes["job"] == ds.sizes["job"]
+
+
+# ---- any command, any flag ------------------------------------------------------------------
+
+PATHS = ["{d}/t.csv", "{d}/m.json", "{d}/c.toml", "{d}/exp.toml", "{d}", "/dev/zero", "/proc/x",
+         "/dev/null", "{d}/missing", "{d}/fifo", ""]
+FLAG_VALUES = {
+    "simulate": {"--nodes": ["2", "0", "x"], "--cluster": PATHS, "--tick": ["60", "0", "nan"],
+                 "--node-cpu-milli": ["1", "-1", str(2**41)], "--node-mem-mib": ["1", "x"],
+                 "--policy": ["rand", "x"], "--sample-every": ["600", "-1"], "--out": PATHS},
+    "synth": {"--jobs": ["5", "0", "-1", str(10**7 + 1), "x"], "--seed": ["0", "-1", "x"],
+              "--load": ["0.5", "0", "-1", "nan", "1e300"], "--nodes": ["2", "0"],
+              "--te-fraction": ["0.5", "2", "nan", "-0"], "--grace-scale": ["2", "-1", "inf"],
+              "--on-unfit": ["restrict", "x"], "--cluster": PATHS, "--out": PATHS,
+              "--list": [None]},
+    "fit": {"--format": ["spec", "alibaba-v2023", "philly-chronus", "x"],
+            "--runtimes": ["observed", "philly"], "--philly-runtime": PATHS,
+            "--split": ["3600", "0", "-1", "nan"], "--max-gpu": ["8", "0", "-1"],
+            "--seed": ["1", "-1"], "--grace": ["fit", "default"], "--other-qos": ["TE"],
+            "--sharing": ["drop"], "--out": PATHS},
+    "sweep": {"--workers": ["0", "-1", "x", "100000"], "--cache": PATHS,
+              "--scheduler": ["x", "tcp://", "127.0.0.1:0", ":::", "tcp://[::1]:99999"],
+              "--no-cache": [None], "--out": PATHS},
+    "reproduce": {"--only": ["rq9", "x"], "--out": ["/proc/x", "{d}/t.csv", "/dev/null"]},
+}
+FIRST = {"simulate": PATHS, "synth": ["paper-default", "nope", *PATHS], "fit": PATHS,
+         "sweep": PATHS, "reproduce": []}
+
+
+@FUZZ
+@given(data=st.data())
+def test_every_command_on_random_flags(tmp_path_factory, capsys, data):
+    d = tmp_path_factory.getbasetemp() / "anyflag"
+    if not d.exists():
+        d.mkdir()
+        (d / "t.csv").write_text("\n".join(",".join(r) for r in BASE) + "\n")
+        (d / "m.json").write_text(json.dumps(MODEL_DOC))
+        (d / "c.toml").write_text("[[nodes]]\ncount = 2\ngpu = 8\ncpu_milli = 9000\n"
+                                  "mem_mib = 9000\n")
+        (d / "exp.toml").write_text(f'[workload]\ntrace = "{d}/t.csv"\n[cluster]\nnodes = 2\n'
+                                    "[policies.fifo]\n")
+        os.mkfifo(d / "fifo")
+    cmd = data.draw(st.sampled_from(sorted(FLAG_VALUES)))
+    argv = [cmd]
+    if FIRST[cmd]:
+        argv.append(data.draw(st.sampled_from(FIRST[cmd])))
+    for flag in data.draw(st.lists(st.sampled_from(sorted(FLAG_VALUES[cmd])), max_size=5,
+                                   unique=True)):
+        v = data.draw(st.sampled_from(FLAG_VALUES[cmd][flag]))
+        argv += [flag] if v is None else [flag, v]
+    if cmd == "reproduce" and "--out" not in argv:
+        argv += ["--out", "/proc/x"]  # never run the whole reproduction here
+    if cmd == "sweep" and "--workers" not in argv and "--scheduler" not in argv:
+        argv += ["--workers", "0"]
+    cli([a.replace("{d}", str(d)) for a in argv], capsys)
 
 
 # ---- a few real processes -------------------------------------------------------------------
