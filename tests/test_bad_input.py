@@ -355,16 +355,21 @@ def test_cache_entry_with_a_valid_checksum_but_wrong_content(cached_sweep, edit)
     xr.testing.assert_identical(first, again)
 
 
-def test_cache_entry_replaced_by_a_directory(cached_sweep):
+def test_cache_entry_replaced_by_a_directory_or_a_fifo(cached_sweep):
     from fitgpp.sweep import run_sweep
     from fitgpp.sweep.cache import CacheWarning
     exp, kw, first, files = cached_sweep
     files[0].unlink()
     files[0].mkdir()
+    files[1].unlink()
+    os.mkfifo(files[1])  # reading it would block the sweep forever
     with pytest.warns(CacheWarning) as rec:
         again = run_sweep(exp, **kw)
-    assert any("cannot be written" in str(w.message) for w in rec)
+    msgs = [str(w.message) for w in rec]
+    assert any("is a directory" in m for m in msgs) and any("FIFO" in m for m in msgs), msgs
+    assert any("cannot be written" in m for m in msgs), msgs  # the directory stays
     xr.testing.assert_identical(first, again)
+    assert files[1].is_file()  # the FIFO was replaced by a good entry
 
 
 # ---- rerun(ds) on edited attrs ---------------------------------------------------------------
