@@ -134,9 +134,15 @@ class Cluster:
 
     def fits_some_node(self, demand: np.ndarray) -> np.ndarray:
         """Boolean per row of ``demand`` (k, 3): fits on at least one node."""
-        caps = np.unique(self.capacity, axis=0)
+        return self.nodes_fitting(demand) > 0
+
+    def nodes_fitting(self, demand: np.ndarray) -> np.ndarray:
+        """Per row of ``demand`` (k, 3): how many nodes it fits on (a gang of ``tasks``
+        tasks needs at least ``tasks`` of them)."""
+        caps, count = np.unique(self.capacity, axis=0, return_counts=True)
         demand = np.asarray(demand).reshape(-1, 3)
-        return (demand[:, None, :] <= caps[None, :, :]).all(axis=2).any(axis=1)
+        fits = (demand[:, None, :] <= caps[None, :, :]).all(axis=2)
+        return fits.astype(np.int64) @ count
 
     def describe(self) -> str:
         return " + ".join(f"{g.count}x({g.gpu} GPU, {g.cpu_milli} mCPU, {g.mem_mib} MiB)"

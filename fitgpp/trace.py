@@ -40,7 +40,14 @@ COLUMNS: dict[str, str] = {
     "mem_mib": "memory [MiB], integer >= 0",
     "grace_period": "BE: time from preemption signal to exit [s], >= 0; TE: ignored, may be empty",
 }
-INT_COLUMNS = ("job_id", "gpu", "cpu_milli", "mem_mib")
+#: Optional columns (SPEC "Multi-node jobs", "Restart cost"): absent or empty means the default.
+OPTIONAL: dict[str, str] = {
+    "tasks": "multi-node job: tasks, each with the demand above on its own node; integer >= 1, default 1",
+    "restart_overhead": "time a preempted job spends reloading its checkpoint at each restart [s],"
+                        " >= 0, default 0",
+}
+OPTIONAL_DEFAULTS = {"tasks": 1, "restart_overhead": 0.0}
+INT_COLUMNS = ("job_id", "gpu", "cpu_milli", "mem_mib", "tasks")
 RESOURCES = ("gpu", "cpu_milli", "mem_mib")
 CLASSES = ("TE", "BE")
 _MAX_LISTED = 5
@@ -198,7 +205,8 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
     is_te = (cls == "TE").fillna(False).to_numpy()
 
     num = {}
-    for col in COLUMNS:
+    present = [c for c in OPTIONAL if c in df.columns]
+    for col in [*COLUMNS, *present]:
         if col == "cls":
             continue
         raw = df[col]
@@ -207,6 +215,9 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
         reject(not_number, col, "not a number")
         reject(_booleans(raw), col, "not a number (true/false)")
         empty = raw.isna().to_numpy()
+        if col in OPTIONAL:
+            vals = np.where(empty, OPTIONAL_DEFAULTS[col], vals)  # SPEC: empty = the default
+            empty = np.zeros(n, dtype=bool)
         if col == "grace_period":
             empty = empty & ~is_te
             vals = np.where(is_te, 0.0, vals)  # ignored for TE (SPEC); may be empty
@@ -224,6 +235,10 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
     for col in ("submit_time", "gpu", "cpu_milli", "mem_mib", "grace_period"):
         reject(num[col] < 0, col, "negative value")
     reject(num["duration"] <= 0, "duration", "must be > 0")
+    if "tasks" in num:
+        reject(num["tasks"] < 1, "tasks", "must be an integer >= 1")
+    if "restart_overhead" in num:
+        reject(num["restart_overhead"] < 0, "restart_overhead", "negative value")
     ids = num["job_id"]
     reject(ids < 0, "job_id", "negative value")
     dup = pd.Series(ids).duplicated(keep=False).to_numpy() & ~np.isnan(ids)
@@ -232,19 +247,26 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
     reject(zero, "gpu, cpu_milli, mem_mib", "job demands no resource (all zero)")
     if cluster is not None:
         demand = np.stack([np.nan_to_num(num[r]) for r in RESOURCES], axis=1)
-        reject(~cluster.fits_some_node(demand), "gpu, cpu_milli, mem_mib",
+        fitting = cluster.nodes_fitting(demand)
+        reject(fitting == 0, "gpu, cpu_milli, mem_mib",
                f"demand fits no node of the cluster ({cluster.describe()})")
+        if "tasks" in num:
+            tasks = np.nan_to_num(num["tasks"], nan=1.0)
+            reject(fitting < tasks, "tasks, gpu, cpu_milli, mem_mib",
+                   f"a gang needs one node per task, but its per-task demand fits fewer nodes"
+                   f" than it has tasks ({cluster.describe()})")
 
     keep = ~bad
     out = df.loc[keep].copy()
-    for col in COLUMNS:
+    for col in [*COLUMNS, *present]:
         if col == "cls":
             out[col] = cls[keep].astype(object).to_numpy()
         elif col in INT_COLUMNS:
             out[col] = num[col][keep].astype(np.int64)
         else:
             out[col] = num[col][keep]
-    out = out[list(COLUMNS) + [c for c in df.columns if c not in COLUMNS]]
+    out = out[list(COLUMNS) + present + [c for c in df.columns
+                                         if c not in COLUMNS and c not in OPTIONAL]]
     out = out.reset_index(drop=True)
     dropped = None
     if drop_invalid:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from ..workload.adapters import FORMATS
-from .common import atomic_write, check_out_path, int_at_least, number_in, seed_int
 from ..validate import MAX_TIME_S
+from .common import atomic_write, check_out_path, int_at_least, number_in, seed_int
+
+#: fitgpp.workload.adapters.FORMATS, named here so that building the parser does not import
+#: scipy (tests/test_workload_cli.py checks the two agree)
+FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
 
 
 def add_parser(sub) -> None:
