@@ -122,6 +122,16 @@ def test_sample_every_that_would_exhaust_memory(tmp_path, capsys):
              "--sample-every", "1", *out(tmp_path)], capsys, "more than 10000000 samples")
 
 
+def test_policy_params_and_classes_from_the_command_line(trace, tmp_path, capsys):
+    refused(["simulate", trace, "--nodes", "2", "--policy", "rand", "--param",
+             "max_preemptions=" + "1" * 21, *out(tmp_path)], capsys, "max_preemptions",
+            str(MAX_PREEMPTIONS))
+    refused(["simulate", trace, "--nodes", "2", "--policy", "rand", "--param",
+             "seed=" + "1" * 21, *out(tmp_path)], capsys, "seed", str(MAX_SEED))
+    refused(["simulate", trace, "--nodes", "2", "--policy", "../../x:Y", *out(tmp_path)],
+            capsys, "--policy ../../x:Y", "cannot import")
+
+
 def test_node_resources_beyond_2_40(trace, tmp_path, capsys):
     refused(["simulate", trace, "--nodes", "2", "--node-gpu", 2**70, *out(tmp_path)], capsys,
             "--node-gpu", "2**40")
@@ -406,6 +416,8 @@ def _workload(ds, **edit):
                                         "mem_mib": 1}])},
     lambda ds: {"cluster": "{"},
     lambda ds: {"policy": "nope"},
+    lambda ds: {"policy": "../../x:Y"},
+    lambda ds: {"policy": "json:loads"},
     lambda ds: {"policy_params": json.dumps({"max_preemptions": 10**20})},
     lambda ds: {"policy_params": json.dumps({"s": "x"})},
     lambda ds: {"policy_params": "[]"},

@@ -380,6 +380,7 @@ def results(tmp_path_factory):
             fitgpp.simulate(d / "t.csv", fitgpp.DEFAULT_CLUSTER, "fitgpp", s=2.0)]
 
 
+@pytest.mark.filterwarnings("ignore::fitgpp.simulate.RerunWarning")  # an edited policy's code
 @FUZZ
 @given(data=st.data())
 def test_rerun_on_edited_attrs(results, data):
@@ -422,7 +423,10 @@ PATHS = ["{d}/t.csv", "{d}/m.json", "{d}/c.toml", "{d}/exp.toml", "{d}", "/dev/z
 FLAG_VALUES = {
     "simulate": {"--nodes": ["2", "0", "x"], "--cluster": PATHS, "--tick": ["60", "0", "nan"],
                  "--node-cpu-milli": ["1", "-1", str(2**41)], "--node-mem-mib": ["1", "x"],
-                 "--policy": ["rand", "x"], "--sample-every": ["600", "-1"], "--out": PATHS},
+                 "--policy": ["rand", "x", "../x:Y", "os:path", "json:JSONDecoder", ":"],
+                 "--param": ["seed=" + "9" * 20, "max_preemptions=0", "s=nan", "s=1e300",
+                             "x=1", "=", "seed", "max_preemptions=" + "[" * 5000],
+                 "--sample-every": ["600", "-1"], "--out": PATHS},
     "synth": {"--jobs": ["5", "0", "-1", str(10**7 + 1), "x"], "--seed": ["0", "-1", "x"],
               "--load": ["0.5", "0", "-1", "nan", "1e300"], "--nodes": ["2", "0"],
               "--te-fraction": ["0.5", "2", "nan", "-0"], "--grace-scale": ["2", "-1", "inf"],

@@ -70,6 +70,9 @@ def policy_class(args):
         return find(args.policy)
     except FitgppError as exc:
         raise UsageError(f"--policy {args.policy}: {exc}") from None
+    except Exception as exc:  # a bad module name (a relative path) or a module that fails
+        raise UsageError(f"--policy {args.policy}: cannot import it "
+                         f"({type(exc).__name__}: {exc})"[:300]) from None
 
 
 def policy_params(args, cls=None) -> dict:
@@ -89,9 +92,11 @@ def policy_params(args, cls=None) -> dict:
         if name in params:
             raise UsageError(f"--param {name} given twice")
         try:
-            params[name] = parse_value(cls, name, value)
+            params[name] = _storable(name, parse_value(cls, name, value))
         except FitgppError as exc:
-            raise UsageError(f"--param {text}: {exc}") from None
+            raise UsageError(f"--param {text}: {exc}"[:300]) from None
+        except RecursionError:
+            raise UsageError(f"--param {name}: JSON nested too deeply") from None
     for name, flag in ALIASES.items():
         v = getattr(args, name)
         if v is None or name not in fields:
@@ -100,6 +105,18 @@ def policy_params(args, cls=None) -> dict:
             raise UsageError(f"{flag} and --param {name}=... both given; give one")
         params[name] = v
     return params
+
+
+def _storable(name: str, value):
+    """A parameter value a result can record in netCDF: integers within int32 (a seed within
+    uint32), as the sweep configuration bounds them too."""
+    from ..validate import MAX_PREEMPTIONS, MAX_SEED, check_int
+    if isinstance(value, int) and not isinstance(value, bool):
+        if name == "seed":
+            check_int(value, "seed", 0, MAX_SEED)
+        else:
+            check_int(value, name, -MAX_PREEMPTIONS, MAX_PREEMPTIONS)
+    return value
 
 
 def run(args) -> int:
