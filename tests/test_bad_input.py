@@ -240,6 +240,20 @@ def test_fifo_or_device_as_a_file_is_refused_without_reading(tmp_path, trace, ar
     assert len(err.splitlines()) == 1 and "not a" in err and "Traceback" not in err, err
 
 
+def test_compressed_trace_that_expands_without_bound(tmp_path, capsys, monkeypatch):
+    import gzip
+
+    from fitgpp.workload import adapters
+    monkeypatch.setattr(adapters, "MAX_DECOMPRESSED", 10_000)  # 1 GiB by default
+    alibaba_csv(tmp_path / "a.csv", n=400)
+    (tmp_path / "a.csv.gz").write_bytes(gzip.compress((tmp_path / "a.csv").read_bytes()))
+    refused(["fit", tmp_path / "a.csv.gz", "--format", "alibaba-v2023", *out(tmp_path, "m.json")],
+            capsys, "a.csv.gz: expands to more than 10000 bytes")
+    (tmp_path / "b.csv.gz").write_bytes(b"\x1f\x8b not gzip")
+    refused(["fit", tmp_path / "b.csv.gz", "--format", "alibaba-v2023", *out(tmp_path, "m.json")],
+            capsys, "b.csv.gz: not a readable gzip file")
+
+
 # ---- fit -------------------------------------------------------------------------------------
 
 def test_fit_constant_durations(tmp_path, capsys):
