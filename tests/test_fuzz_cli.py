@@ -98,10 +98,15 @@ def malformed_traces(draw) -> bytes:
     rows = [list(r) for r in BASE]
     cell = st.one_of(st.sampled_from(NASTY_TEXT), st.text(max_size=6),
                      st.floats().map(repr), st.integers().map(str))
-    for _ in range(draw(st.integers(0, 4))):
+    for _ in range(draw(st.integers(0, 4)) * draw(st.integers(0, 1))):
         r = draw(st.integers(1, len(rows) - 1))
         rows[r][draw(st.integers(0, 7))] = draw(cell)
-    header = draw(st.sampled_from(["keep", "keep", "drop", "duplicate", "rename", "extra"]))
+    if draw(st.booleans()):  # SPEC's optional columns: gangs and restart cost
+        small = st.sampled_from(["1", "1", "1", "2", "", "", "30", "0", "3", "1.5", "1e300",
+                                 "-1"])
+        rows = [r + (["tasks", "restart_overhead"] if i == 0 else [draw(small), draw(small)])
+                for i, r in enumerate(rows)]
+    header = draw(st.sampled_from(["keep"] * 6 + ["drop", "duplicate", "rename", "extra"]))
     if header == "drop":
         k = draw(st.integers(0, 7))
         rows = [r[:k] + r[k + 1:] for r in rows]
