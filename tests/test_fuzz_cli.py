@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import fitgpp
@@ -146,7 +146,16 @@ def sim_flags(draw) -> list[str]:
     return out
 
 
+BASE_CSV = ("\n".join(",".join(r) for r in BASE) + "\n").encode()
+GANGS_CSV = ("\n".join(",".join(r + (["tasks", "restart_overhead"] if i == 0 else ["2", "90"]))
+                       for i, r in enumerate(BASE)) + "\n").encode()
+
+
 @FUZZ
+@example(data=BASE_CSV, flags=["--nodes", "2"])  # valid inputs: their results are checked
+@example(data=GANGS_CSV, flags=["--nodes", "3", "--policy", "lrtp", "--tick", "7.5"])
+@example(data=BASE_CSV, flags=["--nodes", "2", "--policy", "rand", "--seed", "4294967295",
+                               "--max-preemptions", "2147483647", "--sample-every", "120"])
 @given(data=malformed_traces(), flags=sim_flags())
 def test_simulate_on_malformed_traces_and_flags(tmp_path, capsys, data, flags):
     trace, result = tmp_path / "t.csv", tmp_path / "r.nc"
@@ -158,6 +167,20 @@ def test_simulate_on_malformed_traces_and_flags(tmp_path, capsys, data, flags):
         assert np.isfinite(ds["finish"].values).all() and (ds["slowdown"].values >= 1).all()
     else:
         assert not result.exists()
+
+
+@pytest.mark.parametrize("data, flags", [
+    (BASE_CSV, ["--nodes", "2"]),
+    (GANGS_CSV, ["--nodes", "3", "--policy", "lrtp", "--tick", "7.5"]),
+    (BASE_CSV, ["--nodes", "2", "--policy", "rand", "--seed", "4294967295",
+                "--max-preemptions", "2147483647", "--sample-every", "120"]),
+], ids=["base", "gangs", "bounds"])
+def test_the_fuzz_seeds_are_valid(tmp_path, capsys, data, flags):
+    """The explicit examples above must pass as valid input, so their results are checked."""
+    (tmp_path / "t.csv").write_bytes(data)
+    assert cli(["simulate", tmp_path / "t.csv", *flags, "--out", tmp_path / "r.nc"],
+               capsys) == 0
+    assert fitgpp.load(tmp_path / "r.nc").sizes["job"] == len(BASE) - 1
 
 
 # ---- cluster files --------------------------------------------------------------------------
@@ -190,6 +213,8 @@ def cluster_tomls(draw) -> str:
 
 
 @FUZZ
+@example(text="[[nodes]]\ncount = 2\ngpu = 4\ncpu_milli = 4\nmem_mib = 4\n\n[[nodes]]\n"
+              f"count = 1\ngpu = {2**40}\ncpu_milli = 1\nmem_mib = 1\nname = 'big'\n")
 @given(text=cluster_tomls())
 def test_simulate_on_random_cluster_files(tmp_path, capsys, text):
     trace, cluster, result = tmp_path / "t.csv", tmp_path / "c.toml", tmp_path / "r.nc"
