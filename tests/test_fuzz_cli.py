@@ -26,6 +26,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 import fitgpp
 from conftest import scaled
@@ -67,7 +68,8 @@ def cli(argv, capsys, timeout=60) -> int:
     err = capsys.readouterr().err
     assert code in (0, 2), (code, err)
     assert "Traceback" not in err, err
-    event(f"exit {code}")
+    if currently_in_test_context():
+        event(f"exit {code}")
     if code == 2:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("fitgpp"), err
