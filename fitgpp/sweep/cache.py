@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FitgppError
-from ..validate import honour_umask
+from ..validate import honour_umask, read_regular
 from .cell import CELL_FORMAT
 
 
@@ -65,12 +65,12 @@ class CellCache:
     def get(self, key: str, n_jobs: int | None = None) -> Mapping | None:
         """The entry of ``key``, or None; with ``n_jobs``, an entry of another length is corrupt."""
         p = self.path(key)
-        try:
-            blob = p.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(p):
             return None
-        except OSError as exc:
-            warnings.warn(f"cache entry {p} unreadable ({exc}); recomputing", CacheWarning,
+        try:  # a regular file only: a FIFO in its place must not block the sweep
+            blob = read_regular(p, "sweep cache entry", CacheError, limit=None)
+        except CacheError as exc:
+            warnings.warn(f"cache entry unreadable: {exc}; recomputing", CacheWarning,
                           stacklevel=2)
             return None
         try:
