@@ -364,7 +364,7 @@ def test_cache_entry_with_a_valid_checksum_but_wrong_content(cached_sweep, edit)
     from fitgpp.sweep.cache import CacheWarning, _decode, _encode
     exp, kw, first, files = cached_sweep
     key = files[0].stem
-    res = _decode(files[0].read_bytes(), key)
+    res = dict(_decode(files[0].read_bytes(), key))
     if edit == "short":
         res = {**res, **{k: res[k][:3] for k in ("te", "slowdown", "wait", "preemptions")}}
     elif edit == "nan":

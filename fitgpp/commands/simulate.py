@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from ..policies import POLICIES
-from ..simulate import format_table
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
                      max_preemptions_int, one_line_errors, seed_int, tick_seconds)
 
@@ -30,7 +30,8 @@ def add_parser(sub) -> None:
                         "times a BE job may be preempted; default 3; large = no limit)")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="same as --param seed=N, for a policy that has a seed (RAND; default 0)")
-    p.add_argument("--tick", type=tick_seconds, default=60.0, help="tick length in seconds (default 60)")
+    p.add_argument("--tick", type=tick_seconds, default=60.0,
+                   help="tick length in seconds (default 60)")
     p.add_argument("--sample-every", type=tick_seconds, default=None,
                    help="time-series step in seconds (default: at most 2000 samples)")
     add_cluster_args(p)
@@ -50,6 +51,9 @@ def _params_epilog() -> str:
     return ("policy parameters (--param NAME=VALUE; defaults shown): " + "; ".join(parts)
             + ". A module:Class policy takes the fields of its dataclass.")
 
+
+#: Parameters with the same bounds as their alias flags (fitgpp.validate).
+_BOUNDED = {"max_preemptions": max_preemptions_int, "seed": seed_int}
 
 #: Flags kept from before --param; each sets the field of that name when the policy has one
 #: (and, as before, is ignored by a policy that has none: FIFO takes no --max-preemptions).
@@ -92,8 +96,9 @@ def policy_params(args, cls=None) -> dict:
         if name in params:
             raise UsageError(f"--param {name} given twice")
         try:
-            params[name] = _storable(name, parse_value(cls, name, value))
-        except FitgppError as exc:
+            params[name] = _BOUNDED[name](value) if name in _BOUNDED and name in fields \
+                else _storable(name, parse_value(cls, name, value))
+        except (FitgppError, argparse.ArgumentTypeError) as exc:
             raise UsageError(f"--param {text}: {exc}"[:300]) from None
         except RecursionError:
             raise UsageError(f"--param {name}: JSON nested too deeply") from None
@@ -160,6 +165,7 @@ def check_samples(trace, sample_every: float) -> None:
 
 
 def format_summary(ds, table) -> str:
+    from ..simulate import format_table
     lines = [f"policy {ds.attrs['policy']} {ds.attrs['policy_params']} on "
              f"{ds.attrs['cluster_description']}, tick {ds.attrs['tick']:g} s"]
     lines += format_table(table)
