@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..workload.adapters import FORMATS
-from .common import atomic_write, check_out_path
+from .common import add_cluster_args, atomic_write, check_out_path, cluster_from_args
 
 
 def add_parser(sub) -> None:
@@ -29,12 +29,15 @@ def add_parser(sub) -> None:
     p.add_argument("--sharing", choices=("whole", "drop"), default=None,
                    help="alibaba-v2023: GPU-sharing pods count as 1 GPU (default) or are dropped")
     p.add_argument("--max-gpu", type=int, default=None,
-                   help="real formats: drop jobs asking more GPUs than this (default 8)")
+                   help="real formats: drop jobs asking more GPUs than this (default: 8 for "
+                        "alibaba-v2023; none for philly-chronus, which splits a job larger "
+                        "than a node into a gang of tasks)")
     p.add_argument("--seed", type=int, default=None,
                    help="real formats: seed for grace periods and re-drawn run times (default 0)")
     p.add_argument("--grace", choices=("default", "fit"), default="default",
                    help="model grace periods: documented default (default) or fitted to the "
                         "trace's BE grace periods (spec format only)")
+    add_cluster_args(p, required=False)
     p.set_defaults(run=run)
 
 
@@ -47,6 +50,12 @@ def _options(args) -> dict:
     if args.format == "spec" and opts:
         raise UsageError(f"--format spec takes no adapter options (got "
                          f"{', '.join('--' + k.replace('_', '-') for k in opts)})")
+    cluster = cluster_from_args(args)
+    if cluster is not None:
+        if args.format != "philly-chronus":
+            raise UsageError("--nodes/--cluster apply to --format philly-chronus only (the "
+                             "node size that splits large jobs into gangs)")
+        opts["cluster"] = cluster
     if args.format == "philly-chronus":
         for k in ("other_qos", "sharing"):
             if k in opts:
