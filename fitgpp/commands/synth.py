@@ -31,6 +31,17 @@ def add_parser(sub) -> None:
     p.add_argument("--te-fraction", type=_number, help="TE share of jobs (default: model's)")
     p.add_argument("--grace-scale", type=_number,
                    help="factor on BE grace periods (default 1)")
+    p.add_argument("--gang-fraction", type=_number, metavar="F",
+                   help="share of BE jobs drawn as multi-node gangs (default: the model's "
+                        "tasks distribution, one task if it has none)")
+    p.add_argument("--gang-tasks", type=int, metavar="K",
+                   help="with --gang-fraction: gangs have 2..K tasks, uniformly (default 4)")
+    p.add_argument("--restart-overhead", type=_number, metavar="SECONDS",
+                   help="median time a preempted BE job spends reloading its checkpoint "
+                        "each time it starts again (default 0)")
+    p.add_argument("--restart-sigma", type=_number, metavar="SIGMA",
+                   help="log-spread of the lognormal restart overhead (default 0: every BE "
+                        "job the same)")
     p.add_argument("--on-unfit", choices=("error", "restrict"), default="error",
                    help="demands that fit no node: fail (default) or draw only those that fit")
     add_cluster_args(p, required=False)
@@ -60,15 +71,19 @@ def run(args) -> int:
     model = load_model(args.model)
     trace = synthesize(model, n_jobs=args.jobs, seed=args.seed, load=args.load,
                        te_fraction=args.te_fraction, grace_scale=args.grace_scale,
-                       cluster=cluster, on_unfit=args.on_unfit)
+                       cluster=cluster, on_unfit=args.on_unfit,
+                       gang_fraction=args.gang_fraction, gang_tasks=args.gang_tasks,
+                       restart_overhead=args.restart_overhead, restart_sigma=args.restart_sigma)
     atomic_write(args.out, lambda tmp: write_trace(trace, tmp))
     recipe = args.out + ".source.json"
     atomic_write(recipe, lambda tmp: open(tmp, "w").write(
         json.dumps(trace.source, indent=1, sort_keys=True) + "\n"))
     n_te = int((trace.jobs["cls"] == "TE").sum())
     load = trace.source["offered_load"]
+    n_gang = int((trace.jobs["tasks"] > 1).sum()) if "tasks" in trace.jobs else 0
     print(f"{len(trace)} jobs from model {model.name!r} (seed {args.seed}): {n_te} TE, "
-          f"{len(trace) - n_te} BE; arrival rate {trace.source['arrival_rate_per_s'] * 3600:.4g}"
+          f"{len(trace) - n_te} BE" + (f" ({n_gang} multi-node)" if n_gang else "")
+          + f"; arrival rate {trace.source['arrival_rate_per_s'] * 3600:.4g}"
           f" jobs/h" + (f"; offered GPU load {load:.3f}" if load is not None else ""))
     if trace.source["restricted"]:
         print(f"restricted (demands that fit no node, removed): {trace.source['restricted']}")

@@ -20,7 +20,8 @@ from ..errors import FitgppError
 from ..policies import POLICIES, PolicyError, make_policy, params_of
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
-KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale")
+KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale", "gang_fraction", "gang_tasks",
+         "restart_overhead", "restart_sigma")
 #: Policy parameters that span a dimension of the result.
 GRID_PARAMS = ("s", "max_preemptions")
 _TOP_KEYS = ("name", "description", "tick", "seeds", "workload", "cluster", "policies")
@@ -66,6 +67,10 @@ _KNOB_CHECKS = {
     "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True),
     "te_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
     "grace_scale": lambda w, k, v: _number(w, k, v, lo=0),
+    "gang_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
+    "gang_tasks": lambda w, k, v: _number(w, k, v, lo=2, integer=True),
+    "restart_overhead": lambda w, k, v: _number(w, k, v, lo=0),
+    "restart_sigma": lambda w, k, v: _number(w, k, v, lo=0),
 }
 
 
@@ -82,6 +87,10 @@ class Workload:
     load: float | Sequence[float] | None = None
     te_fraction: float | Sequence[float] | None = None
     grace_scale: float | Sequence[float] | None = None
+    gang_fraction: float | Sequence[float] | None = None
+    gang_tasks: int | Sequence[int] | None = None
+    restart_overhead: float | Sequence[float] | None = None
+    restart_sigma: float | Sequence[float] | None = None
     on_unfit: str | None = None
 
     def __post_init__(self):
@@ -114,6 +123,9 @@ class Workload:
             if self.trace is not None:
                 _fail(where, f"key '{key}' applies to a workload model, not to a trace")
             object.__setattr__(self, key, _values(where, key, v, _KNOB_CHECKS[key]))
+        for key, needs in (("gang_tasks", "gang_fraction"), ("restart_sigma", "restart_overhead")):
+            if getattr(self, key) is not None and getattr(self, needs) is None:
+                _fail(where, f"key '{key}' needs key '{needs}'")
 
     @property
     def swept(self) -> dict[str, tuple]:
