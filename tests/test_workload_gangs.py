@@ -188,3 +188,17 @@ def test_sweep_config_refuses_bad_knobs(wl, message):
         Workload(model="paper-default", **wl)
     with pytest.raises(ExperimentError, match="applies to a workload model"):
         Workload(trace="t.csv", restart_overhead=60)
+
+
+def test_shipped_philly_model_draws_its_gangs():
+    from fitgpp.workload import load_model
+    m = load_model("philly-chronus-mix1")
+    be = m.classes["BE"]
+    assert be.tasks is not None and max(be.tasks_given_gpu(8).values) == 4
+    t = synthesize(m, n_jobs=N, seed=2, cluster=fitgpp.DEFAULT_CLUSTER, load=0.9)
+    j = t.jobs
+    be8 = j[(j["cls"] == "BE") & (j["gpu"] == 8)]
+    want = be.tasks_given_gpu(8)
+    obs = be8["tasks"].value_counts().reindex(want.values, fill_value=0).to_numpy()
+    assert stats.chisquare(obs, obs.sum() * np.asarray(want.probs)).pvalue > 1e-3
+    assert (j.loc[j["gpu"] < 6, "tasks"] == 1).all()
