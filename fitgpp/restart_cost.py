@@ -273,19 +273,25 @@ def describe(findings: pd.DataFrame) -> str:
 
 
 # ---------------------------------------------------------------- charts
-def charts(table: pd.DataFrame) -> dict:
-    """``rq6_<workload>``: every metric against the overhead, one line per policy, with
-    95 % CIs; ``rq6_net``: TE gain minus BE p95 cost against PRIO (below 0: preempting no
-    longer pays off), one panel per workload."""
+def workload_chart(table: pd.DataFrame, workload: str):
+    """Every metric of ``workload`` against the overhead, one line per policy, 95 % CIs."""
     from . import plots
-    out = {}
-    for wl, g in table.groupby("workload", sort=False):
-        long = pd.concat([g[["overhead_min", "policy"]].assign(
-            metric=title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"])
-            for k, title in METRICS.items()], ignore_index=True)
-        out[f"rq6_{wl}"] = plots.metric_lines(long, x="overhead_min",
-                                              x_title="restart overhead (min)").properties(
-            title=f"{wl}: what restarts cost")
+    g = table[table["workload"] == workload]
+    if g.empty:
+        raise RestartCostError(f"nothing to draw for workload {workload!r}")
+    long = pd.concat([g[["overhead_min", "policy"]].assign(
+        metric=title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"])
+        for k, title in METRICS.items()], ignore_index=True)
+    return plots.metric_lines(long, x="overhead_min", x_title="restart overhead (min)"
+                              ).properties(title=f"{workload}: what restarts cost")
+
+
+def charts(table: pd.DataFrame) -> dict:
+    """``rq6_<workload>``: :func:`workload_chart` of each workload; ``rq6_net``: TE gain minus
+    BE p95 cost against PRIO (below 0: preempting no longer pays off), one panel per
+    workload."""
+    from . import plots
+    out = {f"rq6_{wl}": workload_chart(table, wl) for wl in dict.fromkeys(table["workload"])}
     net = table[table["policy"] != "PRIO"]
     long = net[["overhead_min", "policy"]].assign(metric=net["workload"], value=net["net"],
                                                   lo=net["net_lo"], hi=net["net_hi"])
@@ -293,6 +299,31 @@ def charts(table: pd.DataFrame) -> dict:
                                         x_title="restart overhead (min)",
                                         y_title="TE gain - BE p95 cost vs PRIO (%)")
     return out
+
+
+def at_overhead(result: RestartCost, workload: str, overhead_s: float,
+                policies=None) -> pd.DataFrame:
+    """The across-seed numbers of ``workload`` at one overhead, for ``policies`` (labels;
+    default all): what the notebook's controls show beside the chart."""
+    t = result.table
+    if workload not in set(t["workload"]):
+        raise RestartCostError(f"workload {workload!r} is not in this result (has "
+                               f"{', '.join(dict.fromkeys(t['workload']))})")
+    if not np.isclose(t["overhead_s"], overhead_s).any():
+        raise RestartCostError(f"overhead {overhead_s!r} s was not swept (swept: "
+                               f"{', '.join(f'{x:g}' for x in sorted(set(t['overhead_s'])))})")
+    pols = list(policies) if policies else list(dict.fromkeys(t["policy"]))
+    sel = t[(t["workload"] == workload) & np.isclose(t["overhead_s"], overhead_s)
+            & t["policy"].isin(pols)]
+    cols = ["policy", *METRICS, "te_gain", "be_p95_cost", "be_median_cost"]
+    return sel[cols].set_index("policy").round(3)
+
+
+def chart_for(result: RestartCost, workload: str, policies=None):
+    """:func:`workload_chart` of ``workload`` restricted to ``policies`` (labels)."""
+    t = result.table
+    pols = list(policies) if policies else list(dict.fromkeys(t["policy"]))
+    return workload_chart(t[t["policy"].isin(pols)], workload)
 
 
 # ---------------------------------------------------------------- the question
