@@ -75,8 +75,8 @@ class Size:
             raise RestartCostError("seeds: give at least one")
 
 
-QUICK = Size(n_jobs=500, seeds=(0, 1), overheads=(0.0, 600.0, 1800.0))
-FULL = Size(n_jobs=4000, seeds=(0, 1, 2, 3, 4),
+QUICK = Size(n_jobs=1000, seeds=(0, 1), overheads=(0.0, 600.0, 1800.0))
+FULL = Size(n_jobs=5000, seeds=(0, 1, 2, 3, 4),
             overheads=(0.0, 60.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0), cache=True)
 
 
