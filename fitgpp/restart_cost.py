@@ -38,7 +38,7 @@ from .errors import FitgppError
 #: The workloads of RQ6: shipped model names.
 WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
 #: (label, policy, parameters) compared; PRIO is the no-preemption reference.
-POLICIES = (("PRIO", "prio", {}), ("FitGpp s=2", "fitgpp", {"s": 2.0}),
+POLICIES = (("PRIO", "prio", {}), ("FitGpp s=1", "fitgpp", {"s": 1.0}),
             ("FitGpp s=4", "fitgpp", {"s": 4.0}), ("FitGpp s=8", "fitgpp", {"s": 8.0}),
             ("LRTP", "lrtp", {}), ("RAND", "rand", {}))
 #: Metrics per run: column -> title.

@@ -59,7 +59,7 @@ def test_comparisons_against_prio_and_where_preempting_stops_paying():
     assert row["te_gain"] == pytest.approx(80.0) and row["be_p95_cost"] == pytest.approx(100 / 3)
     assert row["overhead_min"] == 10 and row["seeds"] == 2
     f = rc.findings_table(table).set_index("policy")
-    assert set(f.index) == {"FitGpp s=2", "FitGpp s=4", "FitGpp s=8", "LRTP", "RAND"}
+    assert set(f.index) == {"FitGpp s=1", "FitGpp s=4", "FitGpp s=8", "LRTP", "RAND"}
     assert f.loc["RAND", "stops_paying_min"] == 30.0
     assert math.isnan(f.loc["RAND", "stops_helping_te_min"])
     assert f.loc["RAND", "be_p95_growth"] == pytest.approx(100.0)
@@ -96,5 +96,5 @@ def test_experiment_is_declared_once_per_workload():
     exp = rc.experiment("paper-wide-te", rc.QUICK)
     assert exp.workload.swept == {"restart_overhead": tuple(rc.QUICK.overheads)}
     assert set(exp.policy_names) == {"prio", "fitgpp", "lrtp", "rand"}
-    assert exp.grid_values("s") == (2.0, 4.0, 8.0)
+    assert exp.grid_values("s") == (1.0, 4.0, 8.0)
     assert np.isclose(exp.workload.load, rc.QUICK.load)
