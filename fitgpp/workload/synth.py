@@ -153,6 +153,13 @@ def _check_gangs(c, rows, tasks_of, cluster):
                 "task: use a cluster with more nodes, or fewer tasks (gang_tasks)")
 
 
+def _most_tasks(cm, c, gang_fraction, gang_tasks):
+    """``g -> the largest number of tasks a job of g GPUs per task can be drawn with``."""
+    if c == "BE" and gang_fraction is not None:
+        return lambda g: gang_tasks if gang_fraction > 0 else 1
+    return lambda g: max(cm.tasks_given_gpu(g).values)
+
+
 def _draw_tasks(cm, c, gdraw, u, gang_fraction, gang_tasks) -> np.ndarray:
     """Tasks per job of class ``c``: the model's given the GPUs, or the gang knob for BE."""
     if c == "BE" and gang_fraction is not None:
@@ -247,9 +254,7 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
             cpu_c[sel] = np.array([r[1] for r in pairs])[idx]
             mem_c[sel] = np.array([r[2] for r in pairs])[idx]
         cpu[mask], mem[mask] = cpu_c, mem_c
-        knob = c == "BE" and gfrac is not None
-        _check_gangs(c, rows, (lambda g: gmax if gfrac > 0 else 1) if knob else
-                     (lambda g: max(cm.tasks_given_gpu(g).values)), cluster)
+        _check_gangs(c, rows, _most_tasks(cm, c, gfrac, gmax), cluster)
         tasks[mask] = _draw_tasks(cm, c, gdraw, rngs[f"tasks_{c}"].random((n, 2))[:k],
                                   gfrac, gmax)
         if c == "BE":
