@@ -9,9 +9,12 @@ repeated and the median is printed.
 ``--te-gpus 4 8`` makes TE jobs ask for 4 or 8 GPUs, which fragmentation rarely leaves
 free, so that most TE jobs go through FitGpp's preemption search (the default workload
 exercises it lightly: TE jobs of 1-2 GPUs usually find room).
+``--gangs`` turns 10 % of BE jobs into gangs of 2-4 tasks (each task the job's GPUs on
+its own node) and gives every BE job a restart overhead uniform in 1-10 min: the cost of
+SPEC's "Multi-node jobs" and "Restart cost" sections on the same workload.
 
     python benchmarks/bench_simulator.py [--sizes 10000 100000 1000000] [--repeat 3]
-                                         [--policies fifo fitgpp] [--te-gpus 1 2]
+                                         [--policies fifo fitgpp] [--te-gpus 1 2] [--gangs]
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import time
 NODES, GPU, CPU, MEM = 64, 8, 96_000, 786_432
 
 
-def heavy_workload(n: int, seed: int = 0, load: float = 0.95, te_gpus=(1, 2)):
+def heavy_workload(n: int, seed: int = 0, load: float = 0.95, te_gpus=(1, 2), gangs=False):
     import numpy as np
     import pandas as pd
     rng = np.random.default_rng(seed)
@@ -36,29 +39,36 @@ def heavy_workload(n: int, seed: int = 0, load: float = 0.95, te_gpus=(1, 2)):
                    rng.choice([1, 2, 4, 8], n, p=[0.4, 0.25, 0.2, 0.15]))
     dur = np.where(te, rng.lognormal(np.log(240), 0.8, n), rng.lognormal(np.log(5400), 1.3, n))
     dur = np.minimum(dur, 30 * 86400)
-    mean_gpu_s = float((gpu * dur).mean())
+    tasks = np.ones(n, dtype=np.int64)
+    if gangs:
+        tasks = np.where(~te & (rng.random(n) < 0.10), rng.integers(2, 5, n), 1)
+    mean_gpu_s = float((gpu * tasks * dur).mean())
     rate = load * NODES * GPU / mean_gpu_s  # jobs per second
     submit = np.cumsum(rng.exponential(1 / rate, n))
-    return pd.DataFrame({
+    df = pd.DataFrame({
         "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"), "submit_time": submit,
         "duration": dur, "gpu": gpu, "cpu_milli": gpu * rng.integers(4, 12, n) * 1000,
         "mem_mib": gpu * rng.integers(16, 96, n) * 1024,
         "grace_period": np.where(te, 0.0, rng.uniform(0, 300, n)),
     })
+    if gangs:
+        df["tasks"] = tasks
+        df["restart_overhead"] = np.where(te, 0.0, rng.uniform(60, 600, n))
+    return df
 
 
-def one_run(policy: str, n: int, te_gpus) -> dict:
+def one_run(policy: str, n: int, te_gpus, gangs=False) -> dict:
     import fitgpp
-    df = heavy_workload(n, te_gpus=te_gpus)
+    df = heavy_workload(n, te_gpus=te_gpus, gangs=gangs)
     cluster = fitgpp.Cluster.homogeneous(NODES, GPU, CPU, MEM)
     # warm-up: the first simulate call of a process pays ~0.5-1 s of lazy imports (xarray,
     # pandas internals); time the simulator, not the interpreter's start
-    fitgpp.simulate(heavy_workload(200, te_gpus=te_gpus), cluster, policy)
-    t0 = time.perf_counter()
+    fitgpp.simulate(heavy_workload(200, te_gpus=te_gpus, gangs=gangs), cluster, policy)
+    t0, c0 = time.perf_counter(), time.process_time()
     ds = fitgpp.simulate(df, cluster, policy)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     s = fitgpp.summarize(ds)
-    return {"wall": wall, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    return {"wall": wall, "cpu": cpu, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "te_p95": float(s.loc["TE", "slowdown_p95"]), "be_med": float(s.loc["BE", "slowdown_median"]),
             "preemptions": int(ds["preemptions"].sum()), "util": ds.attrs["gpu_util_mean"]}
 
@@ -70,12 +80,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--te-gpus", type=int, nargs="+", default=[1, 2],
                     help="GPU counts of TE jobs (two values: drawn 80/20; otherwise uniform)")
+    ap.add_argument("--gangs", action="store_true",
+                    help="10%% of BE jobs as 2-4-task gangs, a restart overhead on every BE job")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        print(json.dumps(one_run(a.child[0], int(a.child[1]), tuple(a.te_gpus))))
+        print(json.dumps(one_run(a.child[0], int(a.child[1]), tuple(a.te_gpus), a.gangs)))
         return
-    print(f"64 nodes x 8 GPUs, offered load 0.95, TE GPUs {a.te_gpus}")
+    print(f"64 nodes x 8 GPUs, offered load 0.95, TE GPUs {a.te_gpus}"
+          + (", gangs and restart overheads" if a.gangs else ""))
     print(f"{'policy':<8}{'jobs':>9}{'wall s (median)':>17}{'jobs/s':>10}{'peak RSS MiB':>14}"
           f"{'TE p95':>9}{'BE med':>8}{'preempt':>9}{'util':>6}", flush=True)
     for n in a.sizes:
@@ -84,7 +97,8 @@ def main() -> None:
             runs = []
             for _ in range(reps):
                 out = subprocess.run([sys.executable, __file__, "--child", p, str(n),
-                                      "--te-gpus", *map(str, a.te_gpus)],
+                                      "--te-gpus", *map(str, a.te_gpus),
+                                      *(["--gangs"] if a.gangs else [])],
                                      capture_output=True, text=True, check=True)
                 runs.append(json.loads(out.stdout))
             runs.sort(key=lambda r: r["wall"])

@@ -27,19 +27,25 @@ WHAT_COLORS = {  # Okabe-Ito, as in fitgpp.plots
 }
 
 
-def jobs(*rows) -> pd.DataFrame:
+def jobs(*rows, tasks: dict | None = None, reload: dict | None = None) -> pd.DataFrame:
     """A trace DataFrame from ``(job_id, cls, submit_tick, work_ticks, gpu, gp_ticks)`` rows.
 
     Times are given in ticks and converted to seconds (x 60) so the examples read in
     ticks; CPU and memory demands are 0, so a job's size is its share of a node's GPUs.
+    ``tasks`` and ``reload`` ({job_id: value}, reload in ticks) add the optional columns.
     """
     df = pd.DataFrame(rows, columns=["job_id", "cls", "submit", "work", "gpu", "gp"])
-    return pd.DataFrame({
+    out = pd.DataFrame({
         "job_id": df["job_id"], "cls": df["cls"],
         "submit_time": df["submit"] * float(TICK), "duration": df["work"] * float(TICK),
         "gpu": df["gpu"], "cpu_milli": 0, "mem_mib": 0,
         "grace_period": df["gp"] * float(TICK),
     })
+    if tasks is not None:
+        out["tasks"] = [tasks.get(j, 1) for j in out["job_id"]]
+    if reload is not None:
+        out["restart_overhead"] = [reload.get(j, 0) * float(TICK) for j in out["job_id"]]
+    return out
 
 
 def cluster(nodes: int, gpu: int) -> fitgpp.Cluster:
@@ -60,6 +66,10 @@ def job_table(ds) -> pd.DataFrame:
         "preemptions": ds["preemptions"].to_numpy(),
         "slowdown": ds["slowdown"].to_numpy().round(3),
     }, index=pd.Index(ds["job"].to_numpy(), name="job"))
+    if (ds["tasks"] > 1).any():
+        out.insert(2, "tasks", ds["tasks"].to_numpy())
+    if (ds["reload"] > 0).any():
+        out.insert(len(out.columns) - 1, "reload", (ds["reload"].to_numpy() / tick).astype(int))
     return out
 
 
@@ -89,11 +99,15 @@ def _state(eng, i: int, t: int) -> str:
         return ""
     if s == WAITING:
         return f"waiting, reserved n{eng.resv[i]}" if eng.resv[i] >= 0 else "waiting"
+    where = "+".join(f"n{n}" for n in eng.nodes[i])
     if s == RUNNING:
-        return f"running n{eng.node[i]}, {eng.end[i] - t} left"
+        reload_end = eng.started_at[i] + eng.run_ro[i]
+        if t < reload_end:
+            return f"reloading {where} until {reload_end}, then {eng.end[i] - reload_end} left"
+        return f"running {where}, {eng.end[i] - t} left"
     if s == STOPPING:
         rel = next(r for r, j in eng._release_heap if j == i)
-        return f"stopping n{eng.node[i]} until {rel}"
+        return f"stopping {where} until {rel}"
     assert s == DONE
     return f"done at {eng.finish[i]}"
 
@@ -106,7 +120,7 @@ def _snapshot(eng, t: int) -> dict:
         free = eng.free_g[n]
         res = eng.res_g[n]
         proj = eng.cap_g[n] - sum(eng.dg[i] for i in range(eng.n)
-                                  if eng.state[i] == RUNNING and eng.node[i] == n) - res
+                                  if eng.state[i] == RUNNING and n in eng.nodes[i]) - res
         row[f"n{n} free/resv/avail/proj"] = f"{free}/{res}/{free - res}/{proj}"
     return row
 

@@ -32,17 +32,21 @@ _JOB_VARS = {  # name: (units, description)
     "submit": ("s", "submission tick x tick: floor(submit_time / tick) * tick"),
     "duration": ("s", "run time when uninterrupted, as given in the trace"),
     "work": ("s", "work in ticks x tick: max(1, ceil(duration / tick)) * tick"),
-    "gpu": ("GPU", "GPUs demanded"),
+    "gpu": ("GPU", "GPUs demanded per task"),
+    "tasks": ("1", "tasks of a multi-node job (gang), each on its own node; 1 for an ordinary job"),
     "cpu_milli": ("millicore", "CPU demanded"),
     "mem_mib": ("MiB", "memory demanded"),
     "grace_period": ("s", "grace period as given (0 for TE)"),
+    "restart_overhead": ("s", "checkpoint reload time at each restart after a preemption, as given"),
     "first_start": ("s", "first time the job started"),
     "finish": ("s", "time the job finished"),
     "slowdown": ("1", "(finish - submit) / work, in ticks"),
-    "wait": ("s", "time spent waiting in a queue: finish - submit - work - stopped"),
+    "wait": ("s", "time spent waiting in a queue: finish - submit - work - reload - stopped"),
     "stopped": ("s", "time spent in grace periods after preemption signals"),
+    "reload": ("s", "time spent running but reloading a checkpoint after preemptions "
+                    "(lost reloads included)"),
     "preemptions": ("1", "times the job was preempted"),
-    "node": ("1", "node the job finished on"),
+    "node": ("1", "node the job finished on (a gang: the lowest of its nodes)"),
 }
 _TIME_VARS = {
     "gpu_util": ("1", "mean fraction of the cluster's GPUs held by running jobs"),
@@ -68,6 +72,10 @@ def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
         "submit": np.floor(jobs["submit_time"].to_numpy(float) / tick).astype(np.int64),
         "work": np.maximum(1, np.ceil(jobs["duration"].to_numpy(float) / tick)).astype(np.int64),
         "gp": np.ceil(jobs["grace_period"].to_numpy(float) / tick).astype(np.int64),
+        "tasks": (jobs["tasks"].to_numpy(np.int64) if "tasks" in jobs
+                  else np.ones(len(jobs), dtype=np.int64)),
+        "ro": (np.ceil(jobs["restart_overhead"].to_numpy(float) / tick).astype(np.int64)
+               if "restart_overhead" in jobs else np.zeros(len(jobs), dtype=np.int64)),
     }
 
 
@@ -145,6 +153,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     submit = cols["submit"][order]
     work = cols["work"][order]
     stopped = np.asarray(eng.stop_ticks, dtype=np.int64)
+    reload = np.asarray(eng.reload_ticks, dtype=np.int64)
     data = {
         "cls": j["cls"].to_numpy().astype("U2"),
         "submit_time": j["submit_time"].to_numpy(float),
@@ -152,14 +161,18 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "duration": j["duration"].to_numpy(float),
         "work": work * tick,
         "gpu": j["gpu"].to_numpy(np.int64),
+        "tasks": cols["tasks"][order],
         "cpu_milli": j["cpu_milli"].to_numpy(np.int64),
         "mem_mib": j["mem_mib"].to_numpy(np.int64),
         "grace_period": j["grace_period"].to_numpy(float),
+        "restart_overhead": (j["restart_overhead"].to_numpy(float) if "restart_overhead" in j
+                             else np.zeros(n)),
         "first_start": first * tick,
         "finish": fin * tick,
         "slowdown": (fin - submit) / work,
-        "wait": (fin - submit - work - stopped) * tick,
+        "wait": (fin - submit - work - reload - stopped) * tick,
         "stopped": stopped * tick,
+        "reload": reload * tick,
         "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
         "node": np.asarray(eng.node, dtype=np.int64),
     }
@@ -284,33 +297,85 @@ def rerun(ds: xr.Dataset) -> xr.Dataset:
     """Run a result again from nothing but its attrs (workload recipe or trace file, cluster,
     policy and parameters, tick, sampling); the answer is identical if the inputs still are.
 
-    Raises :class:`SimulationError` if the workload cannot be found again (a DataFrame
-    given in memory leaves no recipe; a trace file that moved or changed is refused).
+    Only what a result written by fitgpp can hold is accepted (bounds in
+    :mod:`fitgpp.validate`); anything else, like a workload that cannot be found again (a
+    DataFrame given in memory leaves no recipe; a trace file that moved or changed is
+    refused), raises :class:`SimulationError`.
     """
     import hashlib
+    from .validate import read_regular
     a = ds.attrs
-    try:
-        source = json.loads(a["workload"])
-        cluster = Cluster.from_json(a["cluster"])
-        policy = make_policy(a["policy"], **json.loads(a["policy_params"]))
-        tick, sample_every = a["tick"], a["sample_every"]
-    except KeyError as exc:
-        raise SimulationError(f"result lacks attr {exc.args[0]!r}; cannot rerun") from None
+    source, cluster, policy, tick, sample_every = _rerun_attrs(a)
     kind = source.get("kind")
-    if kind == "synthetic":
-        from .workload import from_recipe
-        trace = from_recipe(source)
-    elif kind == "csv":
-        path = source["path"]
-        try:
-            digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
-        except OSError as exc:
-            raise SimulationError(f"trace file {path} of this result is unreadable ({exc})") from None
-        if digest != source.get("sha256"):
-            raise SimulationError(f"trace file {path} changed since this result was made "
-                                  f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})")
-        trace = read_trace(path, source=source)
-    else:
-        raise SimulationError(f"workload of kind {kind!r} carries no recipe to rerun from "
-                              "(pass a CSV path or a synthesized Trace to simulate to keep one)")
-    return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
+    try:
+        if kind == "synthetic":
+            from .workload import from_recipe
+            trace = from_recipe(_checked_recipe(source))
+        elif kind == "csv":
+            path = source.get("path")
+            data = read_regular(path, "trace file of this result", SimulationError, limit=None)
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != source.get("sha256"):
+                raise SimulationError(f"trace file {path} changed since this result was made "
+                                      f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})")
+            trace = read_trace(path, source=source)
+        else:
+            raise SimulationError(f"workload of kind {kind!r} carries no recipe to rerun from "
+                                  "(pass a CSV path or a synthesized Trace to simulate to keep one)")
+        return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
+    except FitgppError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, OverflowError, RecursionError) as exc:
+        raise SimulationError(f"result attrs cannot be rerun ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())})"[:300]) from None
+
+
+def _rerun_attrs(a) -> tuple:
+    """(workload source, cluster, policy, tick, sample_every) from a result's attrs, each
+    checked to be what :func:`simulate` writes."""
+    from .validate import MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S, check_int, check_number, \
+        check_tick, loads_json
+    for k in ("workload", "cluster", "policy", "policy_params", "tick", "sample_every"):
+        if k not in a:
+            raise SimulationError(f"result lacks attr {k!r}; cannot rerun")
+        if k in ("workload", "cluster", "policy", "policy_params") and not isinstance(a[k], str):
+            raise SimulationError(f"result attr {k!r} must be a string, got {a[k]!r}"[:300])
+    source = loads_json(a["workload"], "result attr 'workload'", SimulationError)
+    if not isinstance(source, dict):
+        raise SimulationError("result attr 'workload' must be a JSON object")
+    cluster = Cluster.from_json(a["cluster"])
+    params = loads_json(a["policy_params"], "result attr 'policy_params'", SimulationError)
+    if not isinstance(params, dict):
+        raise SimulationError("result attr 'policy_params' must be a JSON object")
+    if "max_preemptions" in params:
+        check_int(params["max_preemptions"], "attr policy_params: max_preemptions", 1,
+                  MAX_PREEMPTIONS, SimulationError)
+    if "seed" in params:
+        check_int(params["seed"], "attr policy_params: seed", 0, MAX_SEED, SimulationError)
+    try:
+        policy = make_policy(a["policy"], **params)
+    except TypeError as exc:
+        raise SimulationError(f"result attr 'policy_params': {exc}") from None
+    tick = check_tick(a["tick"], "attr tick", SimulationError)
+    sample_every = check_number(a["sample_every"], "attr sample_every (seconds)", tick,
+                                MAX_TIME_S, error=SimulationError)
+    return source, cluster, policy, tick, sample_every
+
+
+def _checked_recipe(source: dict) -> dict:
+    """A synthesis recipe holding only what :func:`~fitgpp.workload.synthesize` records,
+    within the bounds of :mod:`fitgpp.validate` (n_jobs, seed, knobs, model file)."""
+    from .validate import MAX_GRACE_SCALE, MAX_JOBS, MAX_SEED, check_int, check_number
+    where = "result attr 'workload'"
+    check_int(source.get("n_jobs"), f"{where}: n_jobs", 1, MAX_JOBS, SimulationError)
+    check_int(source.get("seed"), f"{where}: seed", 0, MAX_SEED, SimulationError)
+    for k, lo, hi in (("load", 0, 1e3), ("te_fraction", 0, 1), ("grace_scale", 0, MAX_GRACE_SCALE)):
+        if source.get(k) is not None:
+            check_number(source[k], f"{where}: {k}", lo, hi, error=SimulationError)
+    for k in ("model", "model_sha256"):
+        if not isinstance(source.get(k), str) or not source[k]:
+            raise SimulationError(f"{where}: {k} must be a non-empty string")
+    for k in ("model_file", "cluster", "on_unfit"):
+        if source.get(k) is not None and not isinstance(source[k], str):
+            raise SimulationError(f"{where}: {k} must be a string or null")
+    return source

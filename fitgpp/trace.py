@@ -12,6 +12,7 @@ Times are in seconds, CPU in millicores, memory in MiB.
 from __future__ import annotations
 
 from .errors import FitgppError
+from .validate import MAX_TIME_S
 
 import csv
 import hashlib
@@ -39,7 +40,14 @@ COLUMNS: dict[str, str] = {
     "mem_mib": "memory [MiB], integer >= 0",
     "grace_period": "BE: time from preemption signal to exit [s], >= 0; TE: ignored, may be empty",
 }
-INT_COLUMNS = ("job_id", "gpu", "cpu_milli", "mem_mib")
+#: Optional columns (SPEC "Multi-node jobs", "Restart cost"): absent or empty means the default.
+OPTIONAL: dict[str, str] = {
+    "tasks": "multi-node job: tasks, each with the demand above on its own node; integer >= 1, default 1",
+    "restart_overhead": "time a preempted job spends reloading its checkpoint at each restart [s],"
+                        " >= 0, default 0",
+}
+OPTIONAL_DEFAULTS = {"tasks": 1, "restart_overhead": 0.0}
+INT_COLUMNS = ("job_id", "gpu", "cpu_milli", "mem_mib", "tasks")
 RESOURCES = ("gpu", "cpu_milli", "mem_mib")
 CLASSES = ("TE", "BE")
 _MAX_LISTED = 5
@@ -154,6 +162,11 @@ def _record_lines(text: str, name: str) -> np.ndarray:
                 continue  # blank or whitespace-only line: pandas skips it too
             if width is None:
                 width = len(rec)
+                names = [c.strip() for c in rec]
+                twice = sorted({c for c in names if names.count(c) > 1})
+                if twice:
+                    raise TraceError(name, ", ".join(twice), "column given twice in the header",
+                                     [start], "line")
                 continue
             if len(rec) > width:
                 raise TraceError(name, None, f"{len(rec)} fields, but the header has {width}",
@@ -165,6 +178,9 @@ def _record_lines(text: str, name: str) -> np.ndarray:
 
 
 def _validate(df, labels, unit, name, cluster, drop_invalid):
+    twice = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if twice:
+        raise TraceError(name, ", ".join(twice), "column given twice")
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise TraceError(name, ", ".join(missing), "missing column(s); required: "
@@ -189,7 +205,8 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
     is_te = (cls == "TE").fillna(False).to_numpy()
 
     num = {}
-    for col in COLUMNS:
+    present = [c for c in OPTIONAL if c in df.columns]
+    for col in [*COLUMNS, *present]:
         if col == "cls":
             continue
         raw = df[col]
@@ -198,6 +215,9 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
         reject(not_number, col, "not a number")
         reject(_booleans(raw), col, "not a number (true/false)")
         empty = raw.isna().to_numpy()
+        if col in OPTIONAL:
+            vals = np.where(empty, OPTIONAL_DEFAULTS[col], vals)  # SPEC: empty = the default
+            empty = np.zeros(n, dtype=bool)
         if col == "grace_period":
             empty = empty & ~is_te
             vals = np.where(is_te, 0.0, vals)  # ignored for TE (SPEC); may be empty
@@ -207,11 +227,18 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
             frac = np.isfinite(vals) & (vals != np.floor(vals))
             reject(frac, col, "not an integer")
             reject(np.abs(vals) >= _MAX_INT, col, "too large (integers must be below 2**53)")
+        else:
+            reject(vals > MAX_TIME_S, col, f"beyond the horizon of {MAX_TIME_S:g} s "
+                                           "(about 317 years; see fitgpp.validate)")
         num[col] = vals
 
     for col in ("submit_time", "gpu", "cpu_milli", "mem_mib", "grace_period"):
         reject(num[col] < 0, col, "negative value")
     reject(num["duration"] <= 0, "duration", "must be > 0")
+    if "tasks" in num:
+        reject(num["tasks"] < 1, "tasks", "must be an integer >= 1")
+    if "restart_overhead" in num:
+        reject(num["restart_overhead"] < 0, "restart_overhead", "negative value")
     ids = num["job_id"]
     reject(ids < 0, "job_id", "negative value")
     dup = pd.Series(ids).duplicated(keep=False).to_numpy() & ~np.isnan(ids)
@@ -220,19 +247,26 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
     reject(zero, "gpu, cpu_milli, mem_mib", "job demands no resource (all zero)")
     if cluster is not None:
         demand = np.stack([np.nan_to_num(num[r]) for r in RESOURCES], axis=1)
-        reject(~cluster.fits_some_node(demand), "gpu, cpu_milli, mem_mib",
+        fitting = cluster.nodes_fitting(demand)
+        reject(fitting == 0, "gpu, cpu_milli, mem_mib",
                f"demand fits no node of the cluster ({cluster.describe()})")
+        if "tasks" in num:
+            tasks = np.nan_to_num(num["tasks"], nan=1.0)
+            reject(fitting < tasks, "tasks, gpu, cpu_milli, mem_mib",
+                   f"a gang needs one node per task, but its per-task demand fits fewer nodes"
+                   f" than it has tasks ({cluster.describe()})")
 
     keep = ~bad
     out = df.loc[keep].copy()
-    for col in COLUMNS:
+    for col in [*COLUMNS, *present]:
         if col == "cls":
             out[col] = cls[keep].astype(object).to_numpy()
         elif col in INT_COLUMNS:
             out[col] = num[col][keep].astype(np.int64)
         else:
             out[col] = num[col][keep]
-    out = out[list(COLUMNS) + [c for c in df.columns if c not in COLUMNS]]
+    out = out[list(COLUMNS) + present + [c for c in df.columns
+                                         if c not in COLUMNS and c not in OPTIONAL]]
     out = out.reset_index(drop=True)
     dropped = None
     if drop_invalid:

@@ -58,7 +58,7 @@ def assert_agrees(ds, ref, tick, what=""):
         "first_start": ds.first_start.values, "finish": ds.finish.values,
         "preemptions": ds.preemptions.values, "slowdown": ds.slowdown.values,
         "stopped": ds.stopped.values, "node": ds.node.values,
-        "wait": ds.wait.values,
+        "wait": ds.wait.values, "reload": ds.reload.values,
     }
     want = {
         "first_start": [ref[j].first_start * tick for j in order],
@@ -67,8 +67,9 @@ def assert_agrees(ds, ref, tick, what=""):
         "slowdown": [ref[j].slowdown for j in order],
         "stopped": [ref[j].stopped * tick for j in order],
         "node": [ref[j].node for j in order],
-        "wait": [(ref[j].finish - ref[j].submit - ref[j].work - ref[j].stopped) * tick
-                 for j in order],
+        "wait": [(ref[j].finish - ref[j].submit - ref[j].work - ref[j].stopped
+                  - ref[j].reloaded) * tick for j in order],
+        "reload": [ref[j].reloaded * tick for j in order],
     }
     for k in got:
         g, w = list(got[k]), want[k]
@@ -149,8 +150,48 @@ def busy_cases(draw, max_nodes=3):
     return jobs_frame(rows), np.array(capacity, dtype=np.int64), 60
 
 
-def random_loaded_trace(seed, n_jobs, n_nodes):
-    """A numpy-generated busy trace on ``n_nodes`` 8-GPU nodes; ``(df, capacity)``."""
+@st.composite
+def gang_cases(draw, max_nodes=4):
+    """``(df, capacity, tick)`` with gangs and restart overheads, built to preempt: BE jobs
+    (some of them 2-3-task gangs) fill 2..max_nodes maybe-unlike nodes early, then TE jobs
+    (a few of them gangs) arrive; restart overheads on and off tick boundaries, some empty."""
+    tick = draw(st.sampled_from([60, 60, 30]))
+    n_nodes = draw(st.integers(2, max_nodes))
+    node = st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(2, 6))
+    capacity = ([draw(node)] * n_nodes if draw(st.booleans())
+                else [draw(node) for _ in range(n_nodes)])
+    cap = np.array(capacity)
+    n_be = draw(st.integers(2, 5 * n_nodes))
+    n_te = draw(st.integers(1, 6))
+    rows, tasks, ros = [], [], []
+    for k, jid in enumerate(draw(st.permutations(range(n_be + n_te)))):
+        te = k >= n_be
+        hi = cap.max(axis=0) if te else np.minimum(cap.max(axis=0), 3)
+        dem = [draw(st.integers(0, int(h))) for h in hi]
+        if not any(dem):
+            dem[0] = 1
+        fits = int((np.array(dem) <= cap).all(axis=1).sum())
+        if fits == 0:  # shrink onto node 0
+            dem = [min(d, int(c)) for d, c in zip(dem, cap[0])]
+            dem[0] = max(dem[0], 1) if not any(dem) else dem[0]
+            fits = int((np.array(dem) <= cap).all(axis=1).sum())
+        tasks.append(min(fits, draw(st.sampled_from([1, 1, 2] if te else [1, 1, 2, 2, 3]))))
+        submit = draw(st.integers(1, 8) if te else st.integers(0, 2)) * tick
+        duration = draw(st.integers(1, 5) if te else st.integers(4, 16)) * tick
+        gp = float("nan") if te else draw(st.sampled_from([0, 0, 1, 2])) * float(tick)
+        ros.append(draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 2.5, 4.0, float("nan")])) * tick)
+        rows.append((jid, "TE" if te else "BE", float(submit), float(duration), *dem, gp))
+    df = jobs_frame(rows)
+    df["tasks"] = tasks
+    df["restart_overhead"] = ros
+    return df, np.array(capacity, dtype=np.int64), tick
+
+
+def random_loaded_trace(seed, n_jobs, n_nodes, *, gangs=False):
+    """A numpy-generated busy trace on ``n_nodes`` 8-GPU nodes; ``(df, capacity)``.
+
+    ``gangs=True`` adds the optional columns: about a quarter of BE jobs and a tenth of TE
+    jobs become 2..4-task gangs, and every BE job gets a restart overhead of 0-5 min."""
     rng = np.random.default_rng(seed)
     te = rng.random(n_jobs) < rng.uniform(0.15, 0.5)
     gpu = rng.choice([0, 1, 1, 2, 2, 4, 8], n_jobs)
@@ -166,4 +207,9 @@ def random_loaded_trace(seed, n_jobs, n_nodes):
         "grace_period": np.where(te, np.nan, rng.integers(0, 6, n_jobs) * 60.0),
     })
     capacity = np.array([[8, 32000, 131072]] * n_nodes, dtype=np.int64)
+    if gangs:
+        g = rng.random(n_jobs) < np.where(te, 0.1, 0.25)
+        df["tasks"] = np.where(g, rng.integers(2, max(3, min(4, n_nodes) + 1), n_jobs), 1)
+        df["tasks"] = np.minimum(df["tasks"], n_nodes)
+        df["restart_overhead"] = np.where(te, 0.0, rng.choice([0, 30, 60, 90, 180, 300], n_jobs))
     return df, capacity

@@ -18,6 +18,12 @@ Choices where SPEC leaves room (the project's documented choices):
   order that reserve the same node and are still waiting;
 - victims with ``gp == 0`` are released inside the preempt step, so the BE pass
   of the same tick may restart them.
+
+Multi-node jobs and restart cost (SPEC sections of those names) are modelled
+literally: a gang holds a *list* of nodes and every ledger sum walks it; a
+restarted job counts down a ``reload_left`` before its ``remaining`` work moves,
+a preemption throws the unfinished reload away, and LRTP's remaining is
+``reload_left + remaining``.
 """
 
 from __future__ import annotations
@@ -40,8 +46,11 @@ class RefJob:
     work: int      # ticks
     gp: int        # ticks (0 for TE)
     remaining: int
+    tasks: int = 1
+    ro: int = 0        # restart overhead, ticks
     state: str = FUTURE
-    node: int | None = None
+    nodes: tuple = ()  # nodes held while running or stopping (one per task)
+    node: int | None = None  # lowest node held, kept after it finishes
     release: int | None = None
     reservation: int | None = None
     preemptions: int = 0
@@ -50,6 +59,9 @@ class RefJob:
     ran: int = 0       # ticks spent running (advanced)
     stopped: int = 0   # ticks spent stopping (sum of gp over preemptions)
     finished_times: int = 0
+    reload_left: int = 0   # ticks of checkpoint reload still to do in this run
+    reloaded: int = 0      # ticks spent reloading, over all runs
+    runs: list = None      # per run: (reload planned, ticks it ran)
 
     @property
     def key(self):
@@ -68,6 +80,7 @@ class RefResult:
     ran: int
     submit: int
     work: int
+    reloaded: int = 0
 
     @property
     def slowdown(self) -> float:
@@ -109,11 +122,16 @@ class Reference:
             te = row.cls == "TE"
             gp_s = 0.0 if te or row.grace_period != row.grace_period else float(row.grace_period)
             work = max(1, math.ceil(float(row.duration) / tick))
+            tasks = getattr(row, "tasks", 1)
+            tasks = 1 if tasks != tasks else int(tasks)   # empty = default
+            ro_s = getattr(row, "restart_overhead", 0.0)
+            ro_s = 0.0 if ro_s != ro_s else float(ro_s)
             self.jobs.append(RefJob(
                 job_id=int(row.job_id), te=te,
                 demand=(int(row.gpu), int(row.cpu_milli), int(row.mem_mib)),
                 submit=math.floor(float(row.submit_time) / tick), work=work,
-                gp=0 if te else math.ceil(gp_s / tick), remaining=work))
+                gp=0 if te else math.ceil(gp_s / tick), remaining=work,
+                tasks=tasks, ro=math.ceil(ro_s / tick), runs=[]))
         self.jobs.sort(key=lambda j: j.key)
         self.t = None
 
@@ -121,7 +139,7 @@ class Reference:
     def free(self, n):
         held = ZERO
         for j in self.jobs:
-            if j.state in (RUNNING, STOPPING) and j.node == n:
+            if j.state in (RUNNING, STOPPING) and n in j.nodes:
                 held = add(held, j.demand)
         return sub(self.cap[n], held)
 
@@ -138,17 +156,24 @@ class Reference:
     def projected(self, n):
         held = ZERO
         for j in self.jobs:
-            if j.state == RUNNING and j.node == n:
+            if j.state == RUNNING and n in j.nodes:
                 held = add(held, j.demand)
         return sub(sub(self.cap[n], held), self.reserved(n))
 
     def size(self, j):
-        return max((j.demand[r] / self.C[r]) if self.C[r] else 0.0 for r in range(3))
+        return j.tasks * max((j.demand[r] / self.C[r]) if self.C[r] else 0.0 for r in range(3))
+
+    def left(self, j):
+        """Ticks until a running job is done: its reload still to do plus its work."""
+        return j.reload_left + j.remaining
 
     # ---- state changes ------------------------------------------------------------------
-    def start(self, j, n):
-        assert j.state == WAITING
-        j.state, j.node, j.reservation = RUNNING, n, None
+    def start(self, j, nodes):
+        assert j.state == WAITING and len(nodes) == j.tasks == len(set(nodes))
+        j.state, j.nodes, j.node, j.reservation = RUNNING, tuple(nodes), min(nodes), None
+        # a job restarting after a preemption reloads its checkpoint first
+        j.reload_left = j.ro if j.preemptions > 0 else 0
+        j.runs.append([j.reload_left, 0])
         if j.first_start is None:
             j.first_start = self.t
 
@@ -156,21 +181,23 @@ class Reference:
         assert v.state == RUNNING and not v.te
         v.preemptions += 1
         v.state = STOPPING
+        v.reload_left = 0  # a reload cut short is lost; the next start reloads in full
         v.release = self.t + v.gp
         v.stopped += v.gp
         if v.gp == 0:  # released at once, within the preempt step
-            v.state, v.node, v.release = WAITING, None, None
+            v.state, v.nodes, v.node, v.release = WAITING, (), None, None
 
     # ---- one tick -----------------------------------------------------------------------
     def tick(self):
         t = self.t
         for j in self.jobs:                                        # 1. finish
             if j.state == RUNNING and j.remaining == 0:
+                assert j.reload_left == 0
                 j.state, j.finish = DONE, t
                 j.finished_times += 1
         for j in self.jobs:                                        # 2. release
             if j.state == STOPPING and j.release == t:
-                j.state, j.node, j.release = WAITING, None, None
+                j.state, j.nodes, j.node, j.release = WAITING, (), None, None
         for j in self.jobs:                                        # 3. arrive
             if j.state == FUTURE and j.submit == t:
                 j.state = WAITING
@@ -183,8 +210,13 @@ class Reference:
             self.on_tick(self, "scheduled")
         for j in self.jobs:                                        # 5. advance
             if j.state == RUNNING:
-                j.remaining -= 1
+                if j.reload_left > 0:
+                    j.reload_left -= 1
+                    j.reloaded += 1
+                else:
+                    j.remaining -= 1
                 j.ran += 1
+                j.runs[-1][1] += 1
         if self.on_tick is not None:
             self.on_tick(self, "advanced")
 
@@ -199,9 +231,9 @@ class Reference:
                 return
             head = queue[0]
             nodes = [n for n in range(self.N) if ge(self.free(n), head.demand)]
-            if not nodes:
+            if len(nodes) < head.tasks:
                 return
-            self.start(head, nodes[0])
+            self.start(head, nodes[:head.tasks])
 
     def be_pass(self):
         while True:
@@ -210,9 +242,9 @@ class Reference:
                 return
             head = queue[0]
             nodes = [n for n in range(self.N) if ge(self.avail(n), head.demand)]
-            if not nodes:
+            if len(nodes) < head.tasks:
                 return
-            self.start(head, nodes[0])
+            self.start(head, nodes[:head.tasks])
 
     def earlier_reserved(self, j, n):
         r = ZERO
@@ -224,7 +256,7 @@ class Reference:
     def try_reserved_start(self, j):
         n = j.reservation
         if ge(sub(self.free(n), self.earlier_reserved(j, n)), j.demand):
-            self.start(j, n)
+            self.start(j, [n])
 
     def te_pass(self):
         for j in self.waiting(te=True):
@@ -233,8 +265,12 @@ class Reference:
                 self.try_reserved_start(j)
                 continue
             nodes = [n for n in range(self.N) if ge(self.avail(n), j.demand)]
+            if j.tasks > 1:  # a TE gang: starts on enough nodes or waits; never preempts
+                if len(nodes) >= j.tasks:
+                    self.start(j, nodes[:j.tasks])
+                continue
             if nodes:
-                self.start(j, nodes[0])
+                self.start(j, nodes[:1])
                 continue
             if self.policy == "prio":
                 continue
@@ -251,7 +287,7 @@ class Reference:
     def eligible(self, n, te_job):
         out = []
         for b in self.jobs:
-            if (not b.te and b.state == RUNNING and b.node == n and b.preemptions < self.P):
+            if (not b.te and b.state == RUNNING and n in b.nodes and b.preemptions < self.P):
                 if self.policy == "fitgpp" and not (self.size(b) <= self.s * self.size(te_job)):
                     continue
                 out.append(b)
@@ -261,14 +297,14 @@ class Reference:
         if self.policy == "fitgpp":
             return sorted(jobs, key=lambda b: (b.gp, self.size(b), b.job_id))
         if self.policy == "lrtp":
-            return sorted(jobs, key=lambda b: (-b.remaining, b.job_id))
+            return sorted(jobs, key=lambda b: (-self.left(b), b.job_id))
         raise AssertionError(self.policy)
 
     def node_key(self, n, V):
         if self.policy == "fitgpp":
             return (max((v.gp for v in V), default=0), len(V), sum(self.size(v) for v in V), n)
         if self.policy == "lrtp":
-            return (0 if not V else 1, -V[0].remaining if V else 0, n)
+            return (0 if not V else 1, -self.left(V[0]) if V else 0, n)
         raise AssertionError(self.policy)
 
     def keyed_choice(self, j):
@@ -334,7 +370,7 @@ class Reference:
         """A tick by which every run must be over (see the argument in ``run``)."""
         n_te = sum(j.te for j in self.jobs)
         return (max(j.submit for j in self.jobs) + sum(j.work for j in self.jobs)
-                + n_te * sum(j.gp for j in self.jobs) + 2)
+                + n_te * sum(j.gp + j.ro for j in self.jobs) + 2)
 
     def run(self):
         # Whenever a job waits, either something runs or stops, or the schedule
@@ -350,7 +386,7 @@ class Reference:
             self.tick()
             self.t += 1
         return {j.job_id: RefResult(j.first_start, j.finish, j.preemptions, j.node, j.stopped,
-                                    j.ran, j.submit, j.work) for j in self.jobs}
+                                    j.ran, j.submit, j.work, j.reloaded) for j in self.jobs}
 
 
 def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,

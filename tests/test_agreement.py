@@ -5,16 +5,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import (HUGE_P, POLICIES, assert_agrees, busy_cases, jobs_frame,
+from conftest import (HUGE_P, POLICIES, assert_agrees, busy_cases, gang_cases, jobs_frame,
                       random_loaded_trace, run_both, scaled, small_cases)
 
 EXAMPLES = scaled(40)   # per policy; FITGPP_TEST_SCALE=8 gives 320
 N_TRACES = scaled(6)    # per policy; FITGPP_TEST_SCALE=8 gives 48
-cases = st.one_of(small_cases(), busy_cases())
+cases = st.one_of(small_cases(), busy_cases(), gang_cases())
 
 
 @settings(max_examples=EXAMPLES)
-@given(case=small_cases())
+@given(case=st.one_of(small_cases(), gang_cases()))
 def test_fifo_agrees(case):
     df, cap, tick = case
     ds, ref = run_both(df, cap, "fifo", tick=tick)
@@ -124,3 +124,49 @@ def test_reserved_te_jobs_start_in_order():
     assert_agrees(ds, ref, 60, "reservation order")
     assert (ref[3].first_start, ref[4].first_start) == (4, 4)
     assert (ref[1].preemptions, ref[2].preemptions) == (1, 1)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_loaded_gang_traces_agree(policy):
+    """Busy clusters with gangs (BE and TE) and restart overheads on every BE job: the
+    engine agrees with the reference job by job, and the runs really exercise the new rules
+    (checked, not assumed): gangs run, preempted jobs reload, gang victims get preempted."""
+    n = N_TRACES
+    preempting = reloading = gang_victims = 0
+    for k in range(n):
+        df, cap = random_loaded_trace(2000 + k, n_jobs=40 + (k * 29) % 41, n_nodes=3 + k % 2,
+                                      gangs=True)
+        s = (4.0, 8.0, 2.0, 1e9)[k % 4]
+        P = (3, 1, 2, HUGE_P)[k % 4]
+        ds, ref = run_both(df, cap, policy, s=s, P=P, seed=k)
+        assert_agrees(ds, ref, 60, f"{policy} gang trace {k} s={s} P={P}")
+        assert (ds.tasks > 1).any()
+        pre = ds.preemptions.values
+        preempting += int(pre.sum()) > 0
+        reloading += int(ds.reload.sum()) > 0
+        gang_victims += int(((ds.tasks.values > 1) & (pre > 0)).any())
+    if policy in ("fitgpp", "lrtp", "rand"):
+        assert preempting >= 0.6 * n, preempting
+        assert reloading >= 0.5 * n, reloading
+        assert gang_victims >= 1, "no gang was ever a victim"
+    else:
+        assert preempting == reloading == 0
+
+
+def test_gang_cases_exercise_gangs_and_reloads():
+    """The hypothesis strategy used above is not vacuous: over its examples, gangs start,
+    jobs get preempted and restarts pay a reload."""
+    seen = {"gang": 0, "preempted": 0, "reload": 0}
+
+    @settings(max_examples=60)
+    @given(case=gang_cases())
+    def run(case):
+        df, cap, tick = case
+        ds, ref = run_both(df, cap, "fitgpp", tick=tick, s=8.0, P=HUGE_P)
+        assert_agrees(ds, ref, tick, "gang case")
+        seen["gang"] += bool((ds.tasks > 1).any())
+        seen["preempted"] += int(ds.preemptions.sum()) > 0
+        seen["reload"] += int(ds.reload.sum()) > 0
+
+    run()
+    assert seen["gang"] >= 30 and seen["preempted"] >= 15 and seen["reload"] >= 5, seen

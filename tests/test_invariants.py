@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 
 import fitgpp
 from conftest import (HUGE_P, POLICIES, assert_agrees, cluster_of, jobs_frame, policy_kwargs,
-                      random_loaded_trace, run_both, scaled, small_cases, busy_cases)
+                      random_loaded_trace, run_both, scaled, small_cases, busy_cases, gang_cases)
 from reference import DONE, FUTURE, RUNNING, STOPPING, WAITING, Reference, ge, sub
 
 EXAMPLES = scaled(25)
 policies = st.sampled_from(POLICIES)
-cases = st.one_of(small_cases(), busy_cases())
+cases = st.one_of(small_cases(), busy_cases(), gang_cases())
 params = st.fixed_dictionaries({"s": st.sampled_from([0.0, 1.0, 4.0, 8.0]),
                                 "P": st.sampled_from([1, 2, 3]),
                                 "seed": st.integers(0, 1000)})
@@ -35,9 +35,14 @@ def check_tick(ref, phase):
         assert j.state in (FUTURE, WAITING, RUNNING, STOPPING, DONE)
         assert (j.state == FUTURE) == (t < j.submit), (t, j)
         assert (j.node is not None) == (j.state in (RUNNING, STOPPING, DONE)), (t, j)
+        if j.state in (RUNNING, STOPPING):  # a gang's tasks: distinct nodes, one state
+            assert len(j.nodes) == j.tasks == len(set(j.nodes)), (t, j)
+        else:
+            assert j.nodes == () or j.state == DONE, (t, j)
         assert j.reservation is None or (j.te and j.state == WAITING), (t, j)
         assert j.preemptions <= ref.P and (not j.te or j.preemptions == 0), (t, j)
-        assert 0 <= j.remaining <= j.work and j.ran + j.remaining == j.work, (t, j)
+        assert 0 <= j.remaining <= j.work and j.ran - j.reloaded + j.remaining == j.work, (t, j)
+        assert 0 <= j.reload_left <= j.ro and (j.state == RUNNING or j.reload_left == 0), (t, j)
         if j.state == STOPPING:
             assert j.release > t, (t, j)  # released at its release tick, not later
     if ref.policy == "fifo":  # starts so far form a prefix of (submit, job_id) order
@@ -51,8 +56,12 @@ def test_reference_invariants_every_tick(case, policy, p):
     df, cap, tick = case
     ref = Reference(df, cap, policy, tick=tick, on_tick=check_tick, **p)
     out = ref.run()
-    for j in ref.jobs:  # done exactly once, ran exactly `work` ticks
-        assert j.state == DONE and j.finished_times == 1 and j.ran == j.work, j
+    for j in ref.jobs:  # done exactly once, ran `work` ticks plus the reloads of its restarts
+        assert j.state == DONE and j.finished_times == 1, j
+        assert len(j.runs) == j.preemptions + 1 and j.runs[0][0] == 0, j
+        assert all(planned == j.ro for planned, _ in j.runs[1:]), j
+        assert j.reloaded == sum(min(planned, length) for planned, length in j.runs), j
+        assert j.ran == j.work + j.reloaded, j
         assert j.stopped == j.preemptions * j.gp
     assert set(out) == set(df.job_id)
 
@@ -68,12 +77,15 @@ def test_dataset_invariants(case, policy, p):
     submit, work, first, fin = (ticks(ds[k], tick) for k in ("submit", "work", "first_start",
                                                               "finish"))
     wait, stopped, pre = ticks(ds.wait, tick), ticks(ds.stopped, tick), ds.preemptions.values
+    reload = ticks(ds.reload, tick)
     be = ds.cls.values == "BE"
     # jobs come in (submit, job_id) order, each exactly once
     keys = list(zip(submit.tolist(), ds.job.values.tolist()))
     assert keys == sorted(keys) and len(set(ds.job.values.tolist())) == len(df)
     assert (first >= submit).all() and (fin - first >= work).all()
-    assert (fin - submit == work + wait + stopped).all() and (wait >= 0).all()
+    assert (fin - submit == work + reload + wait + stopped).all() and (wait >= 0).all()
+    ro = np.ceil(ds.restart_overhead.values / tick).astype(np.int64)
+    assert (reload <= pre * ro).all() and (reload[pre == 0] == 0).all()
     # BE preempted at most P times, TE never; a job never preempted runs in one piece
     P = p["P"] if policy in ("fitgpp", "lrtp", "rand") else 0
     assert (pre[be] <= P).all() and (pre[~be] == 0).all()
@@ -82,9 +94,9 @@ def test_dataset_invariants(case, policy, p):
     assert (stopped == np.where(be, pre * gp, 0)).all()
     # the per-tick series account for each job's running, stopping and waiting ticks
     tot = ds.attrs["total_gpus"]
-    gpu = ds.gpu.values
+    gpu = ds.gpu.values * ds.tasks.values  # utilization counts every task
     if tot:
-        assert round(float(ds.gpu_util.sum()) * tot) == int((gpu * work).sum())
+        assert round(float(ds.gpu_util.sum()) * tot) == int((gpu * (work + reload)).sum())
         assert round(float(ds.gpu_stopping.sum()) * tot) == int((gpu * stopped).sum())
     assert round(float(ds.waiting_te.sum())) == int(wait[~be].sum())
     assert round(float(ds.waiting_be.sum())) == int(wait[be].sum())

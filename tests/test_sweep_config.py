@@ -89,7 +89,7 @@ def test_relative_paths_resolve_against_the_toml_file(tmp_path):
     (("n_jobs = 200", 'n_jobs = "many"'), "[workload] key 'n_jobs' must be an integer"),
     (("seeds = [0, 1]", "seeds = []"), "key 'seeds' is an empty list"),
     (("seeds = [0, 1]", "seeds = 3"), "key 'seeds' must be a list"),
-    (("tick = 30", "tick = 0"), "key 'tick' must be > 0"),
+    (("tick = 30", "tick = 0"), "key 'tick' must be >= 0.001"),
     (("tick = 30", "tikc = 30"), "unknown key 'tikc'"),
     (("gpu = 4", "gpus = 4"), "[cluster] unknown key 'gpus'"),
     (("nodes = 4", "nodes = 0"), "[cluster]"),

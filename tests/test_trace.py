@@ -322,3 +322,55 @@ def test_unclosed_quote_is_one_line_error(tmp_path):
     path.write_text(",".join(HEADER) + "\n" + ",".join(BASE[0]) + '\n2,"BE,0,60,1,0,0,1\n')
     msg = rejects(path, problem="not a readable CSV")
     assert "\n" not in msg
+
+
+# ---- the optional columns: tasks and restart_overhead -------------------------------------
+
+OPT_HEADER = HEADER + ["tasks", "restart_overhead"]
+OPT_BASE = [r + t for r, t in zip(BASE, (["1", ""], ["2", "90"], ["", "0"]))]
+
+
+def with_opt(column, value, line=4):
+    rows = [list(r) for r in OPT_BASE]
+    rows[line - 2][OPT_HEADER.index(column)] = value
+    return rows
+
+
+def test_optional_columns_read_typed_with_empty_as_default(tmp_path):
+    tr = read_trace(write(tmp_path, OPT_BASE, header=OPT_HEADER))
+    assert tr.jobs["tasks"].tolist() == [1, 2, 1] and tr.jobs["tasks"].dtype == np.int64
+    assert tr.jobs["restart_overhead"].tolist() == [0.0, 90.0, 0.0]
+    assert list(tr.jobs.columns[:10]) == OPT_HEADER
+
+
+def test_absent_optional_columns_are_not_added(tmp_path):
+    tr = read_trace(write(tmp_path, BASE))
+    assert "tasks" not in tr.jobs and "restart_overhead" not in tr.jobs
+
+
+@pytest.mark.parametrize("value, problem", [("0", "must be an integer >= 1"),
+                                            ("-2", "must be an integer >= 1"),
+                                            ("1.5", "not an integer"),
+                                            ("two", "not a number"),
+                                            ("inf", "not finite")])
+def test_bad_tasks(tmp_path, value, problem):
+    rejects(write(tmp_path, with_opt("tasks", value), header=OPT_HEADER), line=4,
+            column="tasks", problem=problem)
+
+
+@pytest.mark.parametrize("value, problem", [("-1", "negative value"), ("x", "not a number"),
+                                            ("inf", "not finite")])
+def test_bad_restart_overhead(tmp_path, value, problem):
+    rejects(write(tmp_path, with_opt("restart_overhead", value), header=OPT_HEADER), line=4,
+            column="restart_overhead", problem=problem)
+
+
+def test_gang_needs_as_many_fitting_nodes_as_tasks(tmp_path):
+    """Line 3 asks for 2 tasks of 2 GPUs: it needs two nodes with 2 GPUs, not one node with 4."""
+    path = write(tmp_path, OPT_BASE, header=OPT_HEADER)
+    two = Cluster.homogeneous(2, gpu=2, cpu_milli=96000, mem_mib=786432)
+    assert len(read_trace(path, cluster=two)) == 3
+    one_big = Cluster.from_groups([{"count": 1, "gpu": 4, "cpu_milli": 96000, "mem_mib": 786432},
+                                   {"count": 1, "gpu": 1, "cpu_milli": 96000, "mem_mib": 786432}])
+    rejects(path, cluster=one_big, line=3, column="tasks, gpu, cpu_milli, mem_mib",
+            problem="fits fewer nodes than it has tasks")

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..policies import POLICIES
 from ..simulate import format_table
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
-                     one_line_errors, positive_int)
+                     max_preemptions_int, one_line_errors, seed_int, tick_seconds)
 
 
 def add_parser(sub) -> None:
@@ -18,11 +18,12 @@ def add_parser(sub) -> None:
     p.add_argument("trace", metavar="TRACE.csv")
     p.add_argument("--policy", choices=list(POLICIES), default="fitgpp")
     p.add_argument("--s", type=float, default=4.0, help="FitGpp threshold s (default 4.0)")
-    p.add_argument("--max-preemptions", type=positive_int, default=3,
+    p.add_argument("--max-preemptions", type=max_preemptions_int, default=3,
                    help="P: times a BE job may be preempted (default 3; large = no limit)")
-    p.add_argument("--seed", type=int, default=0, help="RAND's seed (default 0)")
-    p.add_argument("--tick", type=float, default=60.0, help="tick length in seconds (default 60)")
-    p.add_argument("--sample-every", type=float, default=None,
+    p.add_argument("--seed", type=seed_int, default=0, help="RAND's seed (default 0)")
+    p.add_argument("--tick", type=tick_seconds, default=60.0,
+                   help="tick length in seconds (default 60)")
+    p.add_argument("--sample-every", type=tick_seconds, default=None,
                    help="time-series step in seconds (default: at most 2000 samples)")
     add_cluster_args(p)
     p.add_argument("--out", required=True, metavar="RESULT.nc")

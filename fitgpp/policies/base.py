@@ -16,6 +16,7 @@ from ..errors import FitgppError
 
 import numbers
 from dataclasses import dataclass, fields
+from typing import ClassVar
 
 
 class PolicyError(FitgppError):
@@ -54,6 +55,31 @@ def first_fit(eng, i: int, reserved: bool) -> int:
     return -1
 
 
+def first_fit_nodes(eng, i: int, reserved: bool) -> list[int] | None:
+    """For a gang (SPEC "Multi-node jobs"): the ``tasks`` lowest-id nodes whose free
+    (``reserved=False``) or avail (``True``) >= the per-task demand of ``i``; None if fewer
+    nodes qualify."""
+    g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
+    fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
+    rg, rc, rm = (eng.res_g, eng.res_c, eng.res_m) if reserved else ((0,) * eng.n_nodes,) * 3
+    out = []
+    for n in range(eng.n_nodes):
+        if fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
+            out.append(n)
+            if len(out) == k:
+                return out
+    return None
+
+
+def place(eng, i: int, reserved: bool):
+    """Where job ``i`` starts now by first fit: a node id, a list of nodes for a gang, or
+    None if it fits nowhere (fewer than ``tasks`` nodes for a gang)."""
+    if eng.tasks[i] == 1:
+        n = first_fit(eng, i, reserved)
+        return n if n >= 0 else None
+    return first_fit_nodes(eng, i, reserved)
+
+
 def projected(eng, n: int) -> tuple[int, int, int]:
     """capacity - running - reserved on node ``n``: what it offers once its stopping jobs leave."""
     return (eng.free_g[n] + eng.stop_g[n] - eng.res_g[n],
@@ -86,9 +112,23 @@ def params_of(policy) -> dict:
 
 @dataclass(frozen=True)
 class TwoQueuePolicy:
-    """The skeleton shared by PRIO, FitGpp, LRTP and RAND (SPEC.md, "Two-queue policies")."""
+    """The skeleton shared by PRIO, FitGpp, LRTP and RAND (SPEC.md, "Two-queue policies").
+
+    ``memo_safe``: the TE pass skips a TE job whose demand already found neither a node nor
+    victims while nothing has been freed since (the engine's ``epoch``). That is exact only
+    if :meth:`choose` does not depend on the tick or on anything but the ledger. A class
+    keeps the memo only by declaring ``memo_safe = True`` in its own body; a subclass that
+    does not (say, FitGpp with a waiting-time rule) is run without it, which is slower and
+    always exact.
+    """
 
     preempts = True
+    memo_safe: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "memo_safe" not in cls.__dict__:
+            cls.memo_safe = False  # not inherited: each class vouches for its own choose()
 
     def bind(self, eng) -> None:
         pass
@@ -107,12 +147,24 @@ class TwoQueuePolicy:
         pending: dict[int, list[int]] = {}  # node -> earlier still-unstarted reservations
         # demand -> engine epoch at which a TE job of that demand found neither a node nor
         # victims; that stays true until resources may free up (the epoch moves), across ticks
-        failed = eng.scratch.setdefault("te_failed", {})
+        failed = eng.scratch.setdefault("te_failed", {}) if self.memo_safe else None
+        tasks = eng.tasks
         for i in list(eng.waiting_te):
             g, c, m = dg[i], dc[i], dm[i]
+            if tasks[i] > 1:
+                # a TE gang never preempts nor reserves, and does not block the TE jobs behind
+                key = (g, c, m, tasks[i])
+                if failed is not None and failed.get(key) == eng.epoch:
+                    continue
+                nodes = first_fit_nodes(eng, i, reserved=True)
+                if nodes is not None:
+                    eng.start(i, nodes, t)
+                elif failed is not None:
+                    failed[key] = eng.epoch
+                continue
             n = resv[i]
             if n < 0:
-                if failed.get((g, c, m)) == eng.epoch:
+                if failed is not None and failed.get((g, c, m)) == eng.epoch:
                     continue
                 n = first_fit(eng, i, reserved=True)
                 if n >= 0:
@@ -120,7 +172,8 @@ class TwoQueuePolicy:
                     continue
                 pick = self.choose(eng, i, t) if self.preempts else None
                 if pick is None:
-                    failed[(g, c, m)] = eng.epoch
+                    if failed is not None:
+                        failed[(g, c, m)] = eng.epoch
                     continue
                 n, victims = pick
                 eng.reserve(i, n)
@@ -148,8 +201,13 @@ def be_pass(eng, t: int) -> None:
     while h:
         if blocked == (h[0], eng.epoch):
             return  # same head, nothing freed since it last failed: it fails again
-        n = first_fit(eng, h[0], reserved=True)
-        if n < 0:
-            eng.scratch["be_blocked"] = (h[0], eng.epoch)
+        i = h[0]
+        if eng.tasks[i] == 1:
+            n = first_fit(eng, i, reserved=True)
+            n = None if n < 0 else n
+        else:
+            n = first_fit_nodes(eng, i, reserved=True)
+        if n is None:
+            eng.scratch["be_blocked"] = (i, eng.epoch)
             return
-        eng.start(h[0], n, t)
+        eng.start(i, n, t)

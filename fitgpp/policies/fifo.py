@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import WAITING
-from .base import first_fit
+from .base import first_fit, place
 
 
 @dataclass(frozen=True)
@@ -28,12 +28,16 @@ class Fifo:
         # of the queue is the first index not yet started (if it has arrived).
         memo = eng.scratch
         i = memo.get("fifo_head", 0)
-        state = eng.state
+        state, tasks = eng.state, eng.tasks
         while i < eng.n and state[i] == WAITING:
             if memo.get("fifo_blocked") == (i, eng.epoch):
                 break  # same head, nothing finished since it last failed
-            n = first_fit(eng, i, reserved=False)
-            if n < 0:
+            if tasks[i] == 1:
+                n = first_fit(eng, i, reserved=False)
+                n = None if n < 0 else n
+            else:
+                n = place(eng, i, reserved=False)
+            if n is None:
                 memo["fifo_blocked"] = (i, eng.epoch)
                 break
             eng.start(i, n, t)

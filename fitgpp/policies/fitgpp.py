@@ -25,6 +25,7 @@ class FitGpp(TwoQueuePolicy):
     s: float = 4.0
     max_preemptions: int = 3
     name = "fitgpp"
+    memo_safe = True  # choose() reads only the ledger, never the tick
 
     def __post_init__(self):
         if isinstance(self.s, bool) or not isinstance(self.s, numbers.Real) \

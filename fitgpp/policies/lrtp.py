@@ -19,6 +19,7 @@ from .base import TwoQueuePolicy, check_max_preemptions, projected, shortest_pre
 class Lrtp(TwoQueuePolicy):
     max_preemptions: int = 3
     name = "lrtp"
+    memo_safe = True  # choose() reads only the ledger, never the tick
 
     def __post_init__(self):
         check_max_preemptions(self)

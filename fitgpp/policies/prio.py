@@ -15,5 +15,6 @@ from .base import TwoQueuePolicy
 @dataclass(frozen=True)
 class Prio(TwoQueuePolicy):
     name = "prio"
+    memo_safe = True  # choose() reads only the ledger, never the tick
     preempts = False
     max_preemptions = 0

@@ -26,6 +26,7 @@ class Rand(TwoQueuePolicy):
     max_preemptions: int = 3
     seed: int = 0
     name = "rand"
+    memo_safe = True  # choose() reads only the ledger, never the tick
 
     def __post_init__(self):
         check_max_preemptions(self)

@@ -8,8 +8,11 @@ A file is a header line ``fitgpp-sweep-cell/1 <sha256 of the payload>`` then
 the payload, an ``.npz`` archive of the cell's arrays plus a JSON ``meta``
 holding the key. Files are written to a temporary name and moved into place
 with ``os.replace``, so a crash never leaves a half-written entry under a
-valid name; an entry whose checksum, archive or key does not match is
-reported with a :class:`CacheWarning` and recomputed.
+valid name; an entry whose checksum, archive or key does not match, or whose
+arrays are not what the cell must hold (their length, dtypes, finite values in
+range), is reported with a :class:`CacheWarning` and recomputed. An entry that
+cannot be written (a directory in its place, a read-only cache) is reported the
+same way and the sweep goes on without it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import FitgppError
+from ..validate import honour_umask
 from .cell import CELL_FORMAT
 
 _ARRAYS = ("te", "slowdown", "wait", "preemptions")
@@ -31,6 +36,10 @@ _ARRAYS = ("te", "slowdown", "wait", "preemptions")
 
 class CacheWarning(UserWarning):
     """A cache entry was unreadable or corrupt and will be recomputed."""
+
+
+class CacheError(FitgppError):
+    """The cache location cannot be a cache (it is a file, say)."""
 
 
 def default_cache_dir() -> Path:
@@ -47,11 +56,15 @@ class CellCache:
 
     def __init__(self, root: str | os.PathLike | None = None):
         self.root = Path(root).expanduser() if root is not None else default_cache_dir()
+        if self.root.exists() and not self.root.is_dir():
+            raise CacheError(f"cache {self.root}: exists and is not a directory (give a "
+                             "directory, or --no-cache)")
 
     def path(self, key: str) -> Path:
         return self.root / "sweep-cells" / key[:2] / f"{key}.cell"
 
-    def get(self, key: str) -> dict | None:
+    def get(self, key: str, n_jobs: int | None = None) -> dict | None:
+        """The entry of ``key``, or None; with ``n_jobs``, an entry of another length is corrupt."""
         p = self.path(key)
         try:
             blob = p.read_bytes()
@@ -62,7 +75,7 @@ class CellCache:
                           stacklevel=2)
             return None
         try:
-            return _decode(blob, key)
+            return _check(_decode(blob, key), n_jobs)
         except Exception as exc:  # anything wrong with the bytes means: recompute
             warnings.warn(f"cache entry {p} is corrupt ({exc}); recomputing", CacheWarning,
                           stacklevel=2)
@@ -70,15 +83,25 @@ class CellCache:
 
     def put(self, key: str, result: dict) -> None:
         p = self.path(key)
-        p.parent.mkdir(parents=True, exist_ok=True)
         blob = _encode(result, key)
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:16]}.", suffix=".tmp")
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:16]}.", suffix=".tmp")
+        except OSError as exc:
+            warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
+                          "going on without it", CacheWarning, stacklevel=2)
+            return
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
                 f.flush()
                 os.fsync(f.fileno())
+            honour_umask(tmp)
             os.replace(tmp, p)
+        except OSError as exc:  # e.g. a directory where the entry goes
+            Path(tmp).unlink(missing_ok=True)
+            warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
+                          "going on without it", CacheWarning, stacklevel=2)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -106,4 +129,31 @@ def _decode(blob: bytes, key: str) -> dict:
     if meta.get("key") != key:
         raise ValueError("entry belongs to another key")
     out.update(gpu_util=np.float64(meta["gpu_util"]), code=meta["code"], fitgpp=meta["fitgpp"])
+    return out
+
+
+def _check(out: dict, n_jobs: int | None) -> dict:
+    """Raise ValueError unless ``out`` holds what :func:`~fitgpp.sweep.cell.compute_cell`
+    returns: four 1-D arrays of one length (``n_jobs`` when known) with its dtypes, finite
+    slowdowns >= 1, waits >= 0, preemption counts >= 0, a utilization in [0, 1], strings."""
+    kinds = {"te": "b", "slowdown": "f", "wait": "f", "preemptions": "i"}
+    n = len(out["te"]) if n_jobs is None else n_jobs
+    for k, kind in kinds.items():
+        a = out[k]
+        if a.ndim != 1 or len(a) != n:
+            raise ValueError(f"{k}: shape {a.shape}, expected ({n},)")
+        if a.dtype.kind != kind:
+            raise ValueError(f"{k}: dtype {a.dtype}")
+    if n == 0:
+        raise ValueError("no jobs")
+    sd, wait = out["slowdown"], out["wait"]
+    if not (np.isfinite(sd).all() and np.isfinite(wait).all()):
+        raise ValueError("non-finite values")
+    if (sd < 1).any() or (wait < 0).any() or (out["preemptions"] < 0).any():
+        raise ValueError("values out of range")
+    u = out["gpu_util"]
+    if not (np.isfinite(u) and 0 <= u <= 1 + 1e-9):
+        raise ValueError(f"gpu_util {u!r}")
+    if not (isinstance(out["code"], str) and isinstance(out["fitgpp"], str)):
+        raise ValueError("code/fitgpp not strings")
     return out

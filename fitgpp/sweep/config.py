@@ -18,6 +18,8 @@ from pathlib import Path
 from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
 from ..errors import FitgppError
 from ..policies import POLICIES, PolicyError, make_policy, params_of
+from ..validate import (MAX_CONFIG_BYTES, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED,
+                        MAX_TIME_S, MIN_TICK_S, read_text)
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
 KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale", "gang_fraction", "gang_tasks",
@@ -63,14 +65,14 @@ def _values(where, key, v, check) -> tuple | object:
 
 
 _KNOB_CHECKS = {
-    "n_jobs": lambda w, k, v: _number(w, k, v, lo=1, integer=True),
-    "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True),
+    "n_jobs": lambda w, k, v: _number(w, k, v, lo=1, hi=MAX_JOBS, integer=True),
+    "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True, hi=1e3),
     "te_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
-    "grace_scale": lambda w, k, v: _number(w, k, v, lo=0),
+    "grace_scale": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_GRACE_SCALE),
     "gang_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
-    "gang_tasks": lambda w, k, v: _number(w, k, v, lo=2, integer=True),
-    "restart_overhead": lambda w, k, v: _number(w, k, v, lo=0),
-    "restart_sigma": lambda w, k, v: _number(w, k, v, lo=0),
+    "gang_tasks": lambda w, k, v: _number(w, k, v, lo=2, hi=2**20, integer=True),
+    "restart_overhead": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_TIME_S),
+    "restart_sigma": lambda w, k, v: _number(w, k, v, lo=0, hi=10),
 }
 
 
@@ -177,6 +179,9 @@ class PolicyGrid:
         takes = set(params_of(POLICIES[name]()))
         for key in GRID_PARAMS:
             v = getattr(self, key)
+            if isinstance(v, list) and not v:  # given empty (the default is an empty tuple)
+                _fail(where, f"key '{key}' is an empty list: nothing to sweep (leave the key "
+                             "out for the policy's default)")
             v = tuple(v) if isinstance(v, (list, tuple)) else (v,)
             if key not in takes:
                 if v:
@@ -190,7 +195,7 @@ class PolicyGrid:
         if self.seed is not None:
             if "seed" not in takes:
                 _fail(where, f"unknown key 'seed' (policy {name} has no seed)")
-            _number(where, "seed", self.seed, lo=0, integer=True)
+            _number(where, "seed", self.seed, lo=0, hi=MAX_SEED, integer=True)
 
     def combos(self) -> list[dict]:
         """Every parameter combination of this grid, as keyword dicts (without seed)."""
@@ -211,7 +216,7 @@ class PolicyGrid:
 def _param_check(policy, key):
     def check(where, k, v):
         if key == "max_preemptions":
-            v = _number(where, k, v, lo=1, integer=True)
+            v = _number(where, k, v, lo=1, hi=MAX_PREEMPTIONS, integer=True)
         else:
             v = _number(where, k, v, lo=0)
         try:
@@ -254,9 +259,11 @@ class Experiment:
             _fail("", f"key 'seeds' must be a list of integers >= 0, got {seeds!r}")
         object.__setattr__(self, "seeds",
                            _values("", "seeds", list(seeds),
-                                   lambda w, k, v: _number(w, k, v, lo=0, integer=True)))
+                                   lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_SEED,
+                                                           integer=True)))
         object.__setattr__(self, "cluster", _cluster(self.cluster))
-        object.__setattr__(self, "tick", _number("", "tick", self.tick, lo=0, lo_open=True))
+        object.__setattr__(self, "tick", _number("", "tick", self.tick, lo=MIN_TICK_S,
+                                                 hi=MAX_TIME_S))
         for key in ("name", "description"):
             if not isinstance(getattr(self, key), str):
                 _fail("", f"key '{key}' must be a string, got {getattr(self, key)!r}")
@@ -389,10 +396,11 @@ def _from_doc(doc: Mapping, base: Path) -> Experiment:
 def load_experiment(path: str | os.PathLike) -> Experiment:
     """Read and validate an experiment TOML file; errors name the file, table and key."""
     p = Path(path)
+    text = read_text(p, "experiment TOML", ExperimentError, MAX_CONFIG_BYTES)
     try:
-        doc = tomllib.loads(p.read_text())
-    except FileNotFoundError:
-        raise ExperimentError(f"{p}: no such file") from None
+        doc = tomllib.loads(text)
+    except RecursionError:
+        raise ExperimentError(f"{p}: not valid TOML (nested too deeply)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{p}: not valid TOML ({exc})") from None
     try:

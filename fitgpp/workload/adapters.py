@@ -30,6 +30,7 @@ than ``k`` nodes of the cluster are dropped.
 from __future__ import annotations
 
 import hashlib
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -39,7 +40,8 @@ import pandas as pd
 
 from ..cluster import DEFAULT_CLUSTER, Cluster
 from ..errors import FitgppError
-from ..trace import read_trace
+from ..trace import TraceError, _record_lines, read_trace
+from ..validate import MAX_SEED, MAX_TIME_S, check_int, check_number, read_regular
 from .model import DEFAULT_GRACE
 
 FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
@@ -84,14 +86,23 @@ class AdapterReport:
 
 
 def _read(path, columns, fmt) -> tuple[pd.DataFrame, str, str]:
+    """The CSV as a DataFrame; ``df.attrs["lines"]`` holds each row's line in the file."""
     p = Path(path)
-    if not p.is_file():
-        raise AdapterError(f"{p}: no such file ({fmt} trace)")
-    data = p.read_bytes()
+    data = read_regular(p, f"{fmt} trace", AdapterError, limit=None)
     try:
-        df = pd.read_csv(p)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise AdapterError(f"{p}: not a readable CSV ({exc})") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise AdapterError(f"{p}: not a UTF-8 text file (byte {exc.start})") from None
+    try:
+        lines = _record_lines(text, str(p))  # refuses a header naming a column twice
+        df = pd.read_csv(io.StringIO(text))
+    except TraceError as exc:
+        raise AdapterError(str(exc)) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise AdapterError(f"{p}: not a readable CSV ({' '.join(str(exc).split())})") from None
+    if len(df) == 0:
+        raise AdapterError(f"{p}: no data rows, only a header ({fmt} trace)")
+    df.attrs["lines"] = lines if len(lines) == len(df) else np.arange(len(df)) + 2
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise AdapterError(f"{p}: missing column(s) {', '.join(missing)} for format {fmt} "
@@ -121,6 +132,34 @@ class _Filter:
         return out.reset_index(drop=True)
 
 
+def _check_options(seed, split, max_gpu, grace_period) -> None:
+    check_int(seed, "seed", 0, MAX_SEED, AdapterError)
+    check_number(split, "split (seconds)", 0, MAX_TIME_S, lo_open=True, error=AdapterError)
+    if max_gpu is not None:
+        check_int(max_gpu, "max_gpu", 0, 2**31 - 1, AdapterError)
+    if grace_period is not None:
+        check_number(grace_period, "grace_period (seconds)", 0, MAX_TIME_S, error=AdapterError)
+
+
+def _whole(df: pd.DataFrame, column: str, path) -> pd.Series:
+    """``column`` as numbers; a fractional value is refused, naming the file and its lines
+    (casting would truncate it silently)."""
+    v = pd.to_numeric(df[column], errors="coerce")
+    frac = (v.notna() & (v != np.floor(v))).to_numpy()
+    if frac.any():
+        lines = df.attrs["lines"][frac]
+        shown = ", ".join(str(n) for n in lines[:5]) + (" and more" if len(lines) > 5 else "")
+        raise AdapterError(f"{path}: line{'s' if len(lines) > 1 else ''} {shown}, column "
+                           f"'{column}': not a whole number ({float(v[frac].iloc[0]):g})")
+    return v
+
+
+def _nothing_left(flt, path) -> None:
+    if not flt.keep.any():
+        why = "; ".join(f"{n} {w}" for w, n in flt.report.dropped.items())
+        raise AdapterError(f"{path}: no row is left to adapt (dropped: {why})")
+
+
 def _grace(cls: np.ndarray, grace_period, rng) -> np.ndarray:
     if grace_period is None:
         g = DEFAULT_GRACE.rvs(len(cls), rng)
@@ -138,11 +177,15 @@ def philly_runtime_path(near: str | Path) -> Path:
 
 def _redraw(cls: np.ndarray, path, split: float, rngs, report: AdapterReport) -> tuple:
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise AdapterError(f"{p}: no such file (philly run times, for runtimes='philly'; "
                            "pass philly_runtime=PATH)")
-    data = p.read_bytes()
-    rt = pd.read_csv(p)
+    data = read_regular(p, "philly run times", AdapterError, limit=None)
+    try:
+        rt = pd.read_csv(io.BytesIO(data))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise AdapterError(f"{p}: not a readable CSV of run times "
+                           f"({' '.join(str(exc).split())[:200]})") from None
     if "runtime" not in rt.columns:
         raise AdapterError(f"{p}: missing column 'runtime' (philly run times)")
     x = pd.to_numeric(rt["runtime"], errors="coerce").to_numpy(float)
@@ -166,7 +209,15 @@ def _finish(df_out, flt, report, fmt, path, sha, options, mapping, name, extra=N
     src = {"kind": "adapter", "format": fmt, "name": name, "path": path,
            "file": Path(path).name, "sha256": sha, "options": options, "mapping": mapping,
            "report": report.to_dict(), **(extra or {})}
-    tr = read_trace(df_out.reset_index(drop=True), source=src)
+    try:
+        tr = read_trace(df_out.reset_index(drop=True), source=src)
+    except TraceError as exc:  # name the source file's lines, not the adapted frame's rows
+        if not exc.rows:
+            raise AdapterError(f"{path}: adapted trace: {exc.problem}") from None
+        lines = flt.df.attrs["lines"][df_out["job_id"].to_numpy()[exc.rows]]
+        shown = ", ".join(str(n) for n in lines[:5]) + (" and more" if len(lines) > 5 else "")
+        raise AdapterError(f"{path}: line{'s' if len(lines) > 1 else ''} {shown}: adapted "
+                           f"column '{exc.column}': {exc.problem}") from None
     return type(tr)(jobs=tr.jobs, source=src, dropped=flt.dropped()), report
 
 
@@ -196,6 +247,7 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     _choice("sharing", sharing, ("whole", "drop"))
     _choice("cpu_only", cpu_only, ("drop", "keep"))
     _choice("runtimes", runtimes, ("observed", "philly"))
+    _check_options(seed, split, max_gpu, grace_period)
     df, rpath, sha = _read(path, ALIBABA_COLUMNS, fmt)
     options = {"other_qos": other_qos, "sharing": sharing, "cpu_only": cpu_only,
                "runtimes": runtimes, "split_s": split, "max_gpu": max_gpu,
@@ -208,7 +260,7 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     if other_qos == "drop":
         flt.drop(qos.isin(["Burstable", "Guaranteed"]),
                  "qos Burstable or Guaranteed (other_qos='drop')")
-    ngpu = pd.to_numeric(df["num_gpu"], errors="coerce")
+    ngpu = _whole(df, "num_gpu", rpath)
     flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
     if cpu_only == "drop":
         flt.drop(ngpu == 0, "CPU-only pod, num_gpu == 0 (cpu_only='drop')")
@@ -228,6 +280,7 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     if sharing == "whole" and (shared & flt.keep).any():
         rep.notes.append(f"{int((shared & flt.keep).sum())} GPU-sharing pods (gpu_milli < 1000) "
                          "counted as 1 whole GPU")
+    _nothing_left(flt, rpath)
     k = flt.keep
     cls = np.where(qos[k] == "LS", "TE", np.where(qos[k] == "BE", "BE", other_qos))
     rng_g, rng_te, rng_be = (np.random.default_rng(s)
@@ -315,6 +368,7 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     _choice("runtimes", runtimes, ("observed", "philly"))
     if not (isinstance(time_unit, (int, float)) and time_unit > 0):
         raise AdapterError(f"time_unit must be a number of seconds > 0, got {time_unit!r}")
+    _check_options(seed, split, max_gpu, grace_period)
     cluster = DEFAULT_CLUSTER if cluster is None else cluster
     if not isinstance(cluster, Cluster):
         raise AdapterError(f"cluster must be a fitgpp.Cluster or None, got {cluster!r}")
@@ -334,7 +388,7 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     be_flag = pd.to_numeric(df["best_effort"], errors="coerce")
     flt.drop(~jt.isin(["best", "strict", "soft"]), "unknown job_type")
     flt.drop(((jt == "best") != (be_flag == 1)), "best_effort flag disagrees with job_type")
-    ngpu = pd.to_numeric(df["num_gpu"], errors="coerce")
+    ngpu = _whole(df, "num_gpu", rpath)
     flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
     flt.drop(ngpu == 0, "num_gpu == 0: no GPU, and the file records no CPU or memory")
     if max_gpu is not None:
@@ -351,6 +405,7 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     dur0 = pd.to_numeric(df["duration"], errors="coerce").to_numpy(float) * time_unit
     if runtimes == "observed":
         flt.drop(~(dur0 > 0), "duration <= 0 or missing")
+    _nothing_left(flt, rpath)
     k = flt.keep
     cls = np.where(jt[k] == "best", "BE", "TE")
     rng_g, rng_te, rng_be = (np.random.default_rng(s)

@@ -16,6 +16,7 @@ classes; otherwise none is recorded (every job one task).
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 import numpy as np
@@ -24,7 +25,8 @@ import pandas as pd
 from ..simulate import __version__
 from ..trace import Trace, read_trace
 from .dists import FAMILIES, Categorical, FitError, fit_best
-from .model import CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel
+from .model import (CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError,
+                    from_dict)
 
 DAY = 86_400.0
 #: A trace spanning at least this many seconds gets a daily arrival profile.
@@ -95,10 +97,11 @@ def fit(trace, *, name: str | None = None, description: str = "",
                            f"least {MIN_JOBS}")
         prof = (daily_profile(sub["submit_time"].to_numpy(float), t0, t1)
                 if span >= PROFILE_MIN_SPAN else None)
-        run = fit_best(sub["duration"].to_numpy(float), families, what=f"class {c} run times")
+        run = fit_best(_varied(sub["duration"], f"class {c} run times"), families,
+                       what=f"class {c} run times")
         gp = None
         if c == "BE":
-            gp = (fit_best(sub["grace_period"].to_numpy(float), families,
+            gp = (fit_best(_varied(sub["grace_period"], "BE grace periods"), families,
                            what="BE grace periods") if grace == "fit" else DEFAULT_GRACE)
         classes[c] = ClassModel(rate=len(sub) / span, daily_profile=prof, run_time=run,
                                 gpu=Categorical.from_values(sub["gpu"]),
@@ -120,4 +123,28 @@ def fit(trace, *, name: str | None = None, description: str = "",
         "fitgpp_version": __version__,
     }
     default_name = src.get("name") or src.get("format") or "fitted"
-    return WorkloadModel(name or default_name, classes, description, provenance)
+    model = WorkloadModel(name or default_name, classes, description, provenance)
+    _check_fitted(model)
+    return model
+
+
+def _varied(values: pd.Series, what: str) -> np.ndarray:
+    """The values, refused when all are equal (every family's MLE degenerates then)."""
+    x = values.to_numpy(float)
+    if len(x) and np.all(x == x[0]):
+        raise FitError(f"{what}: all {len(x)} values are {x[0]:g}; fitting a distribution "
+                       "needs values that differ")
+    return x
+
+
+def _check_fitted(model: WorkloadModel) -> None:
+    """A fitted model must be one that loading accepts: finite, JSON-compliant, in bounds."""
+    try:
+        doc = json.loads(model.to_json())
+    except ValueError as exc:  # a parameter that is inf or NaN
+        raise FitError(f"the fitted model has a non-finite number ({exc}); the data may be "
+                       "degenerate (nearly constant values?)") from None
+    try:
+        from_dict(doc, where="fitted model")
+    except WorkloadModelError as exc:
+        raise FitError(f"{exc} (the data may be degenerate)") from None

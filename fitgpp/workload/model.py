@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FitgppError
+from ..validate import MAX_CONFIG_BYTES, MAX_TIME_S, loads_json, read_regular
 from .dists import FAMILIES, Categorical, Dist, param_names
 
 FORMAT = "fitgpp-workload"
@@ -43,6 +44,15 @@ CLASSES = ("TE", "BE")
 #: 15 min (5th percentile about 12 s, 95th about 5 min): "seconds to minutes". Real traces
 #: record no grace periods, so fitted models use this unless told otherwise.
 DEFAULT_GRACE = Dist("lognorm", {"s": 1.0, "loc": 0.0, "scale": 60.0}, 900.0)
+
+
+#: Sane bounds of a model's numbers (a tampered or corrupt model is refused, naming the field):
+#: arrival rates [jobs/s], shape parameters of a distribution, its loc, scale and max [s],
+#: demands (integers, like trace resources) and cpu_mem weights.
+RATE_BOUNDS = (1e-9, 1e4)
+SHAPE_BOUNDS = (1e-3, 1e3)
+MAX_DEMAND = 2**53 - 1
+MAX_WEIGHT = 1e15
 
 
 class WorkloadModelError(FitgppError):
@@ -149,16 +159,10 @@ class WorkloadModel:
     @classmethod
     def load(cls, path: str | os.PathLike) -> WorkloadModel:
         p = Path(path)
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise WorkloadModelError(f"{p}: no such model file") from None
-        except IsADirectoryError:
-            raise WorkloadModelError(f"{p}: is a directory, not a model file") from None
-        try:
-            doc = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WorkloadModelError(f"{p}: not valid JSON ({exc})") from None
+        if not p.exists():
+            raise WorkloadModelError(f"{p}: no such model file")
+        data = read_regular(p, "model JSON", WorkloadModelError, MAX_CONFIG_BYTES)
+        doc = loads_json(data, str(p), WorkloadModelError)
         m = from_dict(doc, where=str(p))
         return WorkloadModel(m.name, m.classes, m.description, m.provenance,
                              path=str(p.resolve()), file_sha256=hashlib.sha256(data).hexdigest(),
@@ -203,20 +207,25 @@ class _Where:
             self.fail(path, f"expected {_kind_name(kind)}, got {type(v).__name__} {v!r}"[:200])
         return v
 
-    def number(self, v, path, *, positive=False, nonneg=False, allow_none=False):
+    def number(self, v, path, *, positive=False, nonneg=False, allow_none=False, lo=None,
+               hi=None):
         if v is None and allow_none:
             return None
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            self.fail(path, f"expected a finite number, got {v!r}")
+            self.fail(path, f"expected a finite number, got {v!r}"[:200])
         if positive and v <= 0:
             self.fail(path, f"must be > 0, got {v!r}")
         if nonneg and v < 0:
             self.fail(path, f"must be >= 0, got {v!r}")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            self.fail(path, f"must be in [{lo if lo is not None else '-inf'}, "
+                            f"{hi if hi is not None else 'inf'}] (a sane bound), got {v!r}")
         return float(v)
 
     def integer(self, v, path, *, nonneg=True):
-        if isinstance(v, bool) or not isinstance(v, int) or (nonneg and v < 0):
-            self.fail(path, f"expected an integer >= 0, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or (nonneg and v < 0) \
+                or v > MAX_DEMAND:
+            self.fail(path, f"expected an integer >= 0 and < 2**53, got {v!r}"[:200])
         return v
 
 
@@ -236,13 +245,15 @@ def _dist(w: _Where, d, path: str) -> Dist:
     params = w.get(d, "params", f"{path}.params", dict)
     names = param_names(fam)
     for n in names:
+        lo, hi = ((0.0, MAX_TIME_S) if n == "loc" else (None, MAX_TIME_S) if n == "scale"
+                  else SHAPE_BOUNDS)
         w.number(w.get(params, n, f"{path}.params.{n}"), f"{path}.params.{n}",
-                 positive=(n != "loc"))
+                 positive=(n != "loc"), lo=lo, hi=hi)
     extra = sorted(set(params) - set(names))
     if extra:
         w.fail(f"{path}.params", f"unknown parameter(s) {', '.join(extra)} for {fam} "
                f"(expected {', '.join(names)})")
-    mx = w.number(d.get("max"), f"{path}.max", positive=True, allow_none=True)
+    mx = w.number(d.get("max"), f"{path}.max", positive=True, allow_none=True, hi=MAX_TIME_S)
     fit = d.get("fit")
     if fit is not None and not isinstance(fit, dict):
         w.fail(f"{path}.fit", "expected an object or null")
@@ -259,7 +270,8 @@ def _probs(w: _Where, probs, path: str) -> tuple[float, ...]:
 def _class(w: _Where, c, d, name: str) -> ClassModel:
     arr = w.get(d, "arrival", f"{name}.arrival", dict)
     rate = w.number(w.get(arr, "rate_per_s", f"{name}.arrival.rate_per_s"),
-                    f"{name}.arrival.rate_per_s", positive=True)
+                    f"{name}.arrival.rate_per_s", positive=True, lo=RATE_BOUNDS[0],
+                    hi=RATE_BOUNDS[1])
     prof = w.get(arr, "daily_profile", f"{name}.arrival.daily_profile", (list, type(None)))
     if prof is not None:
         if len(prof) != 24:
@@ -292,7 +304,7 @@ def _class(w: _Where, c, d, name: str) -> ClassModel:
             if not isinstance(p, list) or len(p) != 3:
                 w.fail(at, f"expected [cpu_milli, mem_mib, weight], got {p!r}")
             rows.append((w.integer(p[0], at + "[0]"), w.integer(p[1], at + "[1]"),
-                         w.number(p[2], at + "[2]", positive=True)))
+                         w.number(p[2], at + "[2]", positive=True, hi=MAX_WEIGHT)))
             if v == 0 and p[0] == 0 and p[1] == 0:
                 w.fail(at, "a job with 0 GPUs must demand some CPU or memory")
         cpu_mem[v] = tuple(rows)
