@@ -30,13 +30,14 @@ from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
 from .simulate import __version__, simulate, summarize
+from .workload.model import models_dir
 
 #: The paper's headline (synthetic workload, FitGpp s=4 against FIFO), in percent.
 PAPER = {"te_p95": -96.6, "be_median": 18.0, "be_p95": 23.9}
 METRICS = {"te_p95": "TE p95 slowdown", "be_median": "BE median slowdown",
            "be_p95": "BE p95 slowdown"}
-ALIBABA = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "alibaba-gpu-v2023" \
-    / "openb_pod_list_default.csv"
+#: RQ5's input, shipped with fitgpp (traces/alibaba-gpu-v2023/, see its SOURCE.md)
+ALIBABA = models_dir() / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz"
 
 
 class ReproduceError(FitgppError):
@@ -438,8 +439,8 @@ def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None
     from .workload import from_alibaba_v2023, offered_load
     path = Path(path)
     if not path.is_file():
-        raise ReproduceError(f"real trace {path} not found: RQ5 needs ../shared/traces/"
-                             "alibaba-gpu-v2023/openb_pod_list_default.csv next to the repo")
+        raise ReproduceError(f"real trace {path} not found: RQ5 needs the Alibaba GPU v2023 "
+                             "pod list (shipped as fitgpp.reproduce.ALIBABA)")
     tr, report = from_alibaba_v2023(path, runtimes="philly", seed=seed)
     jobs = tr.jobs.sort_values(["submit_time", "job_id"], kind="stable")
     if n_jobs is not None:
@@ -577,8 +578,8 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
         t = time.perf_counter()
         if key == "rq5" and which is None and not ALIBABA.is_file():
             # asked for everything, and RQ5's input is not on this machine: say so, go on
-            not_run[key] = (f"its input {ALIBABA} is missing (the Alibaba GPU v2023 trace, "
-                            "expected in ../shared/traces beside the repository)")
+            not_run[key] = (f"its input {ALIBABA} is missing (the Alibaba GPU v2023 trace "
+                            "shipped with fitgpp: reinstall it)")
             log(f"RQ5 not run: {not_run[key]}")
             continue
         r = RQS[key](size)

@@ -1,28 +1,21 @@
-"""Adapters on the real trace files (../shared/traces), checked against the raw CSVs and
-the counts their SOURCE.md states."""
+"""Adapters on the real trace files shipped in traces/ (gzip-compressed), checked against the
+raw CSVs and the counts their SOURCE.md states."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import fitgpp
-from fitgpp.workload import from_alibaba_v2023, from_philly_chronus, read_format
+from fitgpp.workload import from_alibaba_v2023, from_philly_chronus, models_dir, read_format
 from fitgpp.workload.adapters import AdapterError, split_gpus
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-ALI = TRACES / "alibaba-gpu-v2023" / "openb_pod_list_default.csv"
-MIX1 = TRACES / "philly-chronus-derived" / "trace_job_Philly_MIX1.csv"
-MIX2 = TRACES / "philly-chronus-derived" / "trace_job_Philly_MIX2.csv"
-PHILLY = TRACES / "philly-runtime" / "philly_runtime.csv"
-
-needs_traces = pytest.mark.skipif(
-    not (ALI.is_file() and MIX1.is_file() and PHILLY.is_file()),
-    reason=f"real traces not found under {TRACES}: put the shared traces folder (with "
-           "alibaba-gpu-v2023/, philly-chronus-derived/, philly-runtime/) beside the repository")
+TRACES = models_dir()
+ALI = TRACES / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz"
+MIX1 = TRACES / "philly-chronus-derived" / "trace_job_Philly_MIX1.csv.gz"
+MIX2 = TRACES / "philly-chronus-derived" / "trace_job_Philly_MIX2.csv.gz"
+PHILLY = TRACES / "philly-runtime" / "philly_runtime.csv.gz"
 
 
 def _consistent(tr, rep):
@@ -33,7 +26,6 @@ def _consistent(tr, rep):
     assert tr.source["sha256"] == rep.sha256 and tr.source["report"] == rep.to_dict()
 
 
-@needs_traces
 def test_alibaba_observed_against_the_raw_file():
     raw = pd.read_csv(ALI)
     tr, rep = from_alibaba_v2023(ALI)
@@ -56,7 +48,6 @@ def test_alibaba_observed_against_the_raw_file():
     assert (be > 0).all() and j.loc[j["cls"] == "TE", "grace_period"].eq(0).all()
 
 
-@needs_traces
 def test_alibaba_philly_runtimes_keep_every_gpu_task_and_follow_the_premise():
     tr, rep = from_alibaba_v2023(ALI, runtimes="philly", seed=3)
     _consistent(tr, rep)
@@ -72,7 +63,6 @@ def test_alibaba_philly_runtimes_keep_every_gpu_task_and_follow_the_premise():
     assert not other.jobs["duration"].equals(tr.jobs["duration"])
 
 
-@needs_traces
 def test_alibaba_options():
     tr, rep = from_alibaba_v2023(ALI, runtimes="philly", sharing="drop", other_qos="TE",
                                  grace_period=30.0)
@@ -90,7 +80,6 @@ def test_alibaba_options():
     assert tr8.jobs["gpu"].max() == 4
 
 
-@needs_traces
 @pytest.mark.parametrize("path, te_types", [(MIX1, {"strict"}), (MIX2, {"strict", "soft"})])
 def test_chronus_against_the_raw_file(path, te_types):
     raw = pd.read_csv(path)
@@ -119,7 +108,6 @@ def test_chronus_against_the_raw_file(path, te_types):
     assert tr.source["options"]["time_unit_s"] == 60.0
 
 
-@needs_traces
 def test_chronus_drops_only_gangs_that_fit_no_cluster():
     raw = pd.read_csv(MIX1)
     small = fitgpp.Cluster.homogeneous(3)  # 24 GPUs: the 32-GPU jobs (4 tasks) cannot run
@@ -152,7 +140,6 @@ def test_split_rule_rejects_a_bad_node_size():
         split_gpus([3], 0)
 
 
-@needs_traces
 def test_chronus_philly_runtimes_and_time_unit_option():
     tr, rep = from_philly_chronus(MIX1, runtimes="philly", time_unit=1.0)
     assert tr.jobs["submit_time"].max() == pd.read_csv(MIX1)["submit_time"].max()

@@ -205,15 +205,12 @@ def test_shipped_philly_model_draws_its_gangs():
 
 
 def test_fit_cli_splits_chronus_gangs_for_the_node_size_given(tmp_path, capsys):
-    from pathlib import Path
-    mix1 = (Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-            / "philly-chronus-derived" / "trace_job_Philly_MIX1.csv")
+    from fitgpp.workload import models_dir
+    mix1 = models_dir() / "philly-chronus-derived" / "trace_job_Philly_MIX1.csv.gz"
     bad = tmp_path / "t.csv"
     fitgpp.write_trace(synthesize("paper-default", n_jobs=50, seed=0), bad)
     assert main(["fit", str(bad), "--nodes", "4", "--out", str(tmp_path / "x.json")]) == 2
     assert "apply to --format philly-chronus only" in capsys.readouterr().err
-    if not mix1.is_file():
-        pytest.skip(f"{mix1} not found: put the shared traces folder beside the repository")
     out = tmp_path / "m.json"
     assert main(["fit", str(mix1), "--format", "philly-chronus", "--nodes", "16",
                  "--node-gpu", "4", "--out", str(out)]) == 0

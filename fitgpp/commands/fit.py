@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from ..workload.adapters import FORMATS
+from ..validate import MAX_TIME_S
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
                      int_at_least, number_in, seed_int)
-from ..validate import MAX_TIME_S
+
+#: fitgpp.workload.adapters.FORMATS, named here so that building the parser does not import
+#: scipy (tests/test_workload_cli.py checks the two agree)
+FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
 
 
 def add_parser(sub) -> None:

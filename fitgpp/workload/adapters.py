@@ -25,12 +25,21 @@ fewest nodes that can hold the job, with the GPUs spread evenly; when ``k`` does
 (20 GPUs on 8-GPU nodes: 3 tasks of 7, one GPU more). The report counts each split
 (``AdapterReport.gangs``) and the GPUs added by rounding; only jobs whose tasks fit on fewer
 than ``k`` nodes of the cluster are dropped.
+
+Compressed files: every adapter reads a CSV plain or compressed with gzip, xz or bzip2
+(recognized by its first bytes, whatever the file is named); the ``sha256`` recorded is that
+of the CSV itself, after decompression, so a trace and its compressed copy give one
+provenance.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
 import io
+import lzma
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -42,7 +51,7 @@ from ..cluster import DEFAULT_CLUSTER, Cluster
 from ..errors import FitgppError
 from ..trace import TraceError, _record_lines, read_trace
 from ..validate import MAX_SEED, MAX_TIME_S, check_int, check_number, read_regular
-from .model import DEFAULT_GRACE
+from .model import DEFAULT_GRACE, models_dir
 
 FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
 
@@ -85,10 +94,27 @@ class AdapterReport:
         return "\n".join(lines)
 
 
+#: first bytes of a compressed file -> (name, decompress)
+_COMPRESSED = {b"\x1f\x8b": ("gzip", gzip.decompress), b"\xfd7zXZ\x00": ("xz", lzma.decompress),
+               b"BZh": ("bzip2", bz2.decompress)}
+
+
+def _decompressed(data: bytes, p: Path, what: str) -> bytes:
+    """``data`` (read from ``p``), decompressed if it is gzip, xz or bzip2."""
+    for magic, (kind, decompress) in _COMPRESSED.items():
+        if data.startswith(magic):
+            try:
+                return decompress(data)
+            except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
+                raise AdapterError(f"{p}: not a readable {kind} file ({exc}; {what})") from None
+    return data
+
+
 def _read(path, columns, fmt) -> tuple[pd.DataFrame, str, str]:
     """The CSV as a DataFrame; ``df.attrs["lines"]`` holds each row's line in the file."""
     p = Path(path)
-    data = read_regular(p, f"{fmt} trace", AdapterError, limit=None)
+    data = _decompressed(read_regular(p, f"{fmt} trace", AdapterError, limit=None), p,
+                         f"{fmt} trace")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -170,9 +196,19 @@ def _grace(cls: np.ndarray, grace_period, rng) -> np.ndarray:
     return np.where(cls == "BE", np.round(g, 3), np.nan)
 
 
+#: the Philly run times shipped with fitgpp (traces/philly-runtime/, see its SOURCE.md)
+PHILLY_RUNTIME = Path("philly-runtime") / "philly_runtime.csv.gz"
+
+
 def philly_runtime_path(near: str | Path) -> Path:
-    """The default ``philly-runtime/philly_runtime.csv`` beside the trace's folder."""
-    return Path(near).resolve().parent.parent / "philly-runtime" / "philly_runtime.csv"
+    """The Philly run times for the trace ``near``: ``philly-runtime/philly_runtime.csv``
+    (or ``.csv.gz``, ``.csv.xz``) in the folder beside the trace's, as the traces are laid
+    out in ``traces/``; else the copy shipped with fitgpp."""
+    folder = Path(near).resolve().parent.parent / "philly-runtime"
+    for name in ("philly_runtime.csv", "philly_runtime.csv.gz", "philly_runtime.csv.xz"):
+        if (folder / name).is_file():
+            return folder / name
+    return models_dir() / PHILLY_RUNTIME
 
 
 def _redraw(cls: np.ndarray, path, split: float, rngs, report: AdapterReport) -> tuple:
@@ -180,7 +216,8 @@ def _redraw(cls: np.ndarray, path, split: float, rngs, report: AdapterReport) ->
     if not p.exists():
         raise AdapterError(f"{p}: no such file (philly run times, for runtimes='philly'; "
                            "pass philly_runtime=PATH)")
-    data = read_regular(p, "philly run times", AdapterError, limit=None)
+    data = _decompressed(read_regular(p, "philly run times", AdapterError, limit=None), p,
+                         "philly run times")
     try:
         rt = pd.read_csv(io.BytesIO(data))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -440,7 +477,8 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
                "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
                                          else f"fixed {grace_period} s"),
                "job_id": "0-based row of the source file"}
-    stem = Path(path).stem.replace("trace_job_Philly_", "").lower()
+    stem = Path(Path(path).name.removesuffix(".gz").removesuffix(".xz").removesuffix(".bz2")).stem
+    stem = stem.replace("trace_job_Philly_", "").lower()
     name = f"philly-chronus-{stem}" + ("-philly-runtimes" if runtimes == "philly" else "")
     return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
 

@@ -385,13 +385,20 @@ def from_dict(doc, where: str = "<model>") -> WorkloadModel:
 # ---- shipped models -------------------------------------------------------------------------
 
 def models_dir() -> Path:
-    """``<repo>/traces``: where shipped models live (the package is used from a checkout)."""
-    import fitgpp
-    return Path(fitgpp.__file__).resolve().parents[1] / "traces"
+    """Where the shipped models and real traces live: the package data ``fitgpp.traces``,
+    which is the repository's top-level ``traces/`` folder (mapped into the package by
+    ``pyproject.toml``, so editable and wheel installs both find it). From a checkout on
+    ``sys.path`` without an install, ``<checkout>/traces``."""
+    from importlib import resources
+    try:
+        return Path(str(resources.files("fitgpp.traces")))
+    except ModuleNotFoundError:  # a source tree used without installing it
+        import fitgpp
+        return Path(fitgpp.__file__).resolve().parents[1] / "traces"
 
 
 def list_models() -> list[str]:
-    """Names of the shipped models (JSON files in ``<repo>/traces``)."""
+    """Names of the shipped models (the JSON files in :func:`models_dir`)."""
     d = models_dir()
     return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
 
