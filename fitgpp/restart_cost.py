@@ -145,16 +145,35 @@ def _jobs_of(res: dict) -> pd.DataFrame:
                          **{k: np.asarray(res[k]) for k in cols if k in res}})
 
 
+def _cell_results(exp, size: Size) -> dict:
+    """``{Cell: per-job result}`` of every cell of ``exp``: through
+    :func:`fitgpp.sweep.run_sweep` (its cell cache and Dask) when it hands back per-cell
+    results, else simulated here, cell by cell, from the same declaration."""
+    import inspect
+
+    from .sweep import run_sweep
+    if "runs" in inspect.signature(run_sweep).parameters:
+        results: dict = {}
+        serial = size.workers == 0
+        run_sweep(exp, workers=None if serial else size.workers, serial=serial,
+                  cache=None if size.cache else False, progress=False, runs=results)
+        return results
+    from .simulate import simulate
+    from .sweep.cell import _trace_for, cells_of, resolve_source
+    source, out = resolve_source(exp), {}
+    for cell in cells_of(exp):
+        ds = simulate(_trace_for(source, cell, exp.cluster), exp.cluster, cell.policy,
+                      tick=exp.tick, **dict(cell.params))
+        out[cell] = {"te": ds["cls"].to_numpy() == "TE",
+                     **{k: ds[k].to_numpy() for k in ("slowdown", "preemptions", "duration",
+                                                      "reload", "gpu", "tasks")}}
+    return out
+
+
 def runs_of(workload: str, size: Size = QUICK) -> pd.DataFrame:
     """One row per (policy, overhead, seed) of one workload, with :data:`METRICS`."""
-    from .sweep import run_sweep
-    exp = experiment(workload, size)
-    results: dict = {}
-    serial = size.workers == 0
-    run_sweep(exp, workers=None if serial else size.workers, serial=serial,
-              cache=None if size.cache else False, progress=False, runs=results)
     rows = []
-    for cell, res in results.items():
+    for cell, res in _cell_results(experiment(workload, size), size).items():
         params = {k: v for k, v in cell.params if k != "seed"}
         knobs = dict(cell.knobs)
         rows.append({"workload": workload, "policy": _label(cell.policy, params),

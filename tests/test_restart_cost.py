@@ -98,3 +98,22 @@ def test_experiment_is_declared_once_per_workload():
     assert set(exp.policy_names) == {"prio", "fitgpp", "lrtp", "rand"}
     assert exp.grid_values("s") == (1.0, 4.0, 8.0)
     assert np.isclose(exp.workload.load, rc.QUICK.load)
+
+
+def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
+    import fitgpp
+    from fitgpp.workload import synthesize
+    size = rc.Size(n_jobs=150, seeds=(0,), overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    r = rc.restart_cost(size)
+    t = r.runs.set_index(["policy", "overhead_s"])
+    assert len(r.runs) == len(rc.POLICIES) * 2
+    assert (t.xs(0.0, level="overhead_s")["reload_gpu_h"] == 0).all()
+    assert t.loc[("PRIO", 900.0), "preemptions_per_be"] == 0
+    # the same cell simulated directly gives the same GPU-hours lost
+    tr = synthesize("paper-wide-te", n_jobs=150, seed=0, load=0.9,
+                    cluster=fitgpp.DEFAULT_CLUSTER, restart_overhead=900.0)
+    ds = fitgpp.simulate(tr, fitgpp.DEFAULT_CLUSTER, "lrtp")
+    lost = float((ds["reload"] * ds["gpu"] * ds["tasks"]).sum()) / 3600
+    assert t.loc[("LRTP", 900.0), "reload_gpu_h"] == pytest.approx(lost)
+    assert lost > 0, "the run must preempt for this test to mean something"
+    assert set(r.charts) == {"rq6_paper-wide-te", "rq6_net"} and r.finding.startswith("paper-wide-te")
