@@ -65,7 +65,7 @@ def paper_theme() -> alt.theme.ThemeConfig:
 def policy_label(ds) -> str:
     """``FitGpp s=4 P=3``-style label from a Dataset's attrs (or a policy name)."""
     attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
-    name = str(attrs.get("policy", "?"))
+    name = str(attrs.get("policy", "?")).rpartition(":")[2]  # module:Class -> Class
     base = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP",
             "rand": "RAND"}.get(name.lower(), name)
     if base == "FitGpp" and "s" in attrs:

@@ -16,6 +16,7 @@ import xarray as xr
 from .cluster import Cluster
 from .engine import Engine
 from .policies import make_policy, params_of
+from .policies import registry
 from .trace import Trace, read_trace
 
 try:
@@ -61,6 +62,10 @@ class SimulationError(FitgppError):
     """Arguments to :func:`simulate` are invalid; the message names the argument."""
 
 
+class RerunWarning(UserWarning):
+    """:func:`rerun` runs policy code other than the code that made the result."""
+
+
 def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
     """SPEC's time quantization: submit = floor, work = max(1, ceil), gp = ceil."""
     return {
@@ -85,9 +90,10 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     """Simulate ``trace`` on ``cluster`` under ``policy`` (SPEC.md, tick by tick).
 
     ``trace``: a :class:`Trace`, a DataFrame in the trace schema, or a CSV path.
-    ``policy``: a policy object or a registry name (``fifo``, ``prio``,
-    ``fitgpp``, ``lrtp``, ``rand``) with ``policy_params`` (``s``,
-    ``max_preemptions``, ``seed``). ``tick`` is in seconds. ``sample_every``
+    ``policy``: a policy object, a policy class, a registry name (``fifo``,
+    ``prio``, ``fitgpp``, ``lrtp``, ``rand``) or ``"module:Class"``;
+    ``policy_params`` are values of its dataclass fields (for FitGpp ``s`` and
+    ``max_preemptions``) when a name or a class is given. ``tick`` is in seconds. ``sample_every``
     (seconds, a multiple of ``tick``) sets the time-series step; by default at
     most ``MAX_SAMPLES`` samples cover the run. ``segments=True`` adds every
     run and grace-period interval on a ``segment`` dimension (for timelines of
@@ -97,10 +103,9 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     """
     if not isinstance(cluster, Cluster):
         raise SimulationError(f"cluster must be a fitgpp.Cluster, got {type(cluster).__name__}")
-    if isinstance(policy, str):
-        policy = make_policy(policy, **policy_params)
-    elif policy_params:
+    if policy_params and not isinstance(policy, (str, type)):
         raise SimulationError("policy parameters go into the policy object when one is given")
+    policy = make_policy(policy, **policy_params)
     if isinstance(tick, bool) or not isinstance(tick, (int, float)) or not math.isfinite(tick) \
             or tick <= 0:
         raise SimulationError(f"tick must be a number of seconds > 0, got {tick!r}")
@@ -194,11 +199,15 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "units": "s", "description": "start of each sample; values are time means over the sample"}))
     busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
+    params = params_of(policy)
     ds.attrs = {
-        "title": f"fitgpp simulation: {policy.name}",
-        "policy": policy.name,
-        "policy_params": json.dumps(params_of(policy), sort_keys=True),
-        **{k: v for k, v in params_of(policy).items()},
+        "title": f"fitgpp simulation: {registry.label(policy)}",
+        "policy": registry.ref(policy),
+        "policy_params": json.dumps(params, sort_keys=True),
+        "policy_digest": registry.digest(policy),
+        # each parameter as its own attr too (netCDF attrs hold numbers and strings only)
+        **{k: int(v) if isinstance(v, bool) else v for k, v in params.items()
+           if isinstance(v, (int, float, str))},
         "cluster": cluster.to_json(),
         "cluster_description": cluster.describe(),
         "n_nodes": cluster.n_nodes,
@@ -308,14 +317,25 @@ def rerun(ds: xr.Dataset) -> xr.Dataset:
     policy and parameters, tick, sampling); the answer is identical if the inputs still are.
 
     Only what a result written by fitgpp can hold is accepted (bounds in
-    :mod:`fitgpp.validate`); anything else, like a workload that cannot be found again (a
-    DataFrame given in memory leaves no recipe; a trace file that moved or changed is
-    refused), raises :class:`SimulationError`.
+    :mod:`fitgpp.validate`). The policy is built again from ``attrs["policy"]`` (a registry
+    name or ``module:Class``, which must be importable here: for a class defined in a
+    notebook, run its cell first) and ``attrs["policy_params"]``.
+
+    Raises :class:`SimulationError` if the attrs are not what a result holds or the
+    workload cannot be found again (a DataFrame given in memory leaves no recipe; a trace
+    file that moved or changed is refused), and :class:`fitgpp.PolicyError` if the policy
+    cannot be built.
     """
     import hashlib
     from .validate import read_regular
     a = ds.attrs
     source, cluster, policy, tick, sample_every = _rerun_attrs(a)
+    recorded = a.get("policy_digest")
+    if recorded is not None and registry.digest(policy) != recorded:
+        import warnings
+        warnings.warn(f"policy {a['policy']}: its code differs from the code that made this "
+                      "result (policy_digest); the rerun uses the code as it is now",
+                      RerunWarning, stacklevel=2)
     kind = source.get("kind")
     try:
         if kind == "synthetic":

@@ -51,6 +51,12 @@ def run(args) -> int:
     check_out_path(args.out)
     if args.scheduler is not None:
         check_address(args.scheduler)
+    # a policy given as "module:Class" is imported from beside the TOML file or from here
+    import os
+    from pathlib import Path
+    for d in (os.getcwd(), str(Path(args.config).resolve().parent)):
+        if d not in sys.path:
+            sys.path.insert(0, d)
     exp = load_experiment(args.config)
     stats: dict = {}
     ds = run_sweep(exp, workers=args.workers, scheduler=args.scheduler,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..policies import registry
 from ..simulate import __version__, simulate
 from .config import Experiment, ExperimentError
 
@@ -26,13 +27,48 @@ CELL_FORMAT = "fitgpp-sweep-cell/1"
 
 @dataclass(frozen=True)
 class Cell:
-    """``policy`` with ``params`` (a sorted tuple of (name, value), RAND's seed
-    included) on the workload drawn with ``knobs`` (sorted (name, value)) and ``seed``."""
+    """``policy`` (its label in the result) with ``params`` (a sorted tuple of (name,
+    value), RAND's seed included) on the workload drawn with ``knobs`` (sorted (name,
+    value)) and ``seed``. ``spec`` is what builds the policy: its class, or the object
+    whose fields ``params`` replace (None: ``policy`` is a registered name)."""
 
     policy: str
     params: tuple
     knobs: tuple
     seed: int
+    spec: object = None
+
+    def make_policy(self):
+        """The policy object this cell runs."""
+        return registry.resolve(self.spec if self.spec is not None else self.policy,
+                                **dict(self.params))
+
+    def __reduce__(self):
+        # A policy class outside the package (a notebook's __main__, a file beside it) may not
+        # be importable where the cell runs (a Dask worker): ship it by value (cloudpickle).
+        spec = self.spec
+        if spec is not None and not _in_package(spec):
+            import cloudpickle
+            registry.ship_by_value(spec)
+            spec = _ByValue(cloudpickle.dumps(spec))
+        return (_cell, (self.policy, self.params, self.knobs, self.seed, spec))
+
+
+@dataclass(frozen=True)
+class _ByValue:
+    blob: bytes
+
+
+def _cell(policy, params, knobs, seed, spec):
+    if isinstance(spec, _ByValue):
+        import cloudpickle
+        spec = cloudpickle.loads(spec.blob)
+    return Cell(policy, params, knobs, seed, spec)
+
+
+def _in_package(spec) -> bool:
+    cls = spec if isinstance(spec, type) else type(spec)
+    return cls.__module__.split(".")[0] == "fitgpp"
 
 
 @dataclass(frozen=True)
@@ -90,13 +126,14 @@ def cells_of(exp: Experiment) -> list[Cell]:
                  for vals in itertools.product(*swept.values())]
     out = []
     for grid in exp.policies:
+        spec = grid.cls if isinstance(grid.policy, str) else grid.policy
         for params in grid.combos():
             for knobs in knob_sets:
                 for seed in exp.seeds:
                     p = dict(params)
-                    if grid.name == "rand":
+                    if grid.has_seed:
                         p["seed"] = grid.seed if grid.seed is not None else seed
-                    out.append(Cell(grid.name, tuple(sorted(p.items())), knobs, seed))
+                    out.append(Cell(grid.name, tuple(sorted(p.items())), knobs, seed, spec))
     return out
 
 
@@ -129,10 +166,14 @@ def cell_key(exp: Experiment, source: Source, cell: Cell) -> str:
         workload = {"trace_sha256": source.digest}
     else:
         workload = {"model_sha256": source.digest, "knobs": dict(cell.knobs), "seed": cell.seed}
+    policy = cell.make_policy()
     doc = {
         "format": CELL_FORMAT, "fitgpp": __version__, "code": code_digest(),
         "workload": workload, "cluster": exp.cluster.to_dict(), "tick": exp.tick,
-        "policy": cell.policy, "params": dict(cell.params),
+        # the policy's class and parameters, and the code of its class and bases (a policy
+        # outside the package is not in code_digest; an edited one must not hit the cache)
+        "policy": registry.ref(policy), "params": dict(cell.params),
+        "policy_code": registry.digest(policy),
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
@@ -156,8 +197,7 @@ def _trace_for(source: Source, cell: Cell, cluster):
 
 def compute_cell(source: Source, cell: Cell, cluster, tick: float) -> dict:
     """Simulate one cell and reduce it to the per-job columns the metrics need."""
-    ds = simulate(_trace_for(source, cell, cluster), cluster, cell.policy, tick=tick,
-                  **dict(cell.params))
+    ds = simulate(_trace_for(source, cell, cluster), cluster, cell.make_policy(), tick=tick)
     return {
         "te": (ds["cls"].to_numpy() == "TE"),
         "slowdown": ds["slowdown"].to_numpy().astype(np.float64),

@@ -11,7 +11,7 @@ import numpy as np
 import xarray as xr
 
 from ..simulate import __version__
-from .config import GRID_PARAMS, Experiment
+from .config import Experiment
 
 CLASSES = ("TE", "BE")
 #: Per-class metrics: name -> (units, description).
@@ -69,7 +69,8 @@ def cell_metrics(res: dict) -> dict:
 def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str = "") -> xr.Dataset:
     """Place each cell's metrics on the grid (policy, s, max_preemptions, swept knobs,
     seed, cls); a policy without a parameter is repeated along that dimension."""
-    dims = ["policy"] + [k for k in GRID_PARAMS if exp.grid_values(k)]
+    grid_params = exp.grid_params
+    dims = ["policy"] + [k for k in grid_params if exp.grid_values(k)]
     coords = {"policy": list(exp.policy_names)}
     for k in dims[1:]:
         coords[k] = list(exp.grid_values(k))
@@ -90,7 +91,7 @@ def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str =
         for d in dims:
             if d == "policy":
                 where.append([index[d][cell.policy]])
-            elif d in GRID_PARAMS:
+            elif d in grid_params:
                 if d in params:
                     where.append([index[d][params[d]]])
                 else:  # computed once, the same all along this dimension
@@ -115,6 +116,9 @@ def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str =
     for name, attrs in _COORD_ATTRS.items():
         if name in ds.coords:
             ds[name].attrs.update(attrs)
+    for name in grid_params:  # a parameter of a user's policy: what its field declares
+        if name in ds.coords and name not in _COORD_ATTRS:
+            ds[name].attrs.update(exp.param_attrs(name))
     _add_summaries(ds)
     ds.attrs = _attrs(exp, broadcast, workload_sha256)
     return ds
