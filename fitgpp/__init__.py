@@ -8,7 +8,8 @@ job scheduling with preemption for the development of deep learning"
 from .errors import FitgppError
 from .cluster import DEFAULT_CLUSTER, Cluster, ClusterError, NodeGroup
 from .policies import POLICIES, Fifo, FitGpp, Lrtp, PolicyError, Prio, Rand, make_policy
-from .simulate import SimulationError, __version__, load, rerun, save, simulate, summarize
+from ._version import __version__
+from .simulate import SimulationError, load, rerun, save, simulate, summarize
 from .trace import COLUMNS, Trace, TraceError, read_trace, write_trace
 
 __all__ = [

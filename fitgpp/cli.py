@@ -28,7 +28,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from ._version import __version__
     parser = OneLineParser(prog="fitgpp", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"fitgpp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",

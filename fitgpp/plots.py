@@ -11,6 +11,7 @@ one dash pattern each, so the figures still read in greyscale.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -157,25 +158,24 @@ def slowdown_cdf(results, *, points: int = 200) -> alt.Chart:
 
 
 def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
-    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs.
+    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs
+    (:func:`fitgpp.metrics.bootstrap_interval`).
 
     Returns rows ``class, stat ('median'|'p95'), value, lo, hi``.
     """
-    rng = np.random.default_rng(seed)
-    cls = ds["cls"].to_numpy()
+    from .metrics import bootstrap_interval, class_stats
+    te = ds["cls"].to_numpy() == "TE"
     sd = ds["slowdown"].to_numpy()
-    a = (1 - level) / 2
+    st = class_stats(te, sd, ds["preemptions"].to_numpy())
     rows = []
-    for c in ("TE", "BE"):
-        x = sd[cls == c]
+    for i, c in enumerate(("TE", "BE")):
+        x = sd[te == (c == "TE")]
         if not len(x):
             continue
-        idx = rng.integers(0, len(x), size=(n_boot, len(x)))
-        boot = x[idx]
         for stat, p in (("median", 50), ("p95", 95)):
-            b = np.percentile(boot, p, axis=1)
-            rows.append({"class": c, "stat": stat, "value": float(np.percentile(x, p)),
-                         "lo": float(np.quantile(b, a)), "hi": float(np.quantile(b, 1 - a))})
+            lo, hi = bootstrap_interval(x, p, n_resamples=n_boot, seed=seed, level=level)
+            rows.append({"class": c, "stat": stat, "value": float(st[f"slowdown_{stat}"][i]),
+                         "lo": lo, "hi": hi})
     return pd.DataFrame(rows)
 
 
@@ -320,7 +320,14 @@ def segments(trace, cluster, policy="fitgpp", *, tick: float = 60, **params) -> 
     Meant for small runs (a few hundred jobs) drawn by :func:`node_timeline`.
     """
     from .simulate import simulate
-    ds = simulate(trace, cluster, policy, tick=tick, segments=True, **params)
+    return segments_of(simulate(trace, cluster, policy, tick=tick, segments=True, **params))
+
+
+def segments_of(ds) -> pd.DataFrame:
+    """The intervals of :func:`segments` from a result that has them (a simulation with
+    ``segments=True``, or a sweep cell's :func:`fitgpp.sweep.run_dataset`)."""
+    if "segment_job" not in ds:
+        raise PlotError("this result has no run/grace intervals: simulate with segments=True")
     df = pd.DataFrame({
         "job": ds["segment_job"].to_numpy(), "node": ds["segment_node"].to_numpy(),
         "kind": ds["segment_kind"].to_numpy().astype(str),
@@ -403,10 +410,13 @@ def distribution_fit(empirical, synthetic, *, columns=("duration", "interarrival
 FORMATS = (".png", ".svg", ".pdf")
 
 
-def save(chart, path, *, scale_factor: float = 2.0) -> Path:
+def save(chart, path, *, scale_factor: float = 2.0, cache=None) -> Path:
     """Write ``chart`` to ``path`` (``.png``, ``.svg`` or ``.pdf``) through vl-convert, offline.
 
     PNG is rendered at ``scale_factor`` x (2 = ~144 dpi at column width). Returns the path.
+    ``cache``: a directory of rendered files keyed by the sha256 of the spec, format,
+    scale and vl-convert version; an unchanged figure is copied from there instead of
+    rendered again (rendering is most of a warm ``fitgpp reproduce``).
     """
     import vl_convert as vlc
     path = Path(path)
@@ -414,17 +424,24 @@ def save(chart, path, *, scale_factor: float = 2.0) -> Path:
     if ext not in FORMATS:
         raise PlotError(f"cannot save {path}: use one of {', '.join(FORMATS)}")
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    spec = json.dumps(spec)
-    if ext == ".png":
+    spec = json.dumps(spec, sort_keys=True)
+    hit = None
+    if cache is not None:
+        key = hashlib.sha256(f"{spec}\0{ext}\0{scale_factor}\0{vlc.__version__}".encode()).hexdigest()
+        hit = Path(cache) / key[:2] / f"{key}{ext}"
+    if hit is not None and hit.is_file():
+        data = hit.read_bytes()
+    elif ext == ".png":
         data = vlc.vegalite_to_png(spec, scale=scale_factor)
     elif ext == ".svg":
         data = vlc.vegalite_to_svg(spec).encode()
     else:
         data = vlc.vegalite_to_pdf(spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    for dst in ([path] if hit is None or hit.is_file() else [path, hit]):
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, dst)
     return path
 
 
@@ -432,16 +449,18 @@ def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
     """Save ``{name: chart}`` as ``out_dir/name.<ext>`` for every format; returns the paths."""
     out = []
     for name, chart in charts.items():
+        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart  # validated once
         for ext in formats:
-            out.append(save(chart, Path(out_dir) / f"{name}{ext}", **kw))
+            out.append(save(spec, Path(out_dir) / f"{name}{ext}", **kw))
     return out
 
 
 # ------------------------------------------------------------------ a metric against a knob
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
-                 x_title: str | None = None, y_title: str = "") -> alt.Chart:
+                 x_title: str | None = None, y_title: str = "", percent: bool = False) -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
-    with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi])."""
+    with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi]).
+    ``percent``: the values are fractions (changes, see :mod:`fitgpp.metrics`), shown in percent."""
     need = {x, series, "metric", "value"}
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
@@ -450,14 +469,16 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     xe = alt.X(f"{x}:Q", title=x_title or x)
     # the axis follows the values; CI whiskers wider than that are clipped (numbers in the table)
     ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(type="log") if log_y else
-               alt.Scale(zero=False, nice=True, padding=10))
+               alt.Scale(zero=False, nice=True, padding=10),
+               axis=alt.Axis(format="+.0%") if percent else alt.Axis())
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=None))
     line = alt.Chart().mark_line().encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
                                               title=None), **enc)
     pts = alt.Chart().mark_point(filled=True, size=45).encode(
         x=xe, y=ye, shape=alt.Shape(f"{series}:N", scale=st["shape"], sort=st["order"], title=None),
-        tooltip=[series, x, "metric", alt.Tooltip("value:Q", format=".3g")], **enc)
+        tooltip=[series, x, "metric", alt.Tooltip("value:Q", format="+.1%" if percent else ".3g")],
+        **enc)
     layers = [line, pts]
     if {"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any():
         layers.append(alt.Chart().mark_rule(clip=True, opacity=0.6).encode(

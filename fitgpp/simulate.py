@@ -7,7 +7,6 @@ from .errors import FitgppError
 import json
 import math
 import os
-from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 import pandas as pd
@@ -19,10 +18,7 @@ from .policies import make_policy, params_of
 from .policies import registry
 from .trace import Trace, read_trace
 
-try:
-    __version__ = version("fitgpp")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
+from ._version import __version__
 
 #: Default number of time samples when ``sample_every`` is not given.
 MAX_SAMPLES = 2000
@@ -265,21 +261,10 @@ def _sample(eng, t_end, sample_ticks):
 
 
 def summarize(ds: xr.Dataset) -> pd.DataFrame:
-    """Per class: jobs, median and p95 slowdown, total and per-job preemptions."""
-    cls = ds["cls"].to_numpy()
-    slowdown, preemptions = ds["slowdown"].to_numpy(), ds["preemptions"].to_numpy()
-    rows = []
-    for c in ("TE", "BE"):
-        sel = cls == c
-        sd, n = slowdown[sel], int(sel.sum())
-        rows.append({
-            "class": c, "jobs": n,
-            "slowdown_median": float(np.median(sd)) if n else math.nan,
-            "slowdown_p95": float(np.percentile(sd, 95)) if n else math.nan,
-            "preemptions": int(preemptions[sel].sum()),
-            "preemptions_per_job": float(preemptions[sel].sum() / n) if n else 0.0,
-        })
-    return pd.DataFrame(rows).set_index("class")
+    """Per class: jobs, median / p95 / p99 slowdown, mean wait, total and per-job
+    preemptions (see :func:`fitgpp.metrics.class_table`)."""
+    from .metrics import class_table
+    return class_table(ds)
 
 
 def format_table(table: pd.DataFrame) -> list[str]:

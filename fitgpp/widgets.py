@@ -28,6 +28,7 @@ from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
 from .policies import POLICIES, registry
+from .metrics import change, percent
 from .simulate import format_table, simulate, summarize
 
 #: Workload fields of :class:`Values` (the rest are the policy and its parameters).
@@ -160,9 +161,9 @@ def summary_text(ds, baseline=None) -> str:
              *format_table(t)]
     if baseline is not None and ds.attrs["policy"] != "fifo":
         b = summarize(baseline)
-        ch = lambda c, k: 100 * (t.loc[c, k] / b.loc[c, k] - 1)  # noqa: E731
-        lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95'):+.1f} %, BE median "
-                     f"{ch('BE', 'slowdown_median'):+.1f} %, BE p95 {ch('BE', 'slowdown_p95'):+.1f} %")
+        ch = lambda c, k: percent(change(t.loc[c, k], b.loc[c, k]))  # noqa: E731
+        lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95')}, BE median "
+                     f"{ch('BE', 'slowdown_median')}, BE p95 {ch('BE', 'slowdown_p95')}")
     lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f}")
     return "\n".join(lines)
 

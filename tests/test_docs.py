@@ -218,6 +218,7 @@ NOT_IN_API = {
     "fitgpp.cli": "documented by the CLI reference (cli.md)",
     "fitgpp.commands": "the CLI's subcommands; documented by the CLI reference",
     "fitgpp.__main__": "`python -m fitgpp`, the same as the `fitgpp` command",
+    "fitgpp._version": "only `__version__`, documented as `fitgpp.__version__`",
 }
 
 

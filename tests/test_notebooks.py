@@ -38,10 +38,11 @@ def test_committed_without_outputs_and_with_a_parameters_cell(path):
 
 
 @pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
-def test_notebook_executes_in_quick_mode(path, tmp_path):
+def test_notebook_executes_in_quick_mode(path, tmp_path, monkeypatch):
     if path.stem == "06_rq5_real_trace":
         assert ALIBABA.is_file(), f"the shipped real trace {ALIBABA} is missing"
     nb = nbformat.read(path, as_version=4)
+    monkeypatch.setenv("FITGPP_CACHE", str(tmp_path / "cache"))   # the kernel inherits it
     t0 = time.perf_counter()
     # run in a scratch copy of the notebooks dir so exports and caches never land in the repo
     NotebookClient(nb, timeout=240, kernel_name="python3",

@@ -157,6 +157,9 @@ def test_specs_that_are_not_policies_are_refused():
         registry.policy_class("json:JSONDecoder")
     with pytest.raises(fitgpp.PolicyError, match="expected module:Class"):
         registry.policy_class("json:")
+    for bad in ("..:X", ".x:X", "a\0b:X"):
+        with pytest.raises(fitgpp.PolicyError, match="importing module|cannot import"):
+            registry.policy_class(bad)
     with pytest.raises(fitgpp.PolicyError, match=r"takes no parameter\(s\) patience"):
         registry.resolve(Picky, patience=3)
 
@@ -195,6 +198,8 @@ def test_cli_runs_a_policy_from_a_module_with_typed_params(tmp_path, monkeypatch
     (["--param", "bogus=1"], "has no parameter 'bogus'"),
     (["--param", "s"], "expected NAME=VALUE"),
     (["--param", "max_preemptions=two"], "expected an integer"),
+    (["--param", "max_preemptions=99999999999"], "<= 2147483647"),  # the --max-preemptions bound
+    (["--policy", "rand", "--param", "seed=-1"], "expected an integer >= 0"),
     (["--param", "s=nan"], "expected a finite number"),
     (["--param", "s=2", "--s", "3"], "both given"),
     (["--policy", "prio", "--param", "s=2"], "has no parameter 's'"),
@@ -380,3 +385,11 @@ def test_cli_help_lists_each_policys_parameters_from_its_fields(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "fitgpp: s=4.0 (float), max_preemptions=3 (int)" in out
     assert "rand: max_preemptions=3 (int), seed=0 (int)" in out and "fifo: none" in out
+
+
+def test_a_sweeps_experiment_attr_declares_the_policy_again(tmp_path):
+    exp = experiment({"fitgpp": {}, "picky": {"policy": Picky, "min_te_gpu": [0, 4]}})
+    back = Experiment.from_dict(json.loads(exp.to_json()))
+    assert back.policies[1].policy == f"{__name__}:Picky" and back.policies[1].cls is Picky
+    assert [c.make_policy() for c in fitgpp.sweep.cells_of(back)] == \
+        [c.make_policy() for c in fitgpp.sweep.cells_of(exp)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def add_parser(sub) -> None:
                         "times a BE job may be preempted; default 3; large = no limit)")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="same as --param seed=N, for a policy that has a seed (RAND; default 0)")
-    p.add_argument("--tick", type=tick_seconds, default=60.0, help="tick length in seconds (default 60)")
+    p.add_argument("--tick", type=tick_seconds, default=60.0,
+                   help="tick length in seconds (default 60)")
     p.add_argument("--sample-every", type=tick_seconds, default=None,
                    help="time-series step in seconds (default: at most 2000 samples)")
     add_cluster_args(p)
@@ -50,6 +52,9 @@ def _params_epilog() -> str:
     return ("policy parameters (--param NAME=VALUE; defaults shown): " + "; ".join(parts)
             + ". A module:Class policy takes the fields of its dataclass.")
 
+
+#: Parameters with the same bounds as their alias flags (fitgpp.validate).
+_BOUNDED = {"max_preemptions": max_preemptions_int, "seed": seed_int}
 
 #: Flags kept from before --param; each sets the field of that name when the policy has one
 #: (and, as before, is ignored by a policy that has none: FIFO takes no --max-preemptions).
@@ -89,8 +94,9 @@ def policy_params(args, cls=None) -> dict:
         if name in params:
             raise UsageError(f"--param {name} given twice")
         try:
-            params[name] = parse_value(cls, name, value)
-        except FitgppError as exc:
+            params[name] = _BOUNDED[name](value) if name in _BOUNDED and name in fields \
+                else parse_value(cls, name, value)
+        except (FitgppError, argparse.ArgumentTypeError) as exc:
             raise UsageError(f"--param {text}: {exc}") from None
     for name, flag in ALIASES.items():
         v = getattr(args, name)

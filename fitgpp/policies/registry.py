@@ -64,6 +64,9 @@ def _import(spec: str) -> type:
     except ImportError as exc:
         raise PolicyError(f"policy {spec!r}: cannot import module {mod_name!r} ({exc}); "
                           "is it on sys.path (PYTHONPATH) here?") from None
+    except Exception as exc:  # a bad name ("..", "a\0b") or a module that fails as it loads
+        raise PolicyError(f"policy {spec!r}: importing module {mod_name!r} failed "
+                          f"({type(exc).__name__}: {exc})"[:300]) from None
     for part in qual.split("."):
         try:
             obj = getattr(obj, part)

@@ -4,9 +4,9 @@ Location: the ``FITGPP_CACHE`` environment variable, else
 ``$XDG_CACHE_HOME/fitgpp`` (``~/.cache/fitgpp`` when XDG_CACHE_HOME is unset);
 cells live under ``<root>/sweep-cells/<key[:2]>/<key>.cell``.
 
-A file is a header line ``fitgpp-sweep-cell/1 <sha256 of the payload>`` then
+A file is a header line ``fitgpp-sweep-cell/N <sha256 of the payload>`` then
 the payload, an ``.npz`` archive of the cell's arrays plus a JSON ``meta``
-holding the key. Files are written to a temporary name and moved into place
+holding the key and the cell's scalars and strings. Files are written to a temporary name and moved into place
 with ``os.replace``, so a crash never leaves a half-written entry under a
 valid name; an entry whose checksum, archive or key does not match, or whose
 arrays are not what the cell must hold (their length, dtypes, finite values in
@@ -30,8 +30,6 @@ import numpy as np
 from ..errors import FitgppError
 from ..validate import honour_umask
 from .cell import CELL_FORMAT
-
-_ARRAYS = ("te", "slowdown", "wait", "preemptions")
 
 
 class CacheWarning(UserWarning):
@@ -108,10 +106,14 @@ class CellCache:
 
 
 def _encode(result: dict, key: str) -> bytes:
-    meta = {"key": key, "gpu_util": float(result["gpu_util"]),
-            "code": result["code"], "fitgpp": result["fitgpp"]}
+    """Arrays go into the archive; scalars and strings (gpu_util, code, fitgpp, attrs)
+    into the JSON ``meta``."""
+    arrays = {k: v for k, v in result.items() if isinstance(v, np.ndarray)}
+    meta = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in result.items()
+            if k not in arrays}
+    meta["key"] = key
     buf = io.BytesIO()
-    np.savez(buf, meta=np.array(json.dumps(meta)), **{k: result[k] for k in _ARRAYS})
+    np.savez(buf, meta=np.array(json.dumps(meta)), **arrays)
     payload = buf.getvalue()
     return f"{CELL_FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode() + payload
 
@@ -125,35 +127,55 @@ def _decode(blob: bytes, key: str) -> dict:
         raise ValueError("checksum mismatch")
     with np.load(io.BytesIO(payload), allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
-        out = {k: z[k] for k in _ARRAYS}
-    if meta.get("key") != key:
+        out = {k: z[k] for k in z.files if k != "meta"}
+    if meta.pop("key", None) != key:
         raise ValueError("entry belongs to another key")
-    out.update(gpu_util=np.float64(meta["gpu_util"]), code=meta["code"], fitgpp=meta["fitgpp"])
+    out.update(meta)
+    out["gpu_util"] = np.float64(out["gpu_util"])
     return out
 
 
 def _check(out: dict, n_jobs: int | None) -> dict:
     """Raise ValueError unless ``out`` holds what :func:`~fitgpp.sweep.cell.compute_cell`
-    returns: four 1-D arrays of one length (``n_jobs`` when known) with its dtypes, finite
-    slowdowns >= 1, waits >= 0, preemption counts >= 0, a utilization in [0, 1], strings."""
-    kinds = {"te": "b", "slowdown": "f", "wait": "f", "preemptions": "i"}
+    returns (:func:`~fitgpp.sweep.runs.reduce_run`): per-job 1-D arrays of one length
+    (``n_jobs`` when known), numbers where numbers belong (whole-valued floats may be stored
+    as int32), time series and node intervals of consistent lengths, everything finite;
+    slowdowns >= 1, waits and preemption counts >= 0, a utilization in [0, 1], strings."""
+    from .runs import JOB_VARS, TIME_VARS
     n = len(out["te"]) if n_jobs is None else n_jobs
-    for k, kind in kinds.items():
-        a = out[k]
-        if a.ndim != 1 or len(a) != n:
-            raise ValueError(f"{k}: shape {a.shape}, expected ({n},)")
-        if a.dtype.kind != kind:
-            raise ValueError(f"{k}: dtype {a.dtype}")
     if n == 0:
         raise ValueError("no jobs")
-    sd, wait = out["slowdown"], out["wait"]
-    if not (np.isfinite(sd).all() and np.isfinite(wait).all()):
-        raise ValueError("non-finite values")
-    if (sd < 1).any() or (wait < 0).any() or (out["preemptions"] < 0).any():
+
+    def arrays(names, length, what):
+        for k in names:
+            a = out[k]
+            if not isinstance(a, np.ndarray) or a.ndim != 1 or len(a) != length:
+                raise ValueError(f"{k}: shape {getattr(a, 'shape', None)}, expected ({length},)"
+                                 f" like the {what}")
+            if k == "te":
+                if a.dtype.kind != "b":
+                    raise ValueError(f"{k}: dtype {a.dtype}")
+                continue
+            if a.dtype.kind not in ("i" if k in ("job_id", "preemptions") else "if"):
+                raise ValueError(f"{k}: dtype {a.dtype}")
+            if not np.isfinite(a).all():
+                raise ValueError(f"{k}: non-finite values")
+
+    arrays(("te", "job_id", *JOB_VARS), n, "jobs")
+    arrays(("time", *(f"series_{k}" for k in TIME_VARS)), len(out["time"]), "time axis")
+    if "segment_job" in out:
+        arrays(("segment_job", "segment_node", "segment_start", "segment_end", "segment_kind"),
+               len(out["segment_job"]), "segments")
+    if (out["slowdown"] < 1).any() or (out["wait"] < 0).any() or (out["preemptions"] < 0).any() \
+            or (out["tasks"] < 1).any() or (out["reload"] < 0).any() or (out["gpu"] < 0).any():
         raise ValueError("values out of range")
     u = out["gpu_util"]
     if not (np.isfinite(u) and 0 <= u <= 1 + 1e-9):
         raise ValueError(f"gpu_util {u!r}")
-    if not (isinstance(out["code"], str) and isinstance(out["fitgpp"], str)):
-        raise ValueError("code/fitgpp not strings")
+    for k in ("code", "fitgpp", "dtypes", "attrs", "units"):
+        if not isinstance(out[k], (str, np.str_)):
+            raise ValueError(f"{k}: not a string")
+    for k in ("dtypes", "attrs", "units"):
+        if not isinstance(json.loads(str(out[k])), dict):
+            raise ValueError(f"{k}: not a JSON object")
     return out

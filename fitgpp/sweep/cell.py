@@ -1,11 +1,11 @@
 """One cell of a sweep: one policy configuration on one workload (knobs, seed).
 
 :func:`compute_cell` is what a Dask worker runs; it needs nothing but the
-package. It returns the per-job columns the metrics need (class, slowdown,
-wait, preemptions) plus the run's GPU utilization, not the full simulation
-Dataset: about 21 bytes per job, so results travel and cache cheaply, and any
-per-class statistic (another percentile, a CDF) can be recomputed from the
-cache without simulating again.
+package. It returns what the metrics and the figures read (per-job columns,
+the cluster's time series, run and grace intervals: :mod:`fitgpp.sweep.runs`),
+not the full simulation Dataset: about 50 bytes per job, so results travel and
+cache cheaply, and any statistic or figure (another percentile, a CDF, a
+timeline) comes from the cache without simulating again.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .._version import __version__
 from ..policies import registry
-from ..simulate import __version__, simulate
+from ..simulate import simulate
 from .config import Experiment, ExperimentError
+from .runs import reduce_run
 
 #: Bumped when the cached cell layout or the meaning of a key changes.
-CELL_FORMAT = "fitgpp-sweep-cell/1"
+CELL_FORMAT = "fitgpp-sweep-cell/3"
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class Source:
 def resolve_source(exp: Experiment) -> Source:
     """Read the trace or load the workload model once, on the client."""
     wl = exp.workload
+    if wl.trace is not None and not isinstance(wl.trace, str):  # a Trace object
+        return Source("trace", trace_digest(wl.trace), trace=wl.trace)
     if wl.trace is not None:
         from ..trace import TraceError, read_trace
         try:
@@ -103,6 +107,15 @@ def resolve_source(exp: Experiment) -> Source:
     except FitgppError as exc:
         raise ExperimentError(f"[workload] key 'model': {exc}") from None
     return Source("model", model_digest(model, wl.model), model=model, model_ref=wl.model)
+
+
+def trace_digest(trace) -> str:
+    """sha256 of a trace's jobs (columns, dtypes and values), whatever it was read from."""
+    import pandas as pd
+    jobs = trace.jobs
+    h = hashlib.sha256(json.dumps([[str(c), str(t)] for c, t in jobs.dtypes.items()]).encode())
+    h.update(pd.util.hash_pandas_object(jobs, index=False).to_numpy().tobytes())
+    return h.hexdigest()
 
 
 def model_digest(model, ref) -> str:
@@ -153,7 +166,7 @@ def code_digest() -> str:
         for f in sorted(root.rglob("*.py")):
             rel = f.relative_to(root).as_posix()
             if rel.startswith("commands/") or rel in _NOT_RESULTS or \
-                    (rel.startswith("sweep/") and rel != "sweep/cell.py"):
+                    (rel.startswith("sweep/") and rel not in ("sweep/cell.py", "sweep/runs.py")):
                 continue
             h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
         _CODE_DIGEST = h.hexdigest()
@@ -196,13 +209,12 @@ def _trace_for(source: Source, cell: Cell, cluster):
 
 
 def compute_cell(source: Source, cell: Cell, cluster, tick: float) -> dict:
-    """Simulate one cell and reduce it to the per-job columns the metrics need."""
-    ds = simulate(_trace_for(source, cell, cluster), cluster, cell.make_policy(), tick=tick)
+    """Simulate one cell and reduce it to what the metrics and figures read
+    (:func:`fitgpp.sweep.runs.reduce_run`)."""
+    ds = simulate(_trace_for(source, cell, cluster), cluster, cell.make_policy(), tick=tick,
+                  segments=True)
     return {
-        "te": (ds["cls"].to_numpy() == "TE"),
-        "slowdown": ds["slowdown"].to_numpy().astype(np.float64),
-        "wait": ds["wait"].to_numpy().astype(np.float64),
-        "preemptions": ds["preemptions"].to_numpy().astype(np.int32),
+        **reduce_run(ds),
         "gpu_util": np.float64(ds.attrs["gpu_util_mean"]),
         "code": code_digest(),
         "fitgpp": __version__,

@@ -21,6 +21,7 @@ from ..errors import FitgppError
 from ..policies import POLICIES, PolicyError, registry
 from ..validate import (MAX_CONFIG_BYTES, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED,
                         MAX_TIME_S, MIN_TICK_S, read_text)
+from ..trace import Trace
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
 KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale", "gang_fraction", "gang_tasks",
@@ -80,8 +81,8 @@ _KNOB_CHECKS = {
 
 @dataclass(frozen=True)
 class Workload:
-    """Where the jobs come from: a workload ``model`` (a shipped name or a path to a
-    model JSON) with knobs, or a ``trace`` CSV path. Each knob is a value, a list
+    """Where the jobs come from: a workload ``model`` (a shipped name, a path to a
+    model JSON or a WorkloadModel) with knobs, or a ``trace`` (a CSV path or a Trace). Each knob is a value, a list
     of values to sweep, or None (the model's own value; ``n_jobs`` defaults to 1000).
     """
 
@@ -112,6 +113,8 @@ class Workload:
             v = getattr(self, key)
             if key == "model" and hasattr(v, "sha256") and hasattr(v, "to_json"):
                 continue  # a WorkloadModel object, already validated by its own loader
+            if key == "trace" and isinstance(v, Trace):
+                continue  # a Trace object, validated when it was read
             if v is not None:
                 if isinstance(v, os.PathLike):
                     v = os.fspath(v)
@@ -147,6 +150,9 @@ class Workload:
         return {**out, "on_unfit": self.on_unfit}
 
     def to_dict(self) -> dict:
+        if isinstance(self.trace, Trace):
+            src = self.trace.source
+            return {"trace": src.get("path") or src.get("kind", "(in memory)"), "jobs": len(self.trace)}
         if self.trace is not None:
             return {"trace": self.trace}
         m = self.model

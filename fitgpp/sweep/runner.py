@@ -20,7 +20,7 @@ from .cache import CellCache
 from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
 from .config import Experiment, ExperimentError
 from .summary import assemble, cell_metrics
-from ..simulate import __version__
+from .._version import __version__
 
 
 class SweepError(ExperimentError):
@@ -42,20 +42,23 @@ def machine_workers() -> int:
 
 def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | None = None,
               cache=None, progress=True, serial: bool = False,
-              stats: dict | None = None) -> xr.Dataset:
+              stats: dict | None = None, runs: dict | None = None) -> xr.Dataset:
     """Run every cell of ``exp`` (an Experiment, or the path of its TOML file) and
     return one Dataset (see fitgpp.sweep.summary and docs/experiments.md).
 
     ``workers``: size of the LocalCluster started for the sweep (default: the
     machine's CPUs, at most one per cell); ``0`` or ``serial=True`` computes in
     this process without Dask (and ignores ``$FITGPP_SCHEDULER``). ``scheduler``:
-    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``); no
+    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``), or a
+    callable returning one, called only if some cell must be computed; no
     cluster is started then, and ``workers`` must not be given.
     ``cache``: a directory, None for the default (``$FITGPP_CACHE`` or
     ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
     bar, False for none, or a callable ``progress(done, total)``. ``stats``, if
     a dict, receives ``cells`` (grid points), ``unique`` (distinct computations),
-    ``cached``, ``computed`` and ``seconds``.
+    ``cached``, ``computed`` and ``seconds``. ``runs``, if a dict, receives each
+    :class:`Cell`'s result, per-job columns and time series included; turn one into a
+    simulation Dataset with :func:`fitgpp.sweep.run_dataset`.
 
     A script that starts a LocalCluster must guard its entry point with
     ``if __name__ == "__main__":`` (workers are spawned processes).
@@ -101,6 +104,8 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     finally:
         bar.close()
     ds = assemble(exp, cells, [cell_metrics(results[k]) for k in keys], source.digest)
+    if runs is not None:
+        runs.update({c: results[k] for k, c in zip(keys, cells)})
     if stats is not None:
         stats.update(cells=len(cells), unique=n_unique, cached=n_cached,
                      computed=n_unique - n_cached, seconds=time.perf_counter() - t0)
@@ -150,6 +155,8 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
+    if callable(scheduler):  # started on demand by the caller (e.g. fitgpp reproduce)
+        scheduler = scheduler()
     if scheduler:
         try:
             client = Client(scheduler, timeout="20s")

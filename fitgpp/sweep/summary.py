@@ -5,23 +5,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 
 import numpy as np
 import xarray as xr
 
-from ..simulate import __version__
-from .config import Experiment
+from .._version import __version__
+from ..metrics import (CHANGE_NOTE, CI_NOTE, CLASS_METRICS, CLASSES, change, class_stats,
+                       mean_ci, percent)
+from .config import GRID_PARAMS, Experiment
 
-CLASSES = ("TE", "BE")
-#: Per-class metrics: name -> (units, description).
-CLASS_METRICS = {
-    "slowdown_median": ("1", "median slowdown (finish - submit) / work"),
-    "slowdown_p95": ("1", "95th percentile of the slowdown (linear interpolation)"),
-    "slowdown_p99": ("1", "99th percentile of the slowdown (linear interpolation)"),
-    "wait_mean": ("s", "mean time spent waiting in a queue"),
-    "preemptions_per_job": ("1", "preemptions divided by the number of jobs"),
-}
 CLUSTER_METRICS = {
     "gpu_util": ("1", "fraction of all GPUs held by running jobs, from the first "
                       "submission to the last finish"),
@@ -48,20 +40,7 @@ _COORD_ATTRS = {
 
 def cell_metrics(res: dict) -> dict:
     """Per-class metrics (arrays over CLASSES) and gpu_util of one cell result."""
-    out = {k: np.full(len(CLASSES), np.nan) for k in CLASS_METRICS}
-    out["jobs"] = np.zeros(len(CLASSES), np.int64)
-    for c, is_te in enumerate((True, False)):
-        sel = res["te"] == is_te
-        n = int(sel.sum())
-        out["jobs"][c] = n
-        if n == 0:
-            continue
-        sd = res["slowdown"][sel]
-        out["slowdown_median"][c] = np.median(sd)
-        out["slowdown_p95"][c] = np.percentile(sd, 95)
-        out["slowdown_p99"][c] = np.percentile(sd, 99)
-        out["wait_mean"][c] = res["wait"][sel].mean()
-        out["preemptions_per_job"][c] = res["preemptions"][sel].sum() / n
+    out = class_stats(res["te"], res["slowdown"], res["preemptions"], res["wait"])
     out["gpu_util"] = float(res["gpu_util"])
     return out
 
@@ -135,19 +114,9 @@ def _attrs(exp: Experiment, broadcast: dict, workload_sha256: str) -> dict:
                           "once and its values repeated along that dimension (listed in "
                           "'broadcast'); NaN marks a combination the policy's grid does not list",
         "ci95": "half-width of the 95% confidence interval of the mean over seeds, Student t "
-                "with n-1 degrees of freedom (NaN for a single seed)",
-        "vs_fifo": "(x - x_fifo) / x_fifo per seed on the same workload; -0.966 is a 96.6% drop",
+                "with n-1 degrees of freedom; " + CI_NOTE,
+        "vs_fifo": "(x - x_fifo) / x_fifo per seed on the same workload; " + CHANGE_NOTE,
     }
-
-
-def _mean_ci(da: xr.DataArray) -> tuple[xr.DataArray, xr.DataArray]:
-    from scipy import stats  # imported here: workers never need it
-    n = da.count("seed")
-    mean = da.mean("seed")
-    sd = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.full_like(mean, np.nan)
-    t = xr.apply_ufunc(lambda k: np.where(k > 1, stats.t.ppf(0.975, np.maximum(k - 1, 1)), np.nan),
-                       n)
-    return mean, t * sd / np.sqrt(n)
 
 
 def _add_summaries(ds: xr.Dataset) -> None:
@@ -156,8 +125,7 @@ def _add_summaries(ds: xr.Dataset) -> None:
     for k in names:
         units = ds[k].attrs["units"]
         desc = ds[k].attrs["description"]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean, ci = _mean_ci(ds[k])
+        mean, ci = mean_ci(ds[k])
         ds[f"{k}_mean"] = mean.assign_attrs(units=units, description=f"mean over seeds of: {desc}")
         ds[f"{k}_ci95"] = ci.assign_attrs(units=units, description=f"95% CI half-width over "
                                                                    f"seeds of: {desc}")
@@ -165,9 +133,8 @@ def _add_summaries(ds: xr.Dataset) -> None:
         return
     for k in VS_FIFO:
         base = ds[k].sel(policy="fifo", drop=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rel = (ds[k] - base) / base
-            mean, ci = _mean_ci(rel)
+        rel = change(ds[k], base)
+        mean, ci = mean_ci(rel)
         what = f"relative change of {k} against FIFO on the same workload"
         ds[f"{k}_vs_fifo"] = rel.assign_attrs(units="1", description=what)
         ds[f"{k}_vs_fifo_mean"] = mean.assign_attrs(units="1", description=f"mean over seeds: "
@@ -206,14 +173,10 @@ def format_table(ds: xr.Dataset) -> str:
                f"{v('slowdown_median_mean', 'BE'):>11.3f}{v('slowdown_p95_mean', 'BE'):>9.3f}"
                f"{v('gpu_util_mean'):>10.3f}")
         if has:
-            row += "".join(f"{_pct(v(f'slowdown_{m}_vs_fifo_mean', c)):>16}"
+            row += "".join(f"{percent(v(f'slowdown_{m}_vs_fifo_mean', c)):>16}"
                            for m, c in (("p95", "TE"), ("median", "BE"), ("p95", "BE")))
         lines.append(row)
     return "\n".join(lines)
 
 
 _PREFERRED = {"s": 4.0, "max_preemptions": 3}  # SPEC's defaults, shown when swept
-
-
-def _pct(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{100 * x:+.1f}%"

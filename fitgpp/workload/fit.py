@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..simulate import __version__
+from .._version import __version__
 from ..trace import Trace, read_trace
 from .dists import FAMILIES, Categorical, FitError, fit_best
 from .model import (CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError,

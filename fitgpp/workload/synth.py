@@ -56,7 +56,7 @@ import pandas as pd
 
 from ..cluster import Cluster
 from ..errors import FitgppError
-from ..simulate import __version__
+from .._version import __version__
 from ..trace import Trace, read_trace
 from .dists import Categorical, _pick
 from .model import CLASSES, WorkloadModel, list_models, load_model
