@@ -145,41 +145,22 @@ def _jobs_of(res: dict) -> pd.DataFrame:
                          **{k: np.asarray(res[k]) for k in cols if k in res}})
 
 
-def _cell_results(exp, size: Size) -> dict:
-    """``{Cell: per-job result}`` of every cell of ``exp``: through
-    :func:`fitgpp.sweep.run_sweep` (its cell cache and Dask) when it hands back per-cell
-    results, else simulated here, cell by cell, from the same declaration."""
-    import inspect
-
-    from .sweep import run_sweep
-    if "runs" in inspect.signature(run_sweep).parameters:
-        results: dict = {}
-        serial = size.workers == 0
-        run_sweep(exp, workers=None if serial else size.workers, serial=serial,
-                  cache=None if size.cache else False, progress=False, runs=results)
-        return results
-    from .simulate import simulate
-    from .sweep.cell import _trace_for, cells_of, resolve_source
-    source, out = resolve_source(exp), {}
-    for cell in cells_of(exp):
-        ds = simulate(_trace_for(source, cell, exp.cluster), exp.cluster, cell.policy,
-                      tick=exp.tick, **dict(cell.params))
-        out[cell] = {"te": ds["cls"].to_numpy() == "TE",
-                     **{k: ds[k].to_numpy() for k in ("slowdown", "preemptions", "duration",
-                                                      "reload", "gpu", "tasks")}}
-    return out
+def _row(workload: str, cell, res: dict) -> dict:
+    params = {k: v for k, v in cell.params if k != "seed"}
+    return {"workload": workload, "policy": _label(cell.policy, params),
+            "overhead_s": float(dict(cell.knobs)["restart_overhead"]), "seed": cell.seed,
+            **cell_metrics(_jobs_of(res))}
 
 
 def runs_of(workload: str, size: Size = QUICK) -> pd.DataFrame:
-    """One row per (policy, overhead, seed) of one workload, with :data:`METRICS`."""
-    rows = []
-    for cell, res in _cell_results(experiment(workload, size), size).items():
-        params = {k: v for k, v in cell.params if k != "seed"}
-        knobs = dict(cell.knobs)
-        rows.append({"workload": workload, "policy": _label(cell.policy, params),
-                     "overhead_s": float(knobs["restart_overhead"]), "seed": cell.seed,
-                     **cell_metrics(_jobs_of(res))})
-    return pd.DataFrame(rows)
+    """One row per (policy, overhead, seed) of one workload, with :data:`METRICS`, from the
+    per-cell results :func:`fitgpp.sweep.run_sweep` hands back (its cell cache and Dask)."""
+    from .sweep import run_sweep
+    results: dict = {}
+    serial = size.workers == 0
+    run_sweep(experiment(workload, size), workers=None if serial else size.workers,
+              serial=serial, cache=None if size.cache else False, progress=False, runs=results)
+    return pd.DataFrame([_row(workload, cell, res) for cell, res in results.items()])
 
 
 # ---------------------------------------------------------------- across seeds and findings
@@ -358,3 +339,38 @@ def restart_cost(size: Size = QUICK) -> RestartCost:
               "max_preemptions": 3, "policies": [p[0] for p in POLICIES],
               "fitgpp_version": fitgpp.__version__}
     return RestartCost(runs, table, found, charts(table), describe(found), config)
+
+
+# ---------------------------------------------------------------- as a study of fitgpp reproduce
+def study(overheads=FULL.overheads, workloads=WORKLOADS):
+    """RQ6 as a :class:`fitgpp.reproduce.Study` for ``fitgpp reproduce``: the workloads are
+    its variants (dimension ``workload``), the overheads its swept knob; ``n_jobs``, seeds and
+    load come from the reproduce size. Its analysis is :func:`analyze`."""
+    from .reproduce import Study
+    from .workload import load_model
+
+    def variant(name):
+        def make(_base):
+            return load_model(name)
+        make.workload = name
+        return make
+
+    fitgpp_s = sorted({p["s"] for _, n, p in POLICIES if n == "fitgpp"})
+    return Study(key="rq6", title=RestartCost.title, question=RestartCost.question,
+                 policies={"prio": {}, "fitgpp": {"s": fitgpp_s}, "lrtp": {}, "rand": {}},
+                 knobs={"restart_overhead": tuple(float(x) for x in overheads)},
+                 variants={w: variant(w) for w in workloads}, variant_dim="workload",
+                 analyze=analyze)
+
+
+def analyze(o):
+    """A :class:`fitgpp.reproduce.Outcome` of :func:`study` -> its ``RQResult``: the
+    across-seed table of this module, the charts, the finding; the findings table is in
+    ``config["findings"]``."""
+    from .reproduce import RQResult, _config
+    runs = pd.DataFrame([_row(variant, cell, res) for (variant, cell), res in o.runs.items()])
+    table = across_seeds(runs)
+    found = findings_table(table)
+    return RQResult(o.study.key, o.study.title, o.study.question, table, charts(table), {},
+                    describe(found).replace("\n", " "),
+                    _config(o, findings=found.round(3).to_dict(orient="records")))

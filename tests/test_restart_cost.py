@@ -117,3 +117,17 @@ def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
     assert t.loc[("LRTP", 900.0), "reload_gpu_h"] == pytest.approx(lost)
     assert lost > 0, "the run must preempt for this test to mean something"
     assert set(r.charts) == {"rq6_paper-wide-te", "rq6_net"} and r.finding.startswith("paper-wide-te")
+
+
+def test_the_reproduce_study_gives_the_same_numbers_as_the_module():
+    from fitgpp import reproduce
+    size = reproduce.Size(n_jobs=150, seeds=(0,))
+    st = rc.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    assert st.dimensions(size)["restart_overhead"] == (0.0, 900.0)
+    r = st.result(size, cache=False)
+    mine = rc.restart_cost(rc.Size(n_jobs=150, seeds=(0,), overheads=(0.0, 900.0),
+                                   workloads=("paper-wide-te",)))
+    cols = ["workload", "policy", "overhead_s", *rc.METRICS]
+    pd.testing.assert_frame_equal(r.table[cols].reset_index(drop=True),
+                                  mine.table[cols].reset_index(drop=True))
+    assert r.config["findings"] and r.finding.startswith("paper-wide-te")
