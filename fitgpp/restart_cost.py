@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
-
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
+from .metrics import t_interval
 
 #: The workloads of RQ6: shipped model names.
 WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
@@ -164,15 +163,6 @@ def runs_of(workload: str, size: Size = QUICK) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- across seeds and findings
-def _ci(x) -> tuple[float, float, float]:
-    x = np.asarray(x, dtype=float)
-    m = float(np.mean(x))
-    if len(x) < 2:
-        return m, math.nan, math.nan
-    h = float(sps.t.ppf(0.975, len(x) - 1) * np.std(x, ddof=1) / math.sqrt(len(x)))
-    return m, m - h, m + h
-
-
 def _vs_prio(runs: pd.DataFrame) -> pd.DataFrame:
     """Per run: TE gain and BE cost against PRIO on the same workload, seed and overhead."""
     prio = runs[runs["policy"] == "PRIO"].set_index(["workload", "overhead_s", "seed"])
@@ -188,8 +178,8 @@ def _vs_prio(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def across_seeds(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean and 95 % CI (``<m>``, ``<m>_lo``, ``<m>_hi``) over seeds of every metric, with
-    the comparisons against PRIO."""
+    """Mean and 95 % interval (``<m>``, ``<m>_lo``, ``<m>_hi``; :func:`fitgpp.metrics.t_interval`,
+    no bounds below 3 seeds) over seeds of every metric, with the comparisons against PRIO."""
     r = _vs_prio(runs)
     by = ["workload", "policy", "overhead_s"]
     cols = [c for c in r.columns if c not in (*by, "seed")]
@@ -199,7 +189,7 @@ def across_seeds(runs: pd.DataFrame) -> pd.DataFrame:
         row["overhead_min"] = row["overhead_s"] / 60.0
         row["seeds"] = len(g)
         for c in cols:
-            row[c], row[f"{c}_lo"], row[f"{c}_hi"] = _ci(g[c])
+            row[c], row[f"{c}_lo"], row[f"{c}_hi"] = t_interval(g[c])
         rows.append(row)
     return pd.DataFrame(rows).sort_values(by, kind="stable").reset_index(drop=True)
 
