@@ -239,8 +239,8 @@ class Outcome:
                                     "variant": variant})
         return out
 
-    def values(self, conf: dict, var: str, cls: str | None) -> np.ndarray:
-        """Per-seed values of ``var`` (for class ``cls``) at configuration ``conf``."""
+    def at(self, conf: dict) -> xr.Dataset:
+        """The sweep Dataset at configuration ``conf`` (dimensions left: seed, cls)."""
         from .sweep import GRID_PARAMS
         sel = {"policy": conf["name"], **conf["knobs"]}
         for d in GRID_PARAMS:
@@ -248,7 +248,11 @@ class Outcome:
                 sel[d] = conf["params"].get(d, self.grid[d].values[0])
         if conf["variant"] is not None:
             sel[self.study.variant_dim] = conf["variant"]
-        da = self.grid[var].sel(sel)
+        return self.grid.sel(sel)
+
+    def values(self, conf: dict, var: str, cls: str | None, at: xr.Dataset | None = None):
+        """Per-seed values of ``var`` (for class ``cls``) at configuration ``conf``."""
+        da = (self.at(conf) if at is None else at)[var]
         return (da.sel(cls=cls) if cls else da).to_numpy()
 
     def run(self, policy: str, *, seed: int | None = None, variant=None, **where) -> xr.Dataset:
@@ -285,7 +289,8 @@ class Outcome:
             if conf["variant"] is not None:
                 row[self.study.variant_dim] = conf["variant"]
             row["seeds"] = len(seeds)
-            cols = {c: self.values(conf, *vc) for c, vc in COLUMNS.items()
+            at = self.at(conf)
+            cols = {c: self.values(conf, *vc, at=at) for c, vc in COLUMNS.items()
                     if vc[0] in self.grid}
             for c, fn in (extra or {}).items():
                 cols[c] = np.array([fn(self.run(conf["name"], seed=s, variant=conf["variant"],

@@ -369,8 +369,11 @@ def _rerun_attrs(a) -> tuple:
         check_int(params["seed"], "attr policy_params: seed", 0, MAX_SEED, SimulationError)
     try:
         policy = make_policy(a["policy"], **params)
-    except TypeError as exc:
-        raise SimulationError(f"result attr 'policy_params': {exc}") from None
+    except FitgppError:
+        raise
+    except Exception as exc:  # a module:Class that cannot be imported, bad parameters
+        raise SimulationError(f"result attrs 'policy', 'policy_params': cannot build the policy "
+                              f"({type(exc).__name__}: {exc})"[:300]) from None
     tick = check_tick(a["tick"], "attr tick", SimulationError)
     sample_every = check_number(a["sample_every"], "attr sample_every (seconds)", tick,
                                 MAX_TIME_S, error=SimulationError)

@@ -114,6 +114,24 @@ def test_max_preemptions_and_seeds_fit_a_netcdf_file(trace, tmp_path, capsys):
     assert ds.attrs["seed"] == MAX_SEED and ds.attrs["max_preemptions"] == MAX_PREEMPTIONS
 
 
+def test_sample_every_that_would_exhaust_memory(tmp_path, capsys):
+    df = spec_rows(4)
+    df.loc[2, "duration"] = 1e10
+    df.to_csv(tmp_path / "t.csv", index=False)
+    refused(["simulate", tmp_path / "t.csv", "--nodes", "2", "--tick", "1",
+             "--sample-every", "1", *out(tmp_path)], capsys, "more than 10000000 samples")
+
+
+def test_policy_params_and_classes_from_the_command_line(trace, tmp_path, capsys):
+    refused(["simulate", trace, "--nodes", "2", "--policy", "rand", "--param",
+             "max_preemptions=" + "1" * 21, *out(tmp_path)], capsys, "max_preemptions",
+            str(MAX_PREEMPTIONS))
+    refused(["simulate", trace, "--nodes", "2", "--policy", "rand", "--param",
+             "seed=" + "1" * 21, *out(tmp_path)], capsys, "seed", str(MAX_SEED))
+    refused(["simulate", trace, "--nodes", "2", "--policy", "../../x:Y", *out(tmp_path)],
+            capsys, "--policy ../../x:Y", "cannot import")
+
+
 def test_node_resources_beyond_2_40(trace, tmp_path, capsys):
     refused(["simulate", trace, "--nodes", "2", "--node-gpu", 2**70, *out(tmp_path)], capsys,
             "--node-gpu", "2**40")
@@ -147,6 +165,12 @@ def test_synthesized_times_beyond_the_horizon_name_the_model(tmp_path, capsys):
 def test_out_in_an_unwritable_place(trace, capsys):
     refused(["simulate", trace, "--nodes", "2", "--out", "/proc/x.nc"], capsys,
             "/proc/x.nc", "cannot write")
+    refused(["synth", "paper-default", "--jobs", "5", "--out", "/proc/t.csv"], capsys,
+            "/proc/t.csv", "cannot write")
+    refused(["reproduce", "--quick", "--only", "rq1", "--out", "/proc/report"], capsys,
+            "/proc/report", "cannot create the directory")
+    refused(["simulate", trace, "--nodes", "2", "--out", "/dev/null"], capsys,
+            "/dev/null", "not a regular file")  # never replace a device node
 
 
 def test_sweep_config_is_a_directory_or_not_utf8(tmp_path, capsys):
@@ -214,6 +238,20 @@ def test_fifo_or_device_as_a_file_is_refused_without_reading(tmp_path, trace, ar
     assert got == [2], "no answer within 30 s: the FIFO or device was read"
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "not a" in err and "Traceback" not in err, err
+
+
+def test_compressed_trace_that_expands_without_bound(tmp_path, capsys, monkeypatch):
+    import gzip
+
+    from fitgpp.workload import adapters
+    monkeypatch.setattr(adapters, "MAX_DECOMPRESSED", 10_000)  # 1 GiB by default
+    alibaba_csv(tmp_path / "a.csv", n=400)
+    (tmp_path / "a.csv.gz").write_bytes(gzip.compress((tmp_path / "a.csv").read_bytes()))
+    refused(["fit", tmp_path / "a.csv.gz", "--format", "alibaba-v2023", *out(tmp_path, "m.json")],
+            capsys, "a.csv.gz: expands to more than 10000 bytes")
+    (tmp_path / "b.csv.gz").write_bytes(b"\x1f\x8b not gzip")
+    refused(["fit", tmp_path / "b.csv.gz", "--format", "alibaba-v2023", *out(tmp_path, "m.json")],
+            capsys, "b.csv.gz: not a readable gzip file")
 
 
 # ---- fit -------------------------------------------------------------------------------------
@@ -326,7 +364,7 @@ def test_cache_entry_with_a_valid_checksum_but_wrong_content(cached_sweep, edit)
     from fitgpp.sweep.cache import CacheWarning, _decode, _encode
     exp, kw, first, files = cached_sweep
     key = files[0].stem
-    res = _decode(files[0].read_bytes(), key)
+    res = dict(_decode(files[0].read_bytes(), key))
     if edit == "short":
         res = {**res, **{k: res[k][:3] for k in ("te", "slowdown", "wait", "preemptions")}}
     elif edit == "nan":
@@ -341,16 +379,21 @@ def test_cache_entry_with_a_valid_checksum_but_wrong_content(cached_sweep, edit)
     xr.testing.assert_identical(first, again)
 
 
-def test_cache_entry_replaced_by_a_directory(cached_sweep):
+def test_cache_entry_replaced_by_a_directory_or_a_fifo(cached_sweep):
     from fitgpp.sweep import run_sweep
     from fitgpp.sweep.cache import CacheWarning
     exp, kw, first, files = cached_sweep
     files[0].unlink()
     files[0].mkdir()
+    files[1].unlink()
+    os.mkfifo(files[1])  # reading it would block the sweep forever
     with pytest.warns(CacheWarning) as rec:
         again = run_sweep(exp, **kw)
-    assert any("cannot be written" in str(w.message) for w in rec)
+    msgs = [str(w.message) for w in rec]
+    assert any("is a directory" in m for m in msgs) and any("FIFO" in m for m in msgs), msgs
+    assert any("cannot be written" in m for m in msgs), msgs  # the directory stays
     xr.testing.assert_identical(first, again)
+    assert files[1].is_file()  # the FIFO was replaced by a good entry
 
 
 # ---- rerun(ds) on edited attrs ---------------------------------------------------------------
@@ -387,6 +430,8 @@ def _workload(ds, **edit):
                                         "mem_mib": 1}])},
     lambda ds: {"cluster": "{"},
     lambda ds: {"policy": "nope"},
+    lambda ds: {"policy": "../../x:Y"},
+    lambda ds: {"policy": "json:loads"},
     lambda ds: {"policy_params": json.dumps({"max_preemptions": 10**20})},
     lambda ds: {"policy_params": json.dumps({"s": "x"})},
     lambda ds: {"policy_params": "[]"},

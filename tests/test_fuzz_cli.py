@@ -15,15 +15,18 @@ import csv
 import io
 import json
 import math
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 import fitgpp
 from conftest import scaled
@@ -44,14 +47,29 @@ NASTY_JSON = [None, True, False, 0, -1, 1, 1.5, 24, -1e6, 1e-308, 1e308, 1e300, 
               -2**70, "", "x", "8", [], [1], [1, 2, 3], {}, {"a": 1}, 0.999999, 1e-9, 1e4]
 
 
-def cli(argv, capsys) -> int:
-    """Run the CLI; assert the exit-0-or-2 rule; return the status."""
+def cli(argv, capsys, timeout=60) -> int:
+    """Run the CLI; assert the exit-0-or-2 rule; return the status. It runs in a daemon
+    thread, so that a hang (a blocking read, say) fails the test instead of the suite."""
     capsys.readouterr()
-    code = main([str(a) for a in argv])
+    got = []
+
+    def target():
+        try:
+            got.append(main([str(a) for a in argv]))
+        except BaseException as exc:  # re-raised below, with its traceback
+            got.append(exc)
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(timeout)
+    assert got, f"no answer within {timeout} s: {argv}"
+    if isinstance(got[0], BaseException):
+        raise got[0]
+    code = got[0]
     err = capsys.readouterr().err
     assert code in (0, 2), (code, err)
     assert "Traceback" not in err, err
-    event(f"exit {code}")
+    if currently_in_test_context():
+        event(f"exit {code}")
     if code == 2:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("fitgpp"), err
@@ -82,10 +100,15 @@ def malformed_traces(draw) -> bytes:
     rows = [list(r) for r in BASE]
     cell = st.one_of(st.sampled_from(NASTY_TEXT), st.text(max_size=6),
                      st.floats().map(repr), st.integers().map(str))
-    for _ in range(draw(st.integers(0, 4))):
+    for _ in range(draw(st.integers(0, 4)) * draw(st.integers(0, 1))):
         r = draw(st.integers(1, len(rows) - 1))
         rows[r][draw(st.integers(0, 7))] = draw(cell)
-    header = draw(st.sampled_from(["keep", "keep", "drop", "duplicate", "rename", "extra"]))
+    if draw(st.booleans()):  # SPEC's optional columns: gangs and restart cost
+        small = st.sampled_from(["1", "1", "1", "2", "", "", "30", "0", "3", "1.5", "1e300",
+                                 "-1"])
+        rows = [r + (["tasks", "restart_overhead"] if i == 0 else [draw(small), draw(small)])
+                for i, r in enumerate(rows)]
+    header = draw(st.sampled_from(["keep"] * 6 + ["drop", "duplicate", "rename", "extra"]))
     if header == "drop":
         k = draw(st.integers(0, 7))
         rows = [r[:k] + r[k + 1:] for r in rows]
@@ -125,7 +148,16 @@ def sim_flags(draw) -> list[str]:
     return out
 
 
+BASE_CSV = ("\n".join(",".join(r) for r in BASE) + "\n").encode()
+GANGS_CSV = ("\n".join(",".join(r + (["tasks", "restart_overhead"] if i == 0 else ["2", "90"]))
+                       for i, r in enumerate(BASE)) + "\n").encode()
+
+
 @FUZZ
+@example(data=BASE_CSV, flags=["--nodes", "2"])  # valid inputs: their results are checked
+@example(data=GANGS_CSV, flags=["--nodes", "3", "--policy", "lrtp", "--tick", "7.5"])
+@example(data=BASE_CSV, flags=["--nodes", "2", "--policy", "rand", "--seed", "4294967295",
+                               "--max-preemptions", "2147483647", "--sample-every", "120"])
 @given(data=malformed_traces(), flags=sim_flags())
 def test_simulate_on_malformed_traces_and_flags(tmp_path, capsys, data, flags):
     trace, result = tmp_path / "t.csv", tmp_path / "r.nc"
@@ -137,6 +169,20 @@ def test_simulate_on_malformed_traces_and_flags(tmp_path, capsys, data, flags):
         assert np.isfinite(ds["finish"].values).all() and (ds["slowdown"].values >= 1).all()
     else:
         assert not result.exists()
+
+
+@pytest.mark.parametrize("data, flags", [
+    (BASE_CSV, ["--nodes", "2"]),
+    (GANGS_CSV, ["--nodes", "3", "--policy", "lrtp", "--tick", "7.5"]),
+    (BASE_CSV, ["--nodes", "2", "--policy", "rand", "--seed", "4294967295",
+                "--max-preemptions", "2147483647", "--sample-every", "120"]),
+], ids=["base", "gangs", "bounds"])
+def test_the_fuzz_seeds_are_valid(tmp_path, capsys, data, flags):
+    """The explicit examples above must pass as valid input, so their results are checked."""
+    (tmp_path / "t.csv").write_bytes(data)
+    assert cli(["simulate", tmp_path / "t.csv", *flags, "--out", tmp_path / "r.nc"],
+               capsys) == 0
+    assert fitgpp.load(tmp_path / "r.nc").sizes["job"] == len(BASE) - 1
 
 
 # ---- cluster files --------------------------------------------------------------------------
@@ -169,6 +215,8 @@ def cluster_tomls(draw) -> str:
 
 
 @FUZZ
+@example(text="[[nodes]]\ncount = 2\ngpu = 4\ncpu_milli = 4\nmem_mib = 4\n\n[[nodes]]\n"
+              f"count = 1\ngpu = {2**40}\ncpu_milli = 1\nmem_mib = 1\nname = 'big'\n")
 @given(text=cluster_tomls())
 def test_simulate_on_random_cluster_files(tmp_path, capsys, text):
     trace, cluster, result = tmp_path / "t.csv", tmp_path / "c.toml", tmp_path / "r.nc"
@@ -364,6 +412,7 @@ def results(tmp_path_factory):
             fitgpp.simulate(d / "t.csv", fitgpp.DEFAULT_CLUSTER, "fitgpp", s=2.0)]
 
 
+@pytest.mark.filterwarnings("ignore::fitgpp.simulate.RerunWarning")  # an edited policy's code
 @FUZZ
 @given(data=st.data())
 def test_rerun_on_edited_attrs(results, data):
@@ -397,6 +446,64 @@ def test_rerun_on_edited_attrs(results, data):
         return
     event("rerun")
     assert again.sizes["job"] == ds.sizes["job"]
+
+
+# ---- any command, any flag ------------------------------------------------------------------
+
+PATHS = ["{d}/t.csv", "{d}/m.json", "{d}/c.toml", "{d}/exp.toml", "{d}", "/dev/zero", "/proc/x",
+         "/dev/null", "{d}/missing", "{d}/fifo", ""]
+FLAG_VALUES = {
+    "simulate": {"--nodes": ["2", "0", "x"], "--cluster": PATHS, "--tick": ["60", "0", "nan"],
+                 "--node-cpu-milli": ["1", "-1", str(2**41)], "--node-mem-mib": ["1", "x"],
+                 "--policy": ["rand", "x", "../x:Y", "os:path", "json:JSONDecoder", ":"],
+                 "--param": ["seed=" + "9" * 20, "max_preemptions=0", "s=nan", "s=1e300",
+                             "x=1", "=", "seed", "max_preemptions=" + "[" * 5000],
+                 "--sample-every": ["600", "-1"], "--out": PATHS},
+    "synth": {"--jobs": ["5", "0", "-1", str(10**7 + 1), "x"], "--seed": ["0", "-1", "x"],
+              "--load": ["0.5", "0", "-1", "nan", "1e300"], "--nodes": ["2", "0"],
+              "--te-fraction": ["0.5", "2", "nan", "-0"], "--grace-scale": ["2", "-1", "inf"],
+              "--on-unfit": ["restrict", "x"], "--cluster": PATHS, "--out": PATHS,
+              "--list": [None]},
+    "fit": {"--format": ["spec", "alibaba-v2023", "philly-chronus", "x"],
+            "--runtimes": ["observed", "philly"], "--philly-runtime": PATHS,
+            "--split": ["3600", "0", "-1", "nan"], "--max-gpu": ["8", "0", "-1"],
+            "--seed": ["1", "-1"], "--grace": ["fit", "default"], "--other-qos": ["TE"],
+            "--sharing": ["drop"], "--out": PATHS},
+    "sweep": {"--workers": ["0", "-1", "x", "100000"], "--cache": PATHS,
+              "--scheduler": ["x", "tcp://", "127.0.0.1:0", ":::", "tcp://[::1]:99999"],
+              "--no-cache": [None], "--out": PATHS},
+    "reproduce": {"--only": ["rq9", "x"], "--out": ["/proc/x", "{d}/t.csv", "/dev/null"]},
+}
+FIRST = {"simulate": PATHS, "synth": ["paper-default", "nope", *PATHS], "fit": PATHS,
+         "sweep": PATHS, "reproduce": []}
+
+
+@FUZZ
+@given(data=st.data())
+def test_every_command_on_random_flags(tmp_path_factory, capsys, data):
+    d = tmp_path_factory.getbasetemp() / "anyflag"
+    if not d.exists():
+        d.mkdir()
+        (d / "t.csv").write_text("\n".join(",".join(r) for r in BASE) + "\n")
+        (d / "m.json").write_text(json.dumps(MODEL_DOC))
+        (d / "c.toml").write_text("[[nodes]]\ncount = 2\ngpu = 8\ncpu_milli = 9000\n"
+                                  "mem_mib = 9000\n")
+        (d / "exp.toml").write_text(f'[workload]\ntrace = "{d}/t.csv"\n[cluster]\nnodes = 2\n'
+                                    "[policies.fifo]\n")
+        os.mkfifo(d / "fifo")
+    cmd = data.draw(st.sampled_from(sorted(FLAG_VALUES)))
+    argv = [cmd]
+    if FIRST[cmd]:
+        argv.append(data.draw(st.sampled_from(FIRST[cmd])))
+    for flag in data.draw(st.lists(st.sampled_from(sorted(FLAG_VALUES[cmd])), max_size=5,
+                                   unique=True)):
+        v = data.draw(st.sampled_from(FLAG_VALUES[cmd][flag]))
+        argv += [flag] if v is None else [flag, v]
+    if cmd == "reproduce" and "--out" not in argv:
+        argv += ["--out", "/proc/x"]  # never run the whole reproduction here
+    if cmd == "sweep" and "--workers" not in argv and "--scheduler" not in argv:
+        argv += ["--workers", "0"]
+    cli([a.replace("{d}", str(d)) for a in argv], capsys)
 
 
 # ---- a few real processes -------------------------------------------------------------------

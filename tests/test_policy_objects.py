@@ -198,8 +198,8 @@ def test_cli_runs_a_policy_from_a_module_with_typed_params(tmp_path, monkeypatch
     (["--param", "bogus=1"], "has no parameter 'bogus'"),
     (["--param", "s"], "expected NAME=VALUE"),
     (["--param", "max_preemptions=two"], "expected an integer"),
-    (["--param", "max_preemptions=99999999999"], "<= 2147483647"),  # the --max-preemptions bound
-    (["--policy", "rand", "--param", "seed=-1"], "expected an integer >= 0"),
+    (["--param", "max_preemptions=99999999999"], "2147483647]"),  # the --max-preemptions bound
+    (["--policy", "rand", "--param", "seed=-1"], "seed must be an integer in [0, 4294967295]"),
     (["--param", "s=nan"], "expected a finite number"),
     (["--param", "s=2", "--s", "3"], "both given"),
     (["--policy", "prio", "--param", "s=2"], "has no parameter 's'"),

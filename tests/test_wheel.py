@@ -45,6 +45,18 @@ def test_every_package_and_data_file_is_listed_for_the_wheel():
             f"traces/{rel} is not shipped: add a pattern to [tool.setuptools.package-data]"
 
 
+def test_a_checkout_on_sys_path_without_an_install_finds_its_traces(tmp_path):
+    """No install at all (PYTHONPATH=<checkout>, no .pth hook): fitgpp.traces is not a
+    subpackage then, and models_dir() falls back to <checkout>/traces."""
+    probe = ("import importlib.util, fitgpp.reproduce as r\n"
+             "from fitgpp.workload import models_dir\n"
+             "print(importlib.util.find_spec('fitgpp.traces') is None, models_dir(), r.ALIBABA)\n")
+    r = _run(ROOT, tmp_path, "-c", probe)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", str(ROOT / "traces"),
+                                str(ROOT / "traces" / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz")]
+
+
 def _build_backend_here() -> bool:
     """Whether this venv can build without fetching setuptools (needs bdist_wheel built in)."""
     try:

@@ -127,8 +127,18 @@ def check_out_path(path: str) -> None:
     parent = Path(path).resolve().parent
     if not parent.is_dir():
         raise UsageError(f"--out {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {path}: directory {parent} is not writable")
+    writable_dir(parent, f"--out {path}")
+
+
+def writable_dir(directory: Path, what: str) -> None:
+    """Refuse ``directory`` unless a file can be created in it (tried, not guessed from
+    permission bits: root passes those everywhere, /proc and read-only mounts still refuse)."""
+    from ..cli import UsageError
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{what}: cannot write in {directory} ({exc.strerror or exc})") from None
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

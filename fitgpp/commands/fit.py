@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
                    help="real formats: keep the trace's run times (default) or re-draw them "
                         "from philly-runtime (TE < --split s, BE >= --split s)")
     p.add_argument("--philly-runtime", metavar="CSV",
-                   help="philly_runtime.csv (default: ../philly-runtime/ beside the trace)")
+                   help="philly_runtime.csv, plain or compressed (default: ../philly-runtime/ "
+                        "beside the trace, else the copy shipped with fitgpp)")
     p.add_argument("--split", type=number_in(0, MAX_TIME_S, lo_open=True), default=None,
                    help="TE/BE run-time split in seconds for --runtimes philly (default 3600)")
     p.add_argument("--other-qos", choices=("drop", "TE", "BE"), default=None,

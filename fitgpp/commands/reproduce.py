@@ -36,9 +36,16 @@ def run(args) -> int:
 
     from ..cli import UsageError
     from ..reproduce import FULL, QUICK, run_all
+    from .common import writable_dir
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create the directory "
+                         f"({exc.strerror or exc})") from None
+    writable_dir(out, f"--out {out}")
     size = QUICK if args.quick else FULL
     if args.workers is not None:
         size = dataclasses.replace(size, workers=args.workers)

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from ..policies import POLICIES
-from ..simulate import format_table
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
                      max_preemptions_int, one_line_errors, seed_int, tick_seconds)
 
@@ -53,9 +52,6 @@ def _params_epilog() -> str:
             + ". A module:Class policy takes the fields of its dataclass.")
 
 
-#: Parameters with the same bounds as their alias flags (fitgpp.validate).
-_BOUNDED = {"max_preemptions": max_preemptions_int, "seed": seed_int}
-
 #: Flags kept from before --param; each sets the field of that name when the policy has one
 #: (and, as before, is ignored by a policy that has none: FIFO takes no --max-preemptions).
 ALIASES = {"s": "--s", "max_preemptions": "--max-preemptions", "seed": "--seed"}
@@ -75,6 +71,9 @@ def policy_class(args):
         return find(args.policy)
     except FitgppError as exc:
         raise UsageError(f"--policy {args.policy}: {exc}") from None
+    except Exception as exc:  # a bad module name (a relative path) or a module that fails
+        raise UsageError(f"--policy {args.policy}: cannot import it "
+                         f"({type(exc).__name__}: {exc})"[:300]) from None
 
 
 def policy_params(args, cls=None) -> dict:
@@ -94,10 +93,11 @@ def policy_params(args, cls=None) -> dict:
         if name in params:
             raise UsageError(f"--param {name} given twice")
         try:
-            params[name] = _BOUNDED[name](value) if name in _BOUNDED and name in fields \
-                else parse_value(cls, name, value)
-        except (FitgppError, argparse.ArgumentTypeError) as exc:
-            raise UsageError(f"--param {text}: {exc}") from None
+            params[name] = _storable(name, parse_value(cls, name, value))
+        except FitgppError as exc:
+            raise UsageError(f"--param {text}: {exc}"[:300]) from None
+        except RecursionError:
+            raise UsageError(f"--param {name}: JSON nested too deeply") from None
     for name, flag in ALIASES.items():
         v = getattr(args, name)
         if v is None or name not in fields:
@@ -106,6 +106,18 @@ def policy_params(args, cls=None) -> dict:
             raise UsageError(f"{flag} and --param {name}=... both given; give one")
         params[name] = v
     return params
+
+
+def _storable(name: str, value):
+    """A parameter value a result can record in netCDF: integers within int32 (a seed within
+    uint32), as the sweep configuration bounds them too."""
+    from ..validate import MAX_PREEMPTIONS, MAX_SEED, check_int
+    if isinstance(value, int) and not isinstance(value, bool):
+        if name == "seed":
+            check_int(value, "seed", 0, MAX_SEED)
+        else:
+            check_int(value, name, -MAX_PREEMPTIONS, MAX_PREEMPTIONS)
+    return value
 
 
 def run(args) -> int:
@@ -119,6 +131,8 @@ def run(args) -> int:
     params = policy_params(args, cls)
     cluster = cluster_from_args(args)
     trace = read_trace(args.trace, cluster=cluster)
+    if args.sample_every is not None:
+        check_samples(trace, args.sample_every)
     from tqdm import tqdm
     # a progress bar on a terminal (tqdm turns itself off when stderr is not a TTY)
     with tqdm(total=len(trace), unit="job", desc="simulate", disable=None, leave=False) as bar:
@@ -130,7 +144,24 @@ def run(args) -> int:
     return 0
 
 
+#: Most time samples --sample-every may ask for (5 series of float64: 400 MB).
+MAX_SAMPLES = 10_000_000
+
+
+def check_samples(trace, sample_every: float) -> None:
+    """Refuse a --sample-every that gives more than MAX_SAMPLES samples even if every job
+    ran at once (the run can only be longer)."""
+    from ..cli import UsageError
+    jobs = trace.jobs
+    least_end = float((jobs["submit_time"] + jobs["duration"]).max()) if len(jobs) else 0.0
+    if least_end / sample_every > MAX_SAMPLES:
+        raise UsageError(f"--sample-every {sample_every:g}: this trace runs at least "
+                         f"{least_end:.4g} s, which gives more than {MAX_SAMPLES} samples; "
+                         "choose a longer step (or leave it out for at most 2000)")
+
+
 def format_summary(ds, table) -> str:
+    from ..simulate import format_table
     lines = [f"policy {ds.attrs['policy']} {ds.attrs['policy_params']} on "
              f"{ds.attrs['cluster_description']}, tick {ds.attrs['tick']:g} s"]
     lines += format_table(table)

@@ -59,6 +59,9 @@ def _import(spec: str) -> type:
     mod_name, _, qual = spec.partition(":")
     if not mod_name or not qual:
         raise PolicyError(f"policy {spec!r}: expected module:Class")
+    if not all(p.isidentifier() for p in mod_name.split(".")):
+        raise PolicyError(f"policy {spec!r}: cannot import {mod_name!r}: not a module name "
+                          "(dotted Python identifiers, e.g. mypolicies or lab.policies)"[:300])
     try:
         obj = importlib.import_module(mod_name)
     except ImportError as exc:

@@ -23,12 +23,13 @@ import json
 import os
 import tempfile
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import FitgppError
-from ..validate import honour_umask
+from ..validate import honour_umask, read_regular
 from .cell import CELL_FORMAT
 
 
@@ -61,15 +62,15 @@ class CellCache:
     def path(self, key: str) -> Path:
         return self.root / "sweep-cells" / key[:2] / f"{key}.cell"
 
-    def get(self, key: str, n_jobs: int | None = None) -> dict | None:
+    def get(self, key: str, n_jobs: int | None = None) -> Mapping | None:
         """The entry of ``key``, or None; with ``n_jobs``, an entry of another length is corrupt."""
         p = self.path(key)
-        try:
-            blob = p.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(p):
             return None
-        except OSError as exc:
-            warnings.warn(f"cache entry {p} unreadable ({exc}); recomputing", CacheWarning,
+        try:  # a regular file only: a FIFO in its place must not block the sweep
+            blob = read_regular(p, "sweep cache entry", CacheError, limit=None)
+        except CacheError as exc:
+            warnings.warn(f"cache entry unreadable: {exc}; recomputing", CacheWarning,
                           stacklevel=2)
             return None
         try:
@@ -125,14 +126,36 @@ def _decode(blob: bytes, key: str) -> dict:
         raise ValueError("bad header")
     if hashlib.sha256(payload).hexdigest() != parts[1]:
         raise ValueError("checksum mismatch")
-    with np.load(io.BytesIO(payload), allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        out = {k: z[k] for k in z.files if k != "meta"}
+    z = np.load(io.BytesIO(payload), allow_pickle=False)
+    meta = json.loads(str(z["meta"]))
     if meta.pop("key", None) != key:
         raise ValueError("entry belongs to another key")
-    out.update(meta)
-    out["gpu_util"] = np.float64(out["gpu_util"])
-    return out
+    meta["gpu_util"] = np.float64(meta["gpu_util"])
+    return _Entry(z, meta)
+
+
+class _Entry(Mapping):
+    """A cell read from the cache: its scalars at once, each array when first used (the
+    metrics of a sweep read 4 of the ~20 arrays; the rest only for the cells a figure shows)."""
+
+    def __init__(self, npz, meta: dict):
+        self._z, self._meta, self._arrays = npz, meta, {}
+        self._names = [k for k in npz.files if k != "meta"]
+
+    def __getitem__(self, k):
+        if k in self._meta:
+            return self._meta[k]
+        if k not in self._arrays:
+            if k not in self._names:
+                raise KeyError(k)
+            self._arrays[k] = self._z[k]
+        return self._arrays[k]
+
+    def __iter__(self):
+        return iter([*self._names, *self._meta])
+
+    def __len__(self) -> int:
+        return len(self._names) + len(self._meta)
 
 
 def _check(out: dict, n_jobs: int | None) -> dict:

@@ -82,8 +82,9 @@ _KNOB_CHECKS = {
 @dataclass(frozen=True)
 class Workload:
     """Where the jobs come from: a workload ``model`` (a shipped name, a path to a
-    model JSON or a WorkloadModel) with knobs, or a ``trace`` (a CSV path or a Trace). Each knob is a value, a list
-    of values to sweep, or None (the model's own value; ``n_jobs`` defaults to 1000).
+    model JSON or a WorkloadModel) with knobs, or a ``trace`` (a CSV path or a Trace
+    object). Each knob is a value, a list of values to sweep, or None (the model's own
+    value; ``n_jobs`` defaults to 1000).
     """
 
     model: str | None = None
@@ -150,9 +151,11 @@ class Workload:
         return {**out, "on_unfit": self.on_unfit}
 
     def to_dict(self) -> dict:
-        if isinstance(self.trace, Trace):
+        if isinstance(self.trace, Trace):  # recorded, not re-readable: it lives in memory
+            from .cell import trace_digest
             src = self.trace.source
-            return {"trace": src.get("path") or src.get("kind", "(in memory)"), "jobs": len(self.trace)}
+            return {"trace": src.get("path") or f"(in memory: {src.get('kind', 'a Trace')})",
+                    "trace_sha256": trace_digest(self.trace), "jobs": len(self.trace)}
         if self.trace is not None:
             return {"trace": self.trace}
         m = self.model

@@ -94,19 +94,28 @@ class AdapterReport:
         return "\n".join(lines)
 
 
-#: first bytes of a compressed file -> (name, decompress)
-_COMPRESSED = {b"\x1f\x8b": ("gzip", gzip.decompress), b"\xfd7zXZ\x00": ("xz", lzma.decompress),
-               b"BZh": ("bzip2", bz2.decompress)}
+#: first bytes of a compressed file -> (name, reader over a file object)
+_COMPRESSED = {b"\x1f\x8b": ("gzip", lambda f: gzip.GzipFile(fileobj=f)),
+               b"\xfd7zXZ\x00": ("xz", lzma.LZMAFile), b"BZh": ("bzip2", bz2.BZ2File)}
+#: Largest size a compressed trace may expand to (a small file can hold a "bomb").
+MAX_DECOMPRESSED = 2**30
 
 
 def _decompressed(data: bytes, p: Path, what: str) -> bytes:
-    """``data`` (read from ``p``), decompressed if it is gzip, xz or bzip2."""
-    for magic, (kind, decompress) in _COMPRESSED.items():
+    """``data`` (read from ``p``), decompressed if it is gzip, xz or bzip2, to at most
+    MAX_DECOMPRESSED bytes."""
+    for magic, (kind, reader) in _COMPRESSED.items():
         if data.startswith(magic):
             try:
-                return decompress(data)
+                with reader(io.BytesIO(data)) as f:
+                    out = f.read(MAX_DECOMPRESSED + 1)
             except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
                 raise AdapterError(f"{p}: not a readable {kind} file ({exc}; {what})") from None
+            if len(out) > MAX_DECOMPRESSED:
+                raise AdapterError(f"{p}: expands to more than {MAX_DECOMPRESSED} bytes "
+                                   f"({MAX_DECOMPRESSED / 2**30:g} GiB), the limit for a "
+                                   f"compressed {what}")
+            return out
     return data
 
 
