@@ -28,6 +28,11 @@ _COORD_ATTRS = {
     "load": {"units": "1", "description": "offered GPU load as a fraction of the cluster's GPUs"},
     "te_fraction": {"units": "1", "description": "share of TE jobs in the workload"},
     "grace_scale": {"units": "1", "description": "factor on the model's grace periods"},
+    "gang_fraction": {"units": "1", "description": "share of BE jobs drawn as multi-node gangs"},
+    "gang_tasks": {"units": "tasks", "description": "largest gang drawn (2..gang_tasks tasks)"},
+    "restart_overhead": {"units": "s", "description": "median checkpoint reload time of a "
+                                                      "preempted BE job, each restart"},
+    "restart_sigma": {"units": "1", "description": "log-spread of the lognormal reload time"},
     "seed": {"description": "workload seed (RAND's seed too unless its grid gives one)"},
     "cls": {"description": "job class: TE (trial-and-error) or BE (best-effort)"},
 }
