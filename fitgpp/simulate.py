@@ -102,9 +102,8 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     if policy_params and not isinstance(policy, (str, type)):
         raise SimulationError("policy parameters go into the policy object when one is given")
     policy = make_policy(policy, **policy_params)
-    if isinstance(tick, bool) or not isinstance(tick, (int, float)) or not math.isfinite(tick) \
-            or tick <= 0:
-        raise SimulationError(f"tick must be a number of seconds > 0, got {tick!r}")
+    from .validate import check_tick
+    tick = check_tick(tick, "tick", SimulationError)
     sample_ticks = None
     if sample_every is not None:
         if isinstance(sample_every, bool) or not isinstance(sample_every, (int, float)):
@@ -121,6 +120,7 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
     eng = Engine(cols, cluster.capacity, policy, check=check, segments=segments)
+    eng.tick_s = tick
     eng.run(jump=jump, progress=progress)
     ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
     if segments:
@@ -249,9 +249,17 @@ def _integral(eng, edge: int, k: int) -> int:
     return int(_integral_at(t, v, np.array([edge]))[0])
 
 
+#: Most time samples a run may be asked for (5 series of float64: 400 MB).
+MAX_SAMPLE_BINS = 10_000_000
+
+
 def _sample(eng, t_end, sample_ticks):
     step = sample_ticks or _auto_sample(t_end)
     n_bins = max(1, math.ceil(t_end / step))
+    if n_bins > MAX_SAMPLE_BINS:
+        raise SimulationError(f"sample_every={step * eng.tick_s:g} s gives {n_bins} samples over "
+                              f"this run, more than {MAX_SAMPLE_BINS}; choose a longer step "
+                              "(or leave it out for at most 2000)")
     edges = np.arange(n_bins + 1, dtype=np.int64) * step
     series = {}
     for k, name in enumerate(_TIME_VARS):

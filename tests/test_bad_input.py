@@ -510,3 +510,22 @@ def test_outputs_honour_the_umask(trace, tmp_path):
     assert len(files) == 4
     for f in files:
         assert stat.S_IMODE(f.stat().st_mode) == 0o640, f
+
+
+# ---- the Python API itself -----------------------------------------------------------------
+
+@pytest.mark.parametrize("tick", [1e-300, 0.0, -1.0, float("nan"), 1e300])
+def test_simulate_bounds_the_tick(trace, tick):
+    """simulate() applies the CLI's tick bounds: 1e-300 s used to overflow while rounding."""
+    with pytest.raises(fitgpp.SimulationError, match=r"tick \(seconds\) must be a number in"):
+        fitgpp.simulate(trace, fitgpp.Cluster.homogeneous(2), "fifo", tick=tick)
+
+
+def test_simulate_caps_the_number_of_samples(monkeypatch):
+    """A sample_every far below the run's length is refused before allocating the series."""
+    import sys
+    import fitgpp.simulate  # noqa: F401  (the submodule; fitgpp.simulate stays the function)
+    monkeypatch.setattr(sys.modules["fitgpp.simulate"], "MAX_SAMPLE_BINS", 50)
+    df = spec_rows(20)
+    with pytest.raises(fitgpp.SimulationError, match="more than 50; choose a longer step"):
+        fitgpp.simulate(df, fitgpp.Cluster.homogeneous(2), "fifo", sample_every=60)
