@@ -36,7 +36,7 @@ def test_shipped_models_are_listed_load_and_carry_provenance():
         assert "fitgpp_version" in prov
         if not name.startswith("paper-"):  # the paper-* models are hand-written, not fitted
             src = prov["source"]
-            assert len(src["sha256"]) == 64 and src["file"].endswith(".csv")
+            assert len(src["sha256"]) == 64 and src["file"].endswith((".csv", ".csv.gz"))
             assert src["options"] and src["mapping"] and src["report"]["rows_in"] > 0
             assert prov["rows"] == src["report"]["rows_out"]
             assert "citation" in prov
