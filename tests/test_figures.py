@@ -4,10 +4,75 @@ fires on a chart broken in each of the ways it looks for."""
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import pytest
 
-from fitgpp import figcheck
+from fitgpp import Cluster, figcheck, plots, simulate
+
+CLUSTER = Cluster.homogeneous(2, gpu=4, cpu_milli=32000, mem_mib=65536)
+
+
+def _trace(seed=3, n=80):
+    rng = np.random.default_rng(seed)
+    te = rng.random(n) < 0.4
+    return pd.DataFrame({
+        "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"),
+        "submit_time": np.sort(rng.uniform(0, 6 * 3600, n)),
+        "duration": np.where(te, rng.uniform(60, 900, n), rng.uniform(1800, 4 * 3600, n)),
+        "gpu": rng.choice([1, 2, 4], n), "cpu_milli": 1000, "mem_mib": 1024,
+        "grace_period": np.where(te, 0.0, rng.uniform(0, 600, n))})
+
+
+def _change_lines(series: str, values, *, same=()):
+    """Long table as the research questions hand to metric_lines: change vs FIFO (%) with
+    intervals, one of them reaching below -100 %; the series in ``same`` get equal values."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for metric in ("TE p95 slowdown vs FIFO (%)", "BE p95 slowdown vs FIFO (%)"):
+        for x in (1.0, 4.0, 16.0):
+            base = rng.normal(-50, 20)
+            for i, v in enumerate(values):
+                val = base if v in same else base + 7 * i
+                rows.append({"x": x, series: v, "metric": metric, "value": val,
+                             "lo": val - 80, "hi": val + 30})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def charts():
+    """One of each chart the package makes, built from small simulation results."""
+    tr = _trace()
+    fifo = simulate(tr, CLUSTER, "fifo")
+    fits = {s: simulate(tr, CLUSTER, "fitgpp", s=s) for s in (0.5, 4.0, 16.0)}
+    runs = [fifo, fits[4.0], simulate(tr, CLUSTER, "lrtp")]
+    table = plots.tradeoff_table([fifo, *fits.values(), simulate(tr, CLUSTER, "rand")])
+    seg = plots.segments(tr, CLUSTER, "fitgpp", s=4.0)
+    return {
+        "slowdown_cdf": plots.slowdown_cdf(runs),
+        "slowdown_cdf_identical": plots.slowdown_cdf({"FIFO": fifo, "FitGpp s=4": fits[4.0],
+                                                     "FitGpp s=16": fits[16.0]}),
+        "slowdown_bars": plots.slowdown_bars(plots.stats_table(runs, n_boot=50)),
+        "s_tradeoff": plots.s_tradeoff(table),
+        "utilization": plots.utilization(fits[4.0]),
+        "node_timeline": plots.node_timeline(seg, nodes=[0, 1]),
+        "distribution_fit": plots.distribution_fit(_trace(3, 200), _trace(4, 200)),
+        "metric_lines_P": plots.metric_lines(_change_lines("P", ["1", "3", "10"]), x="x",
+                                             series="P", x_title="threshold s"),
+        "metric_lines_same": plots.metric_lines(
+            _change_lines("policy", ["FitGpp s=4", "FitGpp s=8"], same=("FitGpp s=4", "FitGpp s=8")),
+            x="x", x_title="grace-period scale"),
+    }
+
+
+CHART_NAMES = ["slowdown_cdf", "slowdown_cdf_identical", "slowdown_bars", "s_tradeoff",
+               "utilization", "node_timeline", "distribution_fit", "metric_lines_P",
+               "metric_lines_same"]
+
+
+@pytest.mark.parametrize("name", CHART_NAMES)
+def test_every_chart_is_paper_ready(charts, name):
+    figcheck.assert_paper_ready(charts[name], name)
 
 
 def _broken_chart():
@@ -55,3 +120,26 @@ def test_each_fix_silences_its_rule():
     bars["mark"] = {"type": "rule", "clip": True}
     line["encoding"]["x"]["axis"] = bars["encoding"]["x"]["axis"] = {"values": [3, 30, 300]}
     assert figcheck.check(spec) == []
+
+
+def test_log_ticks_never_collide_at_column_width():
+    p = plots.preset("column")
+    for dom in ([1, 2], [1, 50], [1, 1000], [0.5, 2e5], [60, 3e6]):
+        ticks = plots.log_ticks(dom, plots._panel(p, 2), p.font)
+        assert len(ticks) >= 2 and ticks == sorted(ticks), dom
+        assert plots._ticks_fit(ticks, *dom, plots._panel(p, 2), p.font), dom
+
+
+def test_numbers_inside_labels_sort_as_numbers():
+    st = plots._styles(["FitGpp s=16", "FIFO", "FitGpp s=4", "FitGpp s=0.5"])
+    assert st["order"] == ["FIFO", "FitGpp s=0.5", "FitGpp s=4", "FitGpp s=16"]
+    assert plots._styles(["10", "3", "1"])["order"] == ["1", "3", "10"]
+
+
+def test_coincident_names_the_equal_series_and_where():
+    df = pd.DataFrame({"s": ["a", "b", "c"] * 2, "panel": ["p"] * 3 + ["q"] * 3,
+                       "x": [1, 1, 2, 1, 3, 2], "y": [0, 0, 0, 0, 0, 0]})
+    assert plots.coincident(df, "s", ["x", "y"], ["panel"]) == [
+        "a and b coincide in p (identical values: one line hides the other)."]
+    assert plots.coincident(df.assign(x=1), "s", ["x", "y"], ["panel"]) == [
+        "a, b and c coincide (identical values: one line hides the other)."]
