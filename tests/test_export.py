@@ -117,3 +117,20 @@ def test_pdf_reads_back_in_a_strict_pdf_reader(chart, tmp_path):
     meta = pypdf.PdfReader(str(pdf), strict=True).metadata
     assert json.loads(meta["/Subject"])["config"] == cfg
     assert meta["/Title"] == "A small test figure" and meta["/Producer"]
+
+
+def test_results_md_embeds_its_figures_by_relative_paths(chart, tmp_path):
+    from fitgpp import reproduce
+    cols = ["te_p95", "be_median", "be_p95", "change_te_p95", "change_be_median", "change_be_p95",
+            "preemptions_per_be"]
+    row = {"grace_scale": 1.0, "policy": "FitGpp s=4"}
+    for c in cols:
+        row.update({c: 1.0, f"{c}_lo": 0.5, f"{c}_hi": 1.5})
+    out = tmp_path / "report"
+    r = reproduce.RQResult("rq3", "RQ3: t", "q", pd.DataFrame([row]), {"rq3_x": chart},
+                           finding=f"read from {out}/rq3.csv", config={"cache": str(out / "c")})
+    figs = plots.save_all(r.charts, out, formats=(".png", ".svg"))
+    md = reproduce.write_results({"rq3": r}, out, reproduce.QUICK, 1.0, figs).read_text()
+    assert "![A small test figure](rq3_x.png)" in md
+    assert "[rq3_x.svg](rq3_x.svg)" in md
+    assert str(tmp_path) not in md and "read from rq3.csv" in md
