@@ -84,8 +84,11 @@ def _wrap(text: str, p: Preset, font: float | None = None, em: float = 0.55) -> 
     return textwrap.wrap(text, width=max(20, int(p.width / (em * (font or p.font)))))
 
 
-def _finish(chart, p: Preset, title: str, notes=()) -> alt.TopLevelMixin:
-    """Caption, subtitle (``notes``, wrapped to the width) and the preset's fonts."""
+def _finish(chart, p: Preset, title: str, notes=(), legend=()) -> alt.TopLevelMixin:
+    """Caption, subtitle (``notes``, wrapped to the width) and the preset's fonts; the
+    legend gets as many columns of its labels ``legend`` as fit the width."""
+    longest = max((len(str(lb)) for lb in legend), default=12)
+    columns = max(1, min(len(legend) or 3, int(p.width // (0.6 * p.font * longest + 34))))
     sub = [ln for note in notes if note for ln in _wrap(note, p)]
     lines = _wrap(title, p, p.title_font + 1, em=0.62)   # bold: wider than 0.55 em
     head = alt.Title(lines if len(lines) > 1 else title,
@@ -94,7 +97,7 @@ def _finish(chart, p: Preset, title: str, notes=()) -> alt.TopLevelMixin:
     return (chart.properties(title=head, usermeta={"fitgpp": {"preset": p.name,
                                                                "inches": p.inches}})
             .configure_axis(labelFontSize=p.font, titleFontSize=p.title_font)
-            .configure_legend(labelFontSize=p.font, titleFontSize=p.title_font,
+            .configure_legend(labelFontSize=p.font, titleFontSize=p.title_font, columns=columns,
                               labelLimit=p.width, titleLimit=p.width, symbolSize=40)
             .configure_header(labelFontSize=p.title_font, titleFontSize=p.title_font)
             .configure_text(fontSize=p.font))
@@ -305,7 +308,7 @@ def slowdown_cdf(results, *, points: int = 200, size: str | Preset = "full",
         column=alt.Column("class:N", title=None, sort=[CLASS_NAMES["TE"], CLASS_NAMES["BE"]]),
     ).properties(width=width, height=round(width * 0.75) if p.name == "column" else 170)
     notes = coincident(df, "policy", ["slowdown", "fraction"], ["class"])
-    return _finish(chart, p, title, notes)
+    return _finish(chart, p, title, notes, legend=st["order"])
 
 
 def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
@@ -452,7 +455,7 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset = "full",
     notes = coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"], ["metric"])
     if long["s_label"].str.contains(",").any():
         notes.append("Settings of s listed on one label give the same result.")
-    return _finish(chart, p, title, notes)
+    return _finish(chart, p, title, notes, legend=order)
 
 
 # ------------------------------------------------------------------ cluster over time
@@ -740,8 +743,9 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     notes = coincident(d, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in d],
                        ["panel"]) + notes
     chart = alt.layer(*layers, data=d).properties(
-        width=width, height=140 if ncols > 1 else 110).facet(
+        width=width, height=140 if ncols > 1 else 95).facet(
         facet=alt.Facet("panel:N", title=None, sort=panels), columns=ncols
     ).resolve_scale(y="independent")
     what = f"Change against {base}" if change else ", ".join(metrics)
-    return _finish(chart, p, title or f"{what} as the {x_title or x} varies", notes)
+    return _finish(chart, p, title or f"{what} as the {x_title or x} varies", notes,
+                   legend=st["order"])

@@ -143,3 +143,18 @@ def test_coincident_names_the_equal_series_and_where():
         "a and b coincide in p (identical values: one line hides the other)."]
     assert plots.coincident(df.assign(x=1), "s", ["x", "y"], ["panel"]) == [
         "a, b and c coincide (identical values: one line hides the other)."]
+
+
+@pytest.mark.slow
+def test_every_research_question_chart_is_paper_ready():
+    """The charts fitgpp reproduce exports, at a tiny size (RQ5 needs the real trace)."""
+    from fitgpp import reproduce
+    size = reproduce.Size(n_jobs=200, seeds=(0, 1), timeline_jobs=60)
+    problems = {}
+    for rq in (reproduce.rq1, reproduce.rq3, reproduce.rq4):
+        for name, chart in rq(size).charts.items():
+            problems[name] = figcheck.check(chart)
+    r2 = reproduce.rq2(size, s_values=(1.0, 4.0, 16.0), p_values=(1, 3, 10))
+    problems.update({n: figcheck.check(c) for n, c in r2.charts.items()})
+    assert len(problems) >= 11
+    assert not any(problems.values()), {k: list(map(str, v)) for k, v in problems.items() if v}
