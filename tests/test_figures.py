@@ -39,8 +39,7 @@ def _change_lines(series: str, values, *, same=()):
     return pd.DataFrame(rows)
 
 
-@pytest.fixture(scope="module")
-def charts():
+def build_charts(size="full"):
     """One of each chart the package makes, built from small simulation results."""
     tr = _trace()
     fifo = simulate(tr, CLUSTER, "fifo")
@@ -49,20 +48,25 @@ def charts():
     table = plots.tradeoff_table([fifo, *fits.values(), simulate(tr, CLUSTER, "rand")])
     seg = plots.segments(tr, CLUSTER, "fitgpp", s=4.0)
     return {
-        "slowdown_cdf": plots.slowdown_cdf(runs),
+        "slowdown_cdf": plots.slowdown_cdf(runs, size=size),
         "slowdown_cdf_identical": plots.slowdown_cdf({"FIFO": fifo, "FitGpp s=4": fits[4.0],
-                                                     "FitGpp s=16": fits[16.0]}),
-        "slowdown_bars": plots.slowdown_bars(plots.stats_table(runs, n_boot=50)),
-        "s_tradeoff": plots.s_tradeoff(table),
-        "utilization": plots.utilization(fits[4.0]),
-        "node_timeline": plots.node_timeline(seg, nodes=[0, 1]),
-        "distribution_fit": plots.distribution_fit(_trace(3, 200), _trace(4, 200)),
+                                                     "FitGpp s=16": fits[16.0]}, size=size),
+        "slowdown_bars": plots.slowdown_bars(plots.stats_table(runs, n_boot=50), size=size),
+        "s_tradeoff": plots.s_tradeoff(table, size=size),
+        "utilization": plots.utilization(fits[4.0], size=size),
+        "node_timeline": plots.node_timeline(seg, nodes=[0, 1], size=size),
+        "distribution_fit": plots.distribution_fit(_trace(3, 200), _trace(4, 200), size=size),
         "metric_lines_P": plots.metric_lines(_change_lines("P", ["1", "3", "10"]), x="x",
-                                             series="P", x_title="threshold s"),
+                                             series="P", x_title="threshold s", size=size),
         "metric_lines_same": plots.metric_lines(
             _change_lines("policy", ["FitGpp s=4", "FitGpp s=8"], same=("FitGpp s=4", "FitGpp s=8")),
-            x="x", x_title="grace-period scale"),
+            x="x", x_title="grace-period scale", size=size),
     }
+
+
+@pytest.fixture(scope="module")
+def charts():
+    return build_charts("full")
 
 
 CHART_NAMES = ["slowdown_cdf", "slowdown_cdf_identical", "slowdown_bars", "s_tradeoff",
@@ -73,6 +77,17 @@ CHART_NAMES = ["slowdown_cdf", "slowdown_cdf_identical", "slowdown_bars", "s_tra
 @pytest.mark.parametrize("name", CHART_NAMES)
 def test_every_chart_is_paper_ready(charts, name):
     figcheck.assert_paper_ready(charts[name], name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", ["column", "full"])
+def test_exported_png_fits_its_preset_at_300_dpi(size, tmp_path):
+    inches = plots.preset(size).inches
+    for name, chart in build_charts(size).items():
+        figcheck.assert_paper_ready(chart, f"{name} ({size})")
+        png = plots.save(chart, tmp_path / f"{name}.png").read_bytes()
+        width = int.from_bytes(png[16:20], "big")
+        assert width / plots.DPI <= inches + 0.05, f"{name}: {width / plots.DPI:.2f} in wide"
 
 
 def _broken_chart():
