@@ -187,6 +187,12 @@ def _write(path: Path, data: bytes, overwrite: bool) -> None:
         os.link(tmp, path)        # fails if path appeared meanwhile: never replaced silently
     except FileExistsError:
         raise ExportError(f"{path} appeared while exporting; not replaced") from None
+    except OSError:               # a file system without hard links: create exclusively
+        try:
+            with open(path, "xb") as f:
+                f.write(data)
+        except FileExistsError:
+            raise ExportError(f"{path} appeared while exporting; not replaced") from None
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -224,10 +230,11 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
     manifest_path = out / MANIFEST
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     manifest.setdefault("figures", {})
+    if check:                     # all charts first: a refused chart leaves nothing half-written
+        for name, chart in charts.items():
+            assert_paper_ready(chart, name)
     written = []
     for name, chart in charts.items():
-        if check:
-            assert_paper_ready(chart, name)
         base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
                           formats,
                           overwrite)

@@ -106,8 +106,8 @@ def test_bad_requests_name_what_is_wrong(chart, tmp_path):
         E.read_config(tmp_path / "x.svg")
     untitled = alt.Chart(pd.DataFrame({"a": [1]})).mark_point().encode(x="a:Q")
     with pytest.raises(figcheck.FigureError, match="untitled is not paper-ready"):
-        E.export({"untitled": untitled}, tmp_path, config={})
-    assert not list(tmp_path.glob("untitled*"))
+        E.export({"fine": chart, "untitled": untitled}, tmp_path, config={})
+    assert not list(tmp_path.glob("untitled*")) and not list(tmp_path.glob("fine*"))
 
 
 def test_pdf_reads_back_in_a_strict_pdf_reader(chart, tmp_path):
