@@ -396,6 +396,37 @@ def tradeoff_table(runs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+_LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9)}
+
+
+def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font) -> list[str]:
+    """Where each non-empty ``label`` goes (a key of :data:`_LABEL_OFFSETS`, or "" when no
+    place is free): the first corner around its point that stays inside the panel and
+    overlaps no placed label and no point of its panel. Pixels are estimated from a log x domain and the panel's y range."""
+    lo, hi = x_domain
+    out = [""] * len(df)
+    for _, g in df.groupby(panel, sort=False):
+        y0, y1 = g[ycol].min(), g[ycol].max()
+        span = (y1 - y0) or 1.0
+        px = width * np.log(g[xcol].to_numpy(float) / lo) / math.log(hi / lo)
+        py = height * (1 - (g[ycol].to_numpy(float) - y0) / span)
+        boxes = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]   # the markers
+        for i, (idx, text) in enumerate(zip(g.index, g[label])):
+            if not text:
+                continue
+            w, h = 0.6 * font * len(text), font + 1
+            for pos, (dx, dy) in _LABEL_OFFSETS.items():
+                x0 = px[i] + dx if dx > 0 else px[i] + dx - w
+                box = (x0, py[i] + dy - h / 2, x0 + w, py[i] + dy + h / 2)
+                inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
+                if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
+                                      and b[1] < box[3] for b in boxes):
+                    boxes.append(box)
+                    out[df.index.get_loc(idx)] = pos
+                    break
+    return out
+
+
 def s_tradeoff(table: pd.DataFrame, *, size: str | Preset = "full",
                title: str = "The threshold s trades TE latency against BE slowdown") -> alt.Chart:
     """TE p95 slowdown (x) against BE median and p95 slowdown (y, two panels).
@@ -419,8 +450,8 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset = "full",
     shape = alt.Scale(domain=order, range=st["shape"].range)
     ncols = 2 if p.name == "full" else 1
     width = _panel(p, ncols)
-    x = alt.X("te_p95:Q", **_log_scale(long["te_p95"], width, p, pad=1.25,
-                                       title="TE p95 slowdown (log scale)"))
+    xs = _log_scale(long["te_p95"], width, p, pad=1.25, title="TE p95 slowdown (log scale)")
+    x = alt.X("te_p95:Q", **xs)
     y = alt.Y("be:Q", scale=alt.Scale(zero=False), title="BE slowdown")
     long = long.sort_values(["metric", "family", "s"], ignore_index=True)
     # settings of s that land on the same point share one label ("s=4, 16")
@@ -429,9 +460,8 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset = "full",
     joined = spot.transform(lambda v: "s=" + ", ".join(f"{x:g}" for x in v))
     first = ~long.loc[fit_rows].duplicated(["metric", "te_p95", "be"])
     long.loc[fit_rows, "s_label"] = np.where(first, joined, "")
-    # alternate labels above and below the line so neighbouring values of s do not collide
-    rank = long[fit_rows & (long["s_label"] != "")].groupby("metric")["s"].rank(method="first")
-    long["above"] = (rank.reindex(long.index).fillna(1) % 2).astype(bool)
+    long["lab"] = _place_labels(long, "te_p95", "be", "s_label", "metric",
+                                xs["scale"].domain, width, 150 if ncols == 2 else 120, p.font)
     is_fit = alt.datum.family == "FitGpp"
     line = alt.Chart().mark_line(color=POLICY_STYLE["FitGpp"][0], clip=True).encode(
         x=x, y=y, order="s:Q").transform_filter(is_fit)
@@ -442,19 +472,23 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset = "full",
         tooltip=["policy", "metric", alt.Tooltip("te_p95:Q", format=".3g"),
                  alt.Tooltip("be:Q", format=".3g")])
     labels = []
-    for above in (True, False):
-        cond = is_fit & (alt.datum.above if above else ~alt.datum.above)
+    for pos, (dx, dy) in _LABEL_OFFSETS.items():
         for halo in (True, False):   # a white halo under the text keeps it legible over lines
             labels.append(alt.Chart().mark_text(
-                dx=5, dy=-8 if above else 9, align="left", clip=True,
+                dx=dx, dy=dy, align="left" if dx > 0 else "right", clip=True,
                 **({"stroke": "white", "strokeWidth": 3} if halo else {})).encode(
-                x=x, y=y, text="s_label:N").transform_filter(cond))
+                x=x, y=y, text="s_label:N").transform_filter(alt.datum.lab == pos))
     chart = alt.layer(line, pts, *labels, data=long).properties(
         width=width, height=150 if ncols == 2 else 120).facet(
         facet=alt.Facet("metric:N", title=None), columns=ncols).resolve_scale(y="independent")
     notes = coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"], ["metric"])
     if long["s_label"].str.contains(",").any():
         notes.append("Settings of s listed on one label give the same result.")
+    crowded = long[(long["s_label"] != "") & (long["lab"] == "")]
+    if len(crowded):
+        notes.append("No room for the labels of " + "; ".join(
+            f"{lb} ({m})" for lb, m in zip(crowded["s_label"], crowded["metric"]))
+            + ": the line passes through the values of s in order.")
     return _finish(chart, p, title, notes, legend=order)
 
 

@@ -173,3 +173,16 @@ def test_every_research_question_chart_is_paper_ready():
     problems.update({n: figcheck.check(c) for n, c in r2.charts.items()})
     assert len(problems) >= 11
     assert not any(problems.values()), {k: list(map(str, v)) for k, v in problems.items() if v}
+
+
+def test_point_labels_take_free_corners_or_none():
+    df = pd.DataFrame({"x": [2.0, 2.05, 2.1, 50.0], "y": [1.0, 1.0, 1.0, 2.0],
+                       "lab": ["s=1", "s=2", "s=4", ""], "panel": "p"})
+    pos = plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
+    assert pos[3] == "" and pos[0] in plots._LABEL_OFFSETS
+    # three points within a few pixels: at most the corners that do not overlap are used
+    placed = [p for p in pos[:3] if p]
+    assert len(placed) == len(set(placed)) and len(placed) >= 2
+    far = plots._place_labels(df.assign(x=[2.0, 8.0, 30.0, 50.0]), "x", "y", "lab", "panel",
+                              [1, 100], 200, 100, 9)
+    assert all(far[:3])
