@@ -27,10 +27,21 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+class _Version(argparse.Action):
+    """``--version``, looked up only when asked for (it lives beside the simulator)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from . import __version__
+        print(f"fitgpp {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
     parser = OneLineParser(prog="fitgpp", description=__doc__.split("\n")[0])
-    parser.add_argument("--version", action="version", version=f"fitgpp {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=OneLineParser)
     for name in COMMANDS:

@@ -14,6 +14,7 @@ Python or from a small TOML file::
 from __future__ import annotations
 
 from .errors import FitgppError
+from .validate import MAX_CONFIG_BYTES, MAX_NODE_RESOURCE, MAX_NODES, loads_json, read_text
 
 import json
 import os
@@ -54,6 +55,10 @@ def _check_group(values: dict, where: str) -> None:
         if v < 0 or (f == "count" and v < 1):
             raise ClusterError(f"{where}: field '{f}' must be "
                                f"{'>= 1' if f == 'count' else '>= 0'}, got {v}")
+        top = MAX_NODES if f == "count" else MAX_NODE_RESOURCE
+        if v > top:
+            raise ClusterError(f"{where}: field '{f}' must be <= {top} "
+                               f"(2**{top.bit_length() - 1}), got {v}")
     if values["gpu"] == values["cpu_milli"] == values["mem_mib"] == 0:
         raise ClusterError(f"{where}: nodes have no capacity at all (gpu, cpu_milli and "
                            f"mem_mib are all 0)")
@@ -96,16 +101,11 @@ class Cluster:
     @classmethod
     def from_toml(cls, path: str | os.PathLike) -> Cluster:
         p = Path(path)
+        text = read_text(p, "cluster TOML", ClusterError, MAX_CONFIG_BYTES)
         try:
-            doc = tomllib.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ClusterError(f"{p}: no such file") from None
-        except IsADirectoryError:
-            raise ClusterError(f"{p}: is a directory, not a TOML file") from None
-        except OSError as exc:
-            raise ClusterError(f"{p}: cannot read ({exc.strerror or exc})") from None
-        except UnicodeDecodeError as exc:
-            raise ClusterError(f"{p}: not a UTF-8 text file ({exc})") from None
+            doc = tomllib.loads(text)
+        except RecursionError:
+            raise ClusterError(f"{p}: not valid TOML (nested too deeply)") from None
         except tomllib.TOMLDecodeError as exc:
             raise ClusterError(f"{p}: not valid TOML ({exc})") from None
         if "nodes" not in doc or not isinstance(doc["nodes"], list):
@@ -158,10 +158,7 @@ class Cluster:
 
     @classmethod
     def from_json(cls, text: str) -> Cluster:
-        try:
-            groups = json.loads(text)
-        except (TypeError, json.JSONDecodeError) as exc:
-            raise ClusterError(f"cluster JSON is not valid JSON ({exc})") from None
+        groups = loads_json(text, "cluster JSON", ClusterError)
         if not isinstance(groups, list):
             raise ClusterError(f"cluster JSON must be a list of node groups, got {groups!r}")
         return cls.from_groups(groups)

@@ -11,6 +11,7 @@ one dash pattern each, so the figures still read in greyscale.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -212,7 +213,7 @@ def paper_theme() -> alt.theme.ThemeConfig:
 def policy_label(ds) -> str:
     """``FitGpp s=4 P=3``-style label from a Dataset's attrs (or a policy name)."""
     attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
-    name = str(attrs.get("policy", "?"))
+    name = str(attrs.get("policy", "?")).rpartition(":")[2]  # module:Class -> Class
     base = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP",
             "rand": "RAND"}.get(name.lower(), name)
     if base == "FitGpp" and "s" in attrs:
@@ -312,25 +313,24 @@ def slowdown_cdf(results, *, points: int = 200, size: str | Preset = "full",
 
 
 def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
-    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs.
+    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs
+    (:func:`fitgpp.metrics.bootstrap_interval`).
 
     Returns rows ``class, stat ('median'|'p95'), value, lo, hi``.
     """
-    rng = np.random.default_rng(seed)
-    cls = ds["cls"].to_numpy()
+    from .metrics import bootstrap_interval, class_stats
+    te = ds["cls"].to_numpy() == "TE"
     sd = ds["slowdown"].to_numpy()
-    a = (1 - level) / 2
+    st = class_stats(te, sd, ds["preemptions"].to_numpy())
     rows = []
-    for c in ("TE", "BE"):
-        x = sd[cls == c]
+    for i, c in enumerate(("TE", "BE")):
+        x = sd[te == (c == "TE")]
         if not len(x):
             continue
-        idx = rng.integers(0, len(x), size=(n_boot, len(x)))
-        boot = x[idx]
         for stat, p in (("median", 50), ("p95", 95)):
-            b = np.percentile(boot, p, axis=1)
-            rows.append({"class": c, "stat": stat, "value": float(np.percentile(x, p)),
-                         "lo": float(np.quantile(b, a)), "hi": float(np.quantile(b, 1 - a))})
+            lo, hi = bootstrap_interval(x, p, n_resamples=n_boot, seed=seed, level=level)
+            rows.append({"class": c, "stat": stat, "value": float(st[f"slowdown_{stat}"][i]),
+                         "lo": lo, "hi": hi})
     return pd.DataFrame(rows)
 
 
@@ -553,7 +553,14 @@ def segments(trace, cluster, policy="fitgpp", *, tick: float = 60, **params) -> 
     Meant for small runs (a few hundred jobs) drawn by :func:`node_timeline`.
     """
     from .simulate import simulate
-    ds = simulate(trace, cluster, policy, tick=tick, segments=True, **params)
+    return segments_of(simulate(trace, cluster, policy, tick=tick, segments=True, **params))
+
+
+def segments_of(ds) -> pd.DataFrame:
+    """The intervals of :func:`segments` from a result that has them (a simulation with
+    ``segments=True``, or a sweep cell's :func:`fitgpp.sweep.run_dataset`)."""
+    if "segment_job" not in ds:
+        raise PlotError("this result has no run/grace intervals: simulate with segments=True")
     df = pd.DataFrame({
         "job": ds["segment_job"].to_numpy(), "node": ds["segment_node"].to_numpy(),
         "kind": ds["segment_kind"].to_numpy().astype(str),
@@ -651,12 +658,15 @@ def distribution_fit(empirical, synthetic, *, columns=("duration", "interarrival
 FORMATS = (".png", ".svg", ".pdf")
 
 
-def save(chart, path, *, dpi: int = DPI) -> Path:
+def save(chart, path, *, dpi: int = DPI, cache=None) -> Path:
     """Write ``chart`` to ``path`` (``.png``, ``.svg`` or ``.pdf``) through vl-convert, offline.
 
     PNG is rendered at ``dpi`` (1 px of the chart = 1 pt, so scale ``dpi / 72``) and says
     so in its pHYs chunk. Overwrites ``path``: :func:`fitgpp.export.export` is the careful
     way (never overwrites, writes the configuration into the files). Returns the path.
+    ``cache``: a directory of rendered files keyed by the sha256 of the spec, format,
+    dpi and vl-convert version; an unchanged figure is copied from there instead of
+    rendered again (rendering is most of a warm ``fitgpp reproduce``).
     """
     import vl_convert as vlc
     path = Path(path)
@@ -664,17 +674,24 @@ def save(chart, path, *, dpi: int = DPI) -> Path:
     if ext not in FORMATS:
         raise PlotError(f"cannot save {path}: use one of {', '.join(FORMATS)}")
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    spec = json.dumps(spec)
-    if ext == ".png":
+    spec = json.dumps(spec, sort_keys=True)
+    hit = None
+    if cache is not None:
+        key = hashlib.sha256(f"{spec}\0{ext}\0dpi{dpi}\0{vlc.__version__}".encode()).hexdigest()
+        hit = Path(cache) / key[:2] / f"{key}{ext}"
+    if hit is not None and hit.is_file():
+        data = hit.read_bytes()
+    elif ext == ".png":
         data = vlc.vegalite_to_png(spec, scale=1, ppi=dpi)  # ppi scales: dpi / 72 px per pt
     elif ext == ".svg":
         data = vlc.vegalite_to_svg(spec).encode()
     else:
         data = vlc.vegalite_to_pdf(spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    for dst in ([path] if hit is None or hit.is_file() else [path, hit]):
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, dst)
     return path
 
 
@@ -682,8 +699,9 @@ def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
     """Save ``{name: chart}`` as ``out_dir/name.<ext>`` for every format; returns the paths."""
     out = []
     for name, chart in charts.items():
+        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart  # validated once
         for ext in formats:
-            out.append(save(chart, Path(out_dir) / f"{name}{ext}", **kw))
+            out.append(save(spec, Path(out_dir) / f"{name}{ext}", **kw))
     return out
 
 
@@ -694,7 +712,7 @@ SERIES_TITLES = {"P": "P (max preemptions)", "policy": "policy",
 
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
                  x_title: str | None = None, y_title: str = "", series_title: str | None = None,
-                 title: str | None = None, log_x: bool | None = None,
+                 title: str | None = None, log_x: bool | None = None, percent: bool = False,
                  size: str | Preset = "full") -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
     with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi]).
@@ -702,9 +720,10 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     ``log_x``: None puts x on a log axis when its values are positive and span a factor
     of 8 or more (s, grace scale). Series are drawn side by side (dodged a little along
     x) so their whiskers do not hide each other; tooltips give the true x.
-    A metric named ``... vs BASELINE (%)`` is a change against a baseline: its whiskers
-    stop at -100 % (nothing falls by more than all of it). Whiskers that reach far past
-    the values are clipped at the plot's edge; the numbers are in the table."""
+    ``percent``: the values are fractions (changes, see :mod:`fitgpp.metrics`), shown in
+    percent. A change (``percent``, or a metric named ``... vs BASELINE (%)``) has its
+    whiskers stop at -100 % (nothing falls by more than all of it). Whiskers that reach far
+    past the values are clipped at the plot's edge; the numbers are in the table."""
     need = {x, series, "metric", "value"}
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
@@ -712,16 +731,19 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     st = _styles(df[series].astype(str))
     d = df.assign(**{series: df[series].astype(str)})
     metrics = list(dict.fromkeys(d["metric"]))
-    change = all(re.search(r" vs .+\(%\)$", m) for m in metrics)
-    base = re.search(r" vs (.+?) \(%\)$", metrics[0]).group(1) if change else None
-    y_title = y_title or (f"change against {base} (%)" if change else "value (see panel heading)")
+    change = percent or all(re.search(r" vs .+\(%\)$", m) for m in metrics)
+    vs = re.search(r" vs (.+?)( \(%\))?$", metrics[0])
+    base = vs.group(1) if change and vs else "the baseline"
+    floor = -1.0 if percent else -100.0          # a fraction, or already in percent
+    y_title = y_title or (f"change against {base}" + ("" if percent else " (%)") if change
+                          else "value (see panel heading)")
     xv = d[x].to_numpy(float)
     if log_x is None:
         log_x = bool((xv > 0).all() and xv.max() / xv.min() >= 8)
     ncols = len(metrics) if p.name == "full" else 1
     width = _panel(p, ncols, axis_px=60 if p.name == "full" else 52)
     # panel headings: the metric; "vs FIFO (%)" is said once, on the y axis
-    d["panel"] = [re.sub(r" vs .+\(%\)$", "", m) for m in d["metric"]]
+    d["panel"] = [re.sub(r" vs .+$", "", m) if change else m for m in d["metric"]]
     panels = list(dict.fromkeys(d["panel"]))
     # dodge: spread the series over 6 % of the axis, centred on the true x
     k = st["order"].index
@@ -746,11 +768,12 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
                                            .to_numpy().ravel(), 140, p, vertical=True,
                                            title=y_title))
     else:
-        ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False, nice=True, padding=10))
+        ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False, nice=True, padding=10),
+                   axis=alt.Axis(format="+.0%") if percent else alt.Axis())
     s_title = series_title or SERIES_TITLES.get(series, series)
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=s_title))
     tip = [series, alt.Tooltip(f"{x}:Q", title=x_title or x), "metric",
-           alt.Tooltip("value:Q", format=".3g")]
+           alt.Tooltip("value:Q", format="+.1%" if percent else ".3g")]
     line = alt.Chart().mark_line(clip=True).encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
                                               title=s_title), **enc)
@@ -766,7 +789,7 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
         pad = (spread["max"] - spread["min"]).clip(lower=1e-9) * 0.5 + 1e-9
         lo_lim, hi_lim = d["metric"].map(spread["min"] - pad), d["metric"].map(spread["max"] + pad)
         if change:
-            lo_lim = np.maximum(lo_lim, -100.0)
+            lo_lim = np.maximum(lo_lim, floor)
         lo_c, hi_c = np.maximum(d["lo"], lo_lim), np.minimum(d["hi"], hi_lim)
         cut = ((lo_c > d["lo"]) | (hi_c < d["hi"])).any()
         notes.append("Vertical lines: 95 % intervals" + (

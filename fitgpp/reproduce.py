@@ -1,42 +1,59 @@
-"""The research questions, one function each, and the headless runner behind ``fitgpp reproduce``.
+"""The research questions, each declared once as an experiment, and ``fitgpp reproduce``.
 
-Each ``rqN(size)`` runs its simulations and returns an :class:`RQResult`: a tidy
-table (one row per configuration, means and 95 % CIs across seeds), the
-Datasets worth looking at, the charts, and one sentence on whether the result
-agrees with the paper's finding. The notebooks call the same functions, so
-the notebook and the command cannot disagree.
+A research question is a :class:`Study`: the workload (a model, model variants
+along a dimension of their own, or a real trace), the sweep's policy grid, the
+swept workload knobs, and the function that turns its results into a table,
+figures and a finding. :meth:`Study.run` runs its cells through
+:func:`fitgpp.sweep.run_sweep` (cached cell by cell, on Dask when asked) and
+returns an :class:`Outcome`: the sweep Dataset plus every cell's per-job
+results, from which every number and figure is drawn, without simulating
+again. :meth:`Study.dimensions` lists what can be varied, with its values. The
+notebooks call the same studies, so notebook and command cannot disagree.
 
 Numbers across seeds: each seed draws a fresh workload from the model (the
-policy never changes the workload: :func:`fitgpp.workload.synthesize` is
-seeded per workload only). A statistic's CI is the Student-t 95 % interval of
-its per-seed values; a change against FIFO is computed per seed (paired, same
-workload) in percent, then averaged the same way.
+policy never changes the workload). Statistics and intervals come from
+:mod:`fitgpp.metrics`: a mean's 95 % interval is Student-t, and only from 3 or
+more seeds; a change against FIFO is a fraction, paired per seed (same
+workload), then averaged the same way.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import math
+import os
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+import xarray as xr
 
 from . import plots
+from ._version import __version__
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .simulate import __version__, simulate, summarize
+from .metrics import CI_NOTE, change, long_jobs_p95, percent, t_interval
+from .workload.model import models_dir
 
-#: The paper's headline (synthetic workload, FitGpp s=4 against FIFO), in percent.
-PAPER = {"te_p95": -96.6, "be_median": 18.0, "be_p95": 23.9}
+#: The paper's headline (synthetic workload, FitGpp s=4 against FIFO), as fractions.
+PAPER = {"te_p95": -0.966, "be_median": 0.180, "be_p95": 0.239}
 METRICS = {"te_p95": "TE p95 slowdown", "be_median": "BE median slowdown",
            "be_p95": "BE p95 slowdown"}
-ALIBABA = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "alibaba-gpu-v2023" \
-    / "openb_pod_list_default.csv"
+#: RQ5's input, shipped with fitgpp (traces/alibaba-gpu-v2023/, see its SOURCE.md)
+ALIBABA = models_dir() / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz"
+#: Table columns drawn from the sweep Dataset: column -> (variable, class or None).
+COLUMNS = {
+    "te_median": ("slowdown_median", "TE"), "te_p95": ("slowdown_p95", "TE"),
+    "be_median": ("slowdown_median", "BE"), "be_p95": ("slowdown_p95", "BE"),
+    "preemptions_per_be": ("preemptions_per_job", "BE"), "gpu_util": ("gpu_util", None),
+    "change_te_p95": ("slowdown_p95_vs_fifo", "TE"),
+    "change_be_median": ("slowdown_median_vs_fifo", "BE"),
+    "change_be_p95": ("slowdown_p95_vs_fifo", "BE"),
+}
+NAMES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND"}
 
 
 class ReproduceError(FitgppError):
@@ -45,7 +62,13 @@ class ReproduceError(FitgppError):
 
 @dataclass(frozen=True)
 class Size:
-    """How big the runs are. ``QUICK`` is for tests and a first look, ``FULL`` for the paper."""
+    """How big the runs are. ``QUICK`` is for tests and a first look, ``FULL`` for the paper.
+
+    ``workers``: 0 runs the cells in this process; None on a Dask LocalCluster with one
+    worker per CPU (started only if some cell is not cached; ``$FITGPP_SCHEDULER`` names
+    an existing cluster instead); N on N workers. ``timeline_jobs``: the node timeline
+    shows the run until the N-th arrival.
+    """
 
     n_jobs: int
     seeds: tuple[int, ...]
@@ -54,13 +77,11 @@ class Size:
     model: str = "paper-default"
     load: float = 0.9
     cluster: Cluster = DEFAULT_CLUSTER
-    sweep_workers: int | None = 0   # RQ2's fitgpp.sweep: 0 = in this process, None = Dask, all CPUs
-    sweep_cache: bool = False       # RQ2's fitgpp.sweep: reuse/keep cells in ~/.cache/fitgpp
+    workers: int | None = 0
 
 
 QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
-FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None,
-            sweep_cache=True)
+FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None)
 
 
 @dataclass
@@ -73,135 +94,257 @@ class RQResult:
     datasets: dict = field(default_factory=dict)
     finding: str = ""
     config: dict = field(default_factory=dict)
+    grid: xr.Dataset | None = None     # the sweep Dataset every number comes from
+    stats: dict = field(default_factory=dict)   # cells, cached, computed
 
 
-# ---------------------------------------------------------------- workloads and runs
-def workload(size: Size, seed: int, **knobs):
-    """A synthetic trace from ``size.model``; ``knobs``: load, te_fraction, grace_scale,
-    or ``model=`` a WorkloadModel object (e.g. with another grace-period distribution)."""
-    from .workload import load_model, synthesize
-    model = knobs.pop("model", None) or load_model(size.model)
-    kw = {"load": size.load, **knobs}
-    return synthesize(model, n_jobs=size.n_jobs, seed=seed, cluster=size.cluster, **kw)
+# ---------------------------------------------------------------- the declaration
+@dataclass(frozen=True)
+class Study:
+    """One research question, declared once.
 
-
-def _metrics(ds) -> dict:
-    t = summarize(ds)
-    m = {"te_median": t.loc["TE", "slowdown_median"], "te_p95": t.loc["TE", "slowdown_p95"],
-         "be_median": t.loc["BE", "slowdown_median"], "be_p95": t.loc["BE", "slowdown_p95"],
-         "preemptions_per_be": t.loc["BE", "preemptions_per_job"],
-         "gpu_util": ds.attrs["gpu_util_mean"]}
-    return {k: float(v) for k, v in m.items()}
-
-
-POLICY_SETS = {
-    "rq1": [("FIFO", "fifo", {}), ("PRIO", "prio", {}), ("FitGpp s=4", "fitgpp", {"s": 4.0}),
-            ("LRTP", "lrtp", {}), ("RAND", "rand", {})],
-}
-
-
-def run_grid(size: Size, policies, *, traces=None, knobs: dict | None = None,
-             keep_seed: int | None = None) -> tuple[pd.DataFrame, dict]:
-    """Simulate every ``(label, policy, params)`` on each seed's workload.
-
-    Returns one row per (label, seed) with :func:`_metrics` plus ``change_<m>`` (percent
-    against FIFO on the same workload), and ``{label: Dataset}`` of seed ``keep_seed``
-    (default: the first seed). ``traces``: ``{seed: Trace}`` to use instead of synthesizing.
+    ``policies``: the sweep's policy table (``{name: {param: value or list}}``, see
+    :class:`fitgpp.sweep.Experiment`). ``knobs``: swept workload knobs (``{"grace_scale":
+    (1.0, 4.0)}``); ``n_jobs`` and ``load`` come from the :class:`Size`. ``model``: a
+    workload model (None: the size's). ``variants``: ``{label: model -> model}``, each a
+    variant of the model along the dimension ``variant_dim``. ``trace``: ``size -> Trace``
+    for a real trace instead of a model. ``one_seed``: run the first seed only.
+    ``analyze``: ``Outcome -> RQResult``. Adding a research question or a knob is one
+    declaration; :func:`dataclasses.replace` (or :meth:`replace`) varies one.
     """
-    keep_seed = size.seeds[0] if keep_seed is None else keep_seed
-    rows, kept = [], {}
-    for seed in size.seeds:
-        tr = traces[seed] if traces is not None else workload(size, seed, **dict(knobs or {}))
-        base = None
-        for label, name, params in policies:
-            if name == "rand":
-                params = {**params, "seed": seed}
-            ds = simulate(tr, size.cluster, name, **params)
-            m = _metrics(ds)
-            if name == "fifo":
-                base = m
-            rows.append({"policy": label, "seed": seed, **m})
-            if seed == keep_seed:
-                kept[label] = ds
-        if base is None:
-            raise ReproduceError("run_grid needs FIFO among the policies (changes are against FIFO)")
-        for r in rows[-len(policies):]:
-            for k in METRICS:
-                r[f"change_{k}"] = 100.0 * (r[k] / base[k] - 1.0)
-    return pd.DataFrame(rows), kept
+
+    key: str
+    title: str
+    question: str
+    policies: Mapping[str, Mapping]
+    analyze: Callable[[Outcome], RQResult]
+    knobs: Mapping[str, tuple] = field(default_factory=dict)
+    model: str | None = None
+    variants: Mapping[str, Callable] = field(default_factory=dict)
+    variant_dim: str = "variant"
+    trace: Callable[[Size], object] | None = None
+    one_seed: bool = False
+
+    def replace(self, **changes) -> Study:
+        return dataclasses.replace(self, **changes)
+
+    def seeds(self, size: Size) -> tuple[int, ...]:
+        return tuple(size.seeds[:1]) if self.one_seed else tuple(size.seeds)
+
+    def dimensions(self, size: Size = QUICK) -> dict[str, tuple]:
+        """Every dimension of this question's results and its values at ``size``: the
+        policies, their swept parameters, the workload (model or trace, its variants, the
+        knobs) and the seeds; what a control panel offers."""
+        from .sweep import GRID_PARAMS, Experiment
+        exp = Experiment(workload={"model": "paper-default"}, policies=self.policies)
+        dims: dict[str, tuple] = {"policy": exp.policy_names}
+        for k in GRID_PARAMS:
+            if exp.grid_values(k):
+                dims[k] = exp.grid_values(k)
+        if self.trace is not None:
+            dims["trace"] = ("alibaba-v2023",)
+        else:
+            dims["model"] = (self.model or size.model,)
+            if self.variants:
+                dims[self.variant_dim] = tuple(self.variants)
+            dims["n_jobs"], dims["load"] = (size.n_jobs,), (size.load,)
+            dims.update({k: tuple(v) for k, v in self.knobs.items()})
+        dims["seed"] = self.seeds(size)
+        return dims
+
+    def experiments(self, size: Size = QUICK) -> dict:
+        """The sweep experiments: ``{variant label: Experiment}`` (``{None: ...}`` without
+        variants)."""
+        from .sweep import Experiment, Workload
+        common = dict(policies=self.policies, seeds=self.seeds(size), cluster=size.cluster,
+                      name=self.key, description=self.title)
+        if self.trace is not None:
+            return {None: Experiment(workload=Workload(trace=self.trace(size)), **common)}
+        model = self.model or size.model
+        knobs = {"n_jobs": size.n_jobs, "load": size.load,
+                 **{k: tuple(v) for k, v in self.knobs.items()}}
+        if not self.variants:
+            return {None: Experiment(workload=Workload(model=model, **knobs), **common)}
+        from .workload import load_model
+        base = load_model(model)
+        return {label: Experiment(workload=Workload(model=make(base), **knobs), **common)
+                for label, make in self.variants.items()}
+
+    def run(self, size: Size = QUICK, *, cache=None, scheduler=None, progress=False) -> Outcome:
+        """Run (or read from the cache) every cell; ``cache``: a directory, None for the
+        default, False for none; ``scheduler``: a Dask address, or a callable returning
+        one when a cell must be computed. None: as ``size.workers`` says (0: in this
+        process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
+        started only if some cell is not cached)."""
+        from .sweep import run_sweep
+        exps = self.experiments(size)
+        grids, runs = {}, {}
+        stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
+        own = None
+        if scheduler is None and size.workers != 0:  # one cluster for all variants, if needed
+            scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
+            own = scheduler if isinstance(scheduler, _LazyCluster) else None
+        how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
+        try:
+            for label, exp in exps.items():
+                got, st = {}, {}
+                grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st,
+                                         **how)
+                runs.update({(label, c): r for c, r in got.items()})
+                for k in stats:
+                    stats[k] += st[k]
+        finally:
+            if own is not None:
+                own.close()
+        if None in grids:
+            grid = grids[None]
+        else:
+            grid = xr.concat(list(grids.values()), dim=pd.Index(list(grids), name=self.variant_dim),
+                             combine_attrs="drop_conflicts")
+        return Outcome(self, size, grid, runs, stats, exps)
+
+    def result(self, size: Size = QUICK, **kw) -> RQResult:
+        """Run the study (see :meth:`run`) and analyze it."""
+        o = self.run(size, **kw)
+        r = self.analyze(o)
+        r.grid, r.stats = o.grid, o.stats
+        return r
 
 
-def sweep_runs(size: Size, s_values, p_values) -> tuple[pd.DataFrame, object]:
-    """RQ2's grid through :func:`fitgpp.sweep.run_sweep` (Dask and its cell cache at full
-    size): FIFO, LRTP, RAND and FitGpp over ``s_values`` x ``p_values``, one row per
-    (label, seed) in :func:`run_grid`'s format, plus the sweep's own Dataset."""
-    from .sweep import Experiment, PolicyGrid, Workload, run_sweep
-    exp = Experiment(workload=Workload(model=size.model, n_jobs=size.n_jobs, load=size.load),
-                     policies=(PolicyGrid(name="fifo"), PolicyGrid(name="lrtp", max_preemptions=(3,)),
-                               PolicyGrid(name="rand", max_preemptions=(3,)),
-                               PolicyGrid(name="fitgpp", s=tuple(float(x) for x in s_values),
-                                          max_preemptions=tuple(int(p) for p in p_values))),
-                     seeds=tuple(size.seeds), cluster=size.cluster, name="rq2")
-    serial = size.sweep_workers == 0
-    sw = run_sweep(exp, workers=None if serial else size.sweep_workers, serial=serial,
-                   cache=None if size.sweep_cache else False, progress=False)
-    s0, p3 = sw["s"].values[0], 3 if 3 in sw["max_preemptions"].values else sw["max_preemptions"].values[0]
-    cells = [("FIFO", "fifo", s0, p3), ("LRTP", "lrtp", s0, 3), ("RAND", "rand", s0, 3)]
-    cells += [(f"FitGpp s={x:g} P={p}", "fitgpp", float(x), int(p)) for p in p_values for x in s_values]
-    rows = []
-    for seed in size.seeds:
-        base = None
-        for label, pol, x, p in cells:
-            c = sw.sel(policy=pol, s=x, max_preemptions=p, seed=seed)
-            m = {"te_median": float(c["slowdown_median"].sel(cls="TE")),
-                 "te_p95": float(c["slowdown_p95"].sel(cls="TE")),
-                 "be_median": float(c["slowdown_median"].sel(cls="BE")),
-                 "be_p95": float(c["slowdown_p95"].sel(cls="BE")),
-                 "preemptions_per_be": float(c["preemptions_per_job"].sel(cls="BE")),
-                 "gpu_util": float(c["gpu_util"])}
-            base = m if pol == "fifo" else base
-            rows.append({"policy": label, "seed": seed, **m,
-                         **{f"change_{k}": 100.0 * (m[k] / base[k] - 1.0) for k in METRICS}})
-    return pd.DataFrame(rows), sw
+@dataclass
+class Outcome:
+    """A study's results: the sweep Dataset (``grid``) and each cell's per-job results."""
+
+    study: Study
+    size: Size
+    grid: xr.Dataset
+    runs: dict       # {(variant label or None, Cell): cell result}
+    stats: dict
+    experiments: dict
+
+    def configurations(self) -> list[dict]:
+        """Every configuration of the grid (without seeds): ``label``, ``name`` (policy),
+        ``params``, ``knobs``, ``variant``; in declaration order."""
+        import itertools
+        exp = next(iter(self.experiments.values()))
+        knob_sets = [dict(zip(self.study.knobs, v))
+                     for v in itertools.product(*self.study.knobs.values())]
+        out = []
+        for variant in self.experiments:
+            for grid in exp.policies:
+                for params in grid.combos():
+                    for knobs in knob_sets:
+                        out.append({"label": label_of(grid.name, params, exp),
+                                    "name": grid.name, "params": params, "knobs": knobs,
+                                    "variant": variant})
+        return out
+
+    def at(self, conf: dict) -> xr.Dataset:
+        """The sweep Dataset at configuration ``conf`` (dimensions left: seed, cls)."""
+        from .sweep import GRID_PARAMS
+        sel = {"policy": conf["name"], **conf["knobs"]}
+        for d in GRID_PARAMS:
+            if d in self.grid.dims:
+                sel[d] = conf["params"].get(d, self.grid[d].values[0])
+        if conf["variant"] is not None:
+            sel[self.study.variant_dim] = conf["variant"]
+        return self.grid.sel(sel)
+
+    def values(self, conf: dict, var: str, cls: str | None, at: xr.Dataset | None = None):
+        """Per-seed values of ``var`` (for class ``cls``) at configuration ``conf``."""
+        da = (self.at(conf) if at is None else at)[var]
+        return (da.sel(cls=cls) if cls else da).to_numpy()
+
+    def run(self, policy: str, *, seed: int | None = None, variant=None, **where) -> xr.Dataset:
+        """One cell's simulation Dataset (from the sweep's results, no simulation):
+        ``policy`` (a name) with parameters and knobs ``where`` on seed ``seed`` (default:
+        the first); a parameter the policy does not take is ignored."""
+        from .sweep import GRID_PARAMS, run_dataset
+        seed = self.study.seeds(self.size)[0] if seed is None else seed
+        hits = []
+        for (v, c), res in self.runs.items():
+            if c.policy != policy or c.seed != seed or v != variant:
+                continue
+            params, knobs = dict(c.params), dict(c.knobs)
+            if all(params[k] == x if k in params else knobs[k] == x if k in knobs
+                   else k in GRID_PARAMS for k, x in where.items()):
+                hits.append((c, res))
+        if len(hits) != 1:
+            raise ReproduceError(f"{self.study.key}: {len(hits)} cells match policy={policy!r}, "
+                                 f"seed={seed}, variant={variant!r}, {where}; give the "
+                                 f"parameters and knobs that tell them apart")
+        return run_dataset(hits[0][1])
+
+    def table(self, extra: Mapping[str, Callable] | None = None) -> pd.DataFrame:
+        """One row per configuration: its ids (``policy`` label, ``name``, ``s``, ``P``,
+        knobs, variant), ``seeds``, and for each of :data:`COLUMNS` (and each ``extra``
+        ``column: Dataset -> float``, computed per seed from the cell's per-job results)
+        the mean over seeds with ``_lo``/``_hi`` bounds (NaN below 3 seeds)."""
+        rows = []
+        seeds = self.study.seeds(self.size)
+        for conf in self.configurations():
+            row = {"policy": conf["label"], "family": NAMES.get(conf["name"], conf["name"]),
+                   "name": conf["name"], "s": conf["params"].get("s", np.nan),
+                   "P": conf["params"].get("max_preemptions", np.nan), **conf["knobs"]}
+            if conf["variant"] is not None:
+                row[self.study.variant_dim] = conf["variant"]
+            row["seeds"] = len(seeds)
+            at = self.at(conf)
+            cols = {c: self.values(conf, *vc, at=at) for c, vc in COLUMNS.items()
+                    if vc[0] in self.grid}
+            for c, fn in (extra or {}).items():
+                cols[c] = np.array([fn(self.run(conf["name"], seed=s, variant=conf["variant"],
+                                                **conf["params"], **conf["knobs"]))
+                                    for s in seeds])
+            for c, x in cols.items():
+                row[c], row[f"{c}_lo"], row[f"{c}_hi"] = t_interval(x)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def kept(self, **where) -> dict[str, xr.Dataset]:
+        """``{label: Dataset}`` of the first seed, one per policy configuration (knobs and
+        variant fixed by ``where``: ``variant=...`` and knob values)."""
+        variant = where.pop("variant", None)
+        out = {}
+        for conf in self.configurations():
+            if conf["variant"] != variant or any(conf["knobs"].get(k) != v for k, v in where.items()):
+                continue
+            out[conf["label"]] = self.run(conf["name"], variant=variant, **conf["params"],
+                                          **conf["knobs"])
+        return out
 
 
-def _ci(x) -> tuple[float, float, float]:
-    x = np.asarray(x, dtype=float)
-    m = float(np.mean(x))
-    if len(x) < 2:
-        return m, math.nan, math.nan
-    h = float(sps.t.ppf(0.975, len(x) - 1) * np.std(x, ddof=1) / math.sqrt(len(x)))
-    return m, m - h, m + h
+def label_of(name: str, params: dict, exp) -> str:
+    """``FitGpp s=4``, ``FitGpp s=4 P=3`` (P shown when the grid sweeps it), ``FIFO``."""
+    label = NAMES.get(name, name)
+    grid = next(g for g in exp.policies if g.name == name)
+    if "s" in params:
+        label += f" s={params['s']:g}"
+    if "max_preemptions" in params and len(grid.max_preemptions) > 1:
+        label += f" P={params['max_preemptions']}"
+    return label
 
 
-def across_seeds(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Mean and 95 % CI (``<m>``, ``<m>_lo``, ``<m>_hi``) of every metric across seeds."""
-    cols = [c for c in runs.columns if c not in by and c != "seed"]
-    out = []
-    for key, g in runs.groupby(by, sort=False):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-        row["seeds"] = len(g)
-        for c in cols:
-            row[c], row[f"{c}_lo"], row[f"{c}_hi"] = _ci(g[c])
-        out.append(row)
-    return pd.DataFrame(out)
-
-
-def _long(table: pd.DataFrame, metrics: dict, id_vars: list[str], prefix: str = "") -> pd.DataFrame:
+# ---------------------------------------------------------------- helpers for the analyses
+def _long(table: pd.DataFrame, metrics: dict, id_vars: list[str]) -> pd.DataFrame:
     parts = []
-    for k, name in metrics.items():
-        c = prefix + k
+    for c, name in metrics.items():
         parts.append(table[id_vars].assign(metric=name, value=table[c], lo=table[f"{c}_lo"],
                                            hi=table[f"{c}_hi"]))
     return pd.concat(parts, ignore_index=True)
 
 
+CHANGES = {f"change_{k}": v + " vs FIFO" for k, v in METRICS.items()}
+
+
 def _bars(table: pd.DataFrame) -> pd.DataFrame:
-    """Stats table for :func:`fitgpp.plots.slowdown_bars` from an across-seeds table."""
+    """Stats table for :func:`fitgpp.plots.slowdown_bars` from an across-seeds table
+    (no whisker where there is no interval)."""
     rows = []
     for _, r in table.iterrows():
         for cls in ("te", "be"):
-            for stat, k in (("median", f"{cls}_median"), ("p95", f"{cls}_p95")):
+            for stat in ("median", "p95"):
+                k = f"{cls}_{stat}"
                 lo, hi = r[f"{k}_lo"], r[f"{k}_hi"]
                 rows.append({"policy": r["policy"], "class": cls.upper(), "stat": stat,
                              "value": r[k], "lo": r[k] if np.isnan(lo) else lo,
@@ -209,47 +352,67 @@ def _bars(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fmt(m, lo, hi, unit="") -> str:
-    if np.isnan(lo):
-        return f"{m:.3g}{unit}"
-    return f"{m:.3g}{unit} [{lo:.3g}, {hi:.3g}]"
+def _fmt(m, lo, hi, is_change: bool = False) -> str:
+    """A mean with its interval; a change (a fraction) in percent."""
+    f = percent if is_change else (lambda x: f"{x:.3g}")
+    return f(m) if np.isnan(lo) else f"{f(m)} [{f(lo)}, {f(hi)}]"
 
 
-def _config(size: Size, **extra) -> dict:
-    return {"model": size.model, "n_jobs": size.n_jobs, "seeds": list(size.seeds),
-            "load": size.load, "cluster": size.cluster.describe(), "tick_s": 60,
-            "max_preemptions": 3, "fitgpp_version": __version__, **extra}
+def _config(o: Outcome, **extra) -> dict:
+    st = o.study
+    return {"model": "(real trace)" if st.trace else (st.model or o.size.model),
+            "n_jobs": o.size.n_jobs, "seeds": list(st.seeds(o.size)), "load": o.size.load,
+            "cluster": o.size.cluster.describe(), "tick_s": 60, "max_preemptions": 3,
+            "policies": {k: dict(v) for k, v in st.policies.items()},
+            "knobs": {k: list(v) for k, v in st.knobs.items()},
+            **({st.variant_dim: list(st.variants)} if st.variants else {}),
+            "fitgpp_version": __version__, **extra}
+
+
+def _timeline(ds: xr.Dataset, n: int, title: str):
+    """Node timeline of a run until its ``n``-th arrival."""
+    seg = plots.segments_of(ds)
+    t_end = float(np.sort(ds["submit"].to_numpy())[min(n, ds.sizes["job"]) - 1]) + 1.0
+    seg = seg[seg["start"] < t_end].assign(end=lambda d: np.minimum(d["end"], t_end))
+    return plots.node_timeline(seg, title=title)
 
 
 # ---------------------------------------------------------------- RQ1
-def rq1(size: Size = QUICK) -> RQResult:
-    """Can preemption cut TE latency without hurting BE much? FitGpp(s=4) against
-    FIFO, PRIO, LRTP and RAND on the default workload."""
-    runs, kept = run_grid(size, POLICY_SETS["rq1"])
-    table = across_seeds(runs, ["policy"])
-    fit = table.set_index("policy").loc["FitGpp s=4"]
+def _rq1(o: Outcome) -> RQResult:
+    st, size = o.study, o.size
+    table = o.table()
+    t = table.set_index("policy")
+    fit = t.loc["FitGpp s=4"]
     ok = {k: (fit[f"change_{k}"] <= PAPER[k]) for k in PAPER}
-    finding = ("FitGpp s=4 against FIFO: TE p95 {} %, BE median {} %, BE p95 {} % "
+    finding = ("FitGpp s=4 against FIFO: TE p95 {}, BE median {}, BE p95 {} "
                "(paper: -96.6 %, +18.0 %, +23.9 %). ".format(
-                   *(_fmt(fit[f"change_{k}"], fit[f"change_{k}_lo"], fit[f"change_{k}_hi"], "")
+                   *(_fmt(fit[f"change_{k}"], fit[f"change_{k}_lo"], fit[f"change_{k}_hi"], True)
                      for k in PAPER)))
     finding += (f"FitGpp's TE p95 slowdown is {fit['te_p95']:.3g} (1 is the floor: no TE job waits), "
-                f"FIFO's {table.set_index('policy').loc['FIFO', 'te_p95']:.3g}. ")
+                f"FIFO's {t.loc['FIFO', 'te_p95']:.3g}. ")
     finding += ("Agrees: it matches or beats the headline on all three." if all(ok.values()) else
                 "Partly: " + ", ".join(f"{METRICS[k]} {'meets' if v else 'misses'} the paper"
                                        for k, v in ok.items()) + ".")
-    tr_small = workload(dataclasses.replace(size, n_jobs=size.timeline_jobs), size.seeds[0])
-    seg = plots.segments(tr_small, size.cluster, "fitgpp", s=4.0)
+    kept = o.kept()
     charts = {
         "rq1_slowdown_cdf": plots.slowdown_cdf(kept),
         "rq1_slowdown_bars": plots.slowdown_bars(_bars(table)),
         "rq1_utilization_fitgpp": plots.utilization(kept["FitGpp s=4"]),
         "rq1_utilization_fifo": plots.utilization(kept["FIFO"]),
-        "rq1_node_timeline": plots.node_timeline(
-            seg, title=f"FitGpp s=4, first {size.timeline_jobs} jobs, nodes 0-7"),
+        "rq1_node_timeline": _timeline(
+            kept["FitGpp s=4"], size.timeline_jobs,
+            f"FitGpp s=4, seed {st.seeds(size)[0]}, until arrival {size.timeline_jobs}, nodes 0-7"),
     }
-    return RQResult("rq1", "RQ1: TE latency", rq1.__doc__.split("\n")[0].strip() + " ...",
-                    table, charts, kept, finding, _config(size, policies=[p[0] for p in POLICY_SETS["rq1"]]))
+    return RQResult(st.key, st.title, st.question, table, charts, kept, finding,
+                    _config(o, policies=list(kept)))
+
+
+RQ1 = Study(
+    key="rq1", title="RQ1: TE latency",
+    question="Can preemption cut TE latency without hurting BE much? FitGpp (s=4) against "
+             "FIFO, PRIO, LRTP and RAND on the default workload.",
+    policies={"fifo": {}, "prio": {}, "fitgpp": {"s": [4.0]}, "lrtp": {}, "rand": {}},
+    analyze=_rq1)
 
 
 # ---------------------------------------------------------------- RQ2
@@ -257,41 +420,29 @@ S_VALUES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 P_VALUES = (1, 3, 10)
 
 
-def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES, *,
-        model: str | None = None) -> RQResult:
-    """How does the threshold s (and the preemption limit P) trade TE responsiveness against BE?
-    The s x P grid runs through fitgpp.sweep (one Dataset; its cell cache at full size)."""
-    key, title = "rq2", "RQ2: the threshold s"
-    if model is not None and model != size.model:
-        size = dataclasses.replace(size, model=model)
-        key, title = "rq2w", f"RQ2 on {model}: the threshold s"
-    pols = [("FIFO", "fifo", {}), ("LRTP", "lrtp", {}), ("RAND", "rand", {})]
-    pols += [(f"FitGpp s={s:g} P={p}", "fitgpp", {"s": float(s), "max_preemptions": int(p)})
-             for p in p_values for s in s_values]
-    runs, sweep = sweep_runs(size, s_values, p_values)
-    table = across_seeds(runs, ["policy"])
-    params = {lb: prm for lb, _, prm in pols}
-    table["s"] = [params[lb].get("s", np.nan) for lb in table["policy"]]
-    table["P"] = [params[lb].get("max_preemptions", np.nan) for lb in table["policy"]]
-    table["family"] = [lb.split(" ")[0] for lb in table["policy"]]
+def _rq2(o: Outcome) -> RQResult:
+    st = o.study
+    key = st.key
+    table = o.table()
+    p_values = sorted({int(p) for p in table["P"].dropna()})
     charts = {}
     for p in p_values:
         sub = table[(table["family"] != "FitGpp") | (table["P"] == p)].copy()
         sub["policy"] = [lb.replace(f" P={p}", "") for lb in sub["policy"]]
-        charts[f"rq2_s_tradeoff_P{p}"] = plots.s_tradeoff(sub)
+        charts[f"{key}_s_tradeoff_P{p}"] = plots.s_tradeoff(sub)
     fit = table[table["family"] == "FitGpp"]
     meets = fit[(fit["change_te_p95"] <= PAPER["te_p95"]) & (fit["change_be_median"] <= PAPER["be_median"])
                 & (fit["change_be_p95"] <= PAPER["be_p95"])]
     lines = fit.assign(P=fit["P"].astype(int).astype(str))
-    long = _long(lines, {f"change_{k}": v + " vs FIFO (%)" for k, v in METRICS.items()},
-                 ["s", "P"])
-    charts["rq2_change_vs_s"] = plots.metric_lines(long, x="s", series="P", x_title="threshold s")
+    charts[f"{key}_change_vs_s"] = plots.metric_lines(_long(lines, CHANGES, ["s", "P"]), x="s",
+                                                      series="P", x_title="threshold s",
+                                                      percent=True)
     # the trade-off is judged on the slowdowns themselves (mean over P), not on their change
     # against FIFO, whose large TE p95 would shrink any difference between settings of s
     te_trend = fit.groupby("s")["te_p95"].mean()
     be_trend = fit.groupby("s")["be_p95"].mean()
-    r_te = te_trend.iloc[-1] / te_trend.iloc[0] - 1
-    r_be = be_trend.iloc[-1] / be_trend.iloc[0] - 1
+    r_te = change(te_trend.iloc[-1], te_trend.iloc[0])
+    r_be = change(be_trend.iloc[-1], be_trend.iloc[0])
     trend = (f"from s={te_trend.index[0]:g} to s={te_trend.index[-1]:g} (mean over P) TE p95 "
              f"slowdown moves {te_trend.iloc[0]:.2f} -> {te_trend.iloc[-1]:.2f} and BE p95 "
              f"{be_trend.iloc[0]:.2f} -> {be_trend.iloc[-1]:.2f}. ")
@@ -300,76 +451,73 @@ def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES, *,
         verdict = "Agrees with the paper: larger s buys TE latency with BE slowdown."
     elif abs(r_te) <= flat:
         verdict = (f"Cannot confirm the paper's trade-off: TE p95 is flat in s here (BE p95 moves "
-                   f"{100 * r_be:+.1f} %), so this workload leaves s little to trade.")
+                   f"{percent(r_be)}), so this workload leaves s little to trade.")
     else:
         verdict = "Does not match the paper's trade-off direction; see the figure."
     finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings meet all three headline numbers"
                + (f" ({', '.join(meets['policy'])})" if len(meets) else "") + "; " + trend + verdict)
-    charts = {k.replace("rq2_", f"{key}_"): c for k, c in charts.items()}
-    return RQResult(key, title, rq2.__doc__.strip(), table, charts,
-                    {"sweep": sweep}, finding, _config(size, s_values=list(s_values), p_values=list(p_values)))
+    return RQResult(key, st.title, st.question, table, charts, {"sweep": o.grid}, finding,
+                    _config(o, model=st.model or o.size.model))
 
 
-def rq2_wide(size: Size = QUICK) -> RQResult:
-    """RQ2 on ``paper-wide-te`` (TE jobs of 4 or 8 GPUs), where TE jobs must preempt."""
-    return rq2(size, model="paper-wide-te")
+RQ2 = Study(
+    key="rq2", title="RQ2: the threshold s",
+    question="How does the threshold s (and the preemption limit P) trade TE responsiveness "
+             "against BE? FitGpp over s x P, with FIFO, LRTP and RAND as fixed points.",
+    policies={"fifo": {}, "lrtp": {"max_preemptions": [3]}, "rand": {"max_preemptions": [3]},
+              "fitgpp": {"s": list(S_VALUES), "max_preemptions": list(P_VALUES)}},
+    analyze=_rq2)
+RQ2W = RQ2.replace(
+    key="rq2w", title="RQ2 on paper-wide-te: the threshold s", model="paper-wide-te",
+    question="RQ2 on paper-wide-te (TE jobs of 4 or 8 GPUs), where TE jobs must preempt.")
 
 
 # ---------------------------------------------------------------- RQ3
 GRACE_SCALES = (1.0, 4.0, 16.0)
 
 
-def _long_be(ds, q: float = 0.75) -> float:
+def _long_be(ds) -> float:
     """p95 slowdown of the BE jobs whose duration is in the top quarter."""
-    be = ds["cls"].to_numpy() == "BE"
-    d = ds["duration"].to_numpy()[be]
-    sd = ds["slowdown"].to_numpy()[be]
-    return float(np.percentile(sd[d >= np.quantile(d, q)], 95)) if be.any() else math.nan
+    return long_jobs_p95(ds["cls"].to_numpy(), ds["duration"].to_numpy(), ds["slowdown"].to_numpy())
 
 
-def rq3(size: Size = QUICK, grace_scales=GRACE_SCALES) -> RQResult:
-    """Long BE jobs and long grace periods: s=4 against s=8 as grace periods grow."""
-    pols = [("FIFO", "fifo", {}), ("FitGpp s=4", "fitgpp", {"s": 4.0}),
-            ("FitGpp s=8", "fitgpp", {"s": 8.0})]
-    parts, kept = [], {}
-    for g in grace_scales:
-        runs, k = run_grid(size, pols, knobs={"grace_scale": float(g)})
-        runs["grace_scale"] = g
-        parts.append(runs)
-        kept.update({f"{lb} grace x{g:g}": ds for lb, ds in k.items()})
-    runs = pd.concat(parts, ignore_index=True)
-    # long-BE-job metric from the kept (first-seed) Datasets, as a per-configuration extra
-    long_be = {key: _long_be(ds) for key, ds in kept.items()}
-    table = across_seeds(runs, ["grace_scale", "policy"])
-    table["be_long_p95_seed0"] = [long_be[f"{p} grace x{g:g}"] for g, p in
-                                  zip(table["grace_scale"], table["policy"])]
-    fit = table[table["policy"] != "FIFO"]
-    long = _long(fit, {f"change_{k}": v + " vs FIFO (%)" for k, v in METRICS.items()},
-                 ["grace_scale", "policy"])
-    lb = fit[["grace_scale", "policy", "be_long_p95_seed0"]].rename(
-        columns={"be_long_p95_seed0": "value"}).assign(metric="p95 slowdown, longest 25 % BE")
-    charts = {"rq3_change_vs_grace": plots.metric_lines(long, x="grace_scale",
-                                                        x_title="grace-period scale"),
-              "rq3_long_be_jobs": plots.metric_lines(lb, x="grace_scale",
-                                                     x_title="grace-period scale")}
-    g_max = max(grace_scales)
+def _rq3(o: Outcome) -> RQResult:
+    st = o.study
+    table = o.table(extra={"be_long_p95": _long_be})
+    fit = table[table["name"] != "fifo"]
+    long = _long(fit, CHANGES, ["grace_scale", "policy"])
+    lb = _long(fit, {"be_long_p95": "p95 slowdown, longest 25 % of BE jobs"},
+               ["grace_scale", "policy"])
+    charts = {f"{st.key}_change_vs_grace": plots.metric_lines(
+                  long, x="grace_scale", x_title="grace-period scale", percent=True),
+              f"{st.key}_long_be_jobs": plots.metric_lines(
+                  lb, x="grace_scale", x_title="grace-period scale", y_title="slowdown")}
+    g_max = max(fit["grace_scale"])
     at = fit[fit["grace_scale"] == g_max].set_index("policy")
-    d_te = at.loc["FitGpp s=8", "change_te_p95"] - at.loc["FitGpp s=4", "change_te_p95"]
-    d_be = at.loc["FitGpp s=8", "change_be_p95"] - at.loc["FitGpp s=4", "change_be_p95"]
-    if abs(d_te) < 0.5 and abs(d_be) < 0.5:
+    s4, s8 = at.loc["FitGpp s=4"], at.loc["FitGpp s=8"]
+    d_te = s8["change_te_p95"] - s4["change_te_p95"]
+    d_be = s8["change_be_p95"] - s4["change_be_p95"]
+    pts = lambda x: f"{100 * x:+.1f}"  # noqa: E731 - a difference of two fractions, in points
+    if abs(d_te) < 0.005 and abs(d_be) < 0.005:
         verdict = "cannot confirm: s=4 and s=8 give the same result here."
-    elif d_te < 0.5 and d_be < 0.5:
-        verdict = (f"agrees: s=8 is the better setting there (TE p95 {d_te:+.1f}, BE p95 {d_be:+.1f} "
+    elif d_te < 0.005 and d_be < 0.005:
+        verdict = (f"agrees: s=8 is the better setting there (TE p95 {pts(d_te)}, BE p95 {pts(d_be)} "
                    "points against s=4).")
     else:
-        verdict = (f"does not agree here: against s=4, s=8 moves TE p95 {d_te:+.1f} and BE p95 "
-                   f"{d_be:+.1f} points.")
-    finding = (f"At grace scale x{g_max:g}, TE p95 change vs FIFO: s=4 {at.loc['FitGpp s=4', 'change_te_p95']:.1f} %, "
-               f"s=8 {at.loc['FitGpp s=8', 'change_te_p95']:.1f} %; BE p95: s=4 "
-               f"{at.loc['FitGpp s=4', 'change_be_p95']:.1f} %, s=8 {at.loc['FitGpp s=8', 'change_be_p95']:.1f} %. "
-               f"Paper: s=8 helps when grace periods are long — " + verdict)
-    return RQResult("rq3", "RQ3: long jobs and grace periods", rq3.__doc__.strip(), table, charts,
-                    kept, finding, _config(size, grace_scales=list(grace_scales)))
+        verdict = (f"does not agree here: against s=4, s=8 moves TE p95 {pts(d_te)} and BE p95 "
+                   f"{pts(d_be)} points.")
+    finding = (f"At grace scale x{g_max:g}, TE p95 change vs FIFO: s=4 {percent(s4['change_te_p95'])}, "
+               f"s=8 {percent(s8['change_te_p95'])}; BE p95: s=4 {percent(s4['change_be_p95'])}, "
+               f"s=8 {percent(s8['change_be_p95'])}. Paper: s=8 helps when grace periods are "
+               "long — " + verdict)
+    return RQResult(st.key, st.title, st.question, table, charts, {}, finding, _config(o))
+
+
+RQ3 = Study(
+    key="rq3", title="RQ3: long jobs and grace periods",
+    question="Long BE jobs and long grace periods: s=4 against s=8 as grace periods grow.",
+    policies={"fifo": {}, "fitgpp": {"s": [4.0, 8.0]}},
+    knobs={"grace_scale": GRACE_SCALES}, analyze=_rq3)
 
 
 # ---------------------------------------------------------------- RQ4
@@ -389,38 +537,38 @@ def grace_variant(model, sigma: float):
                                classes={**model.classes, "BE": be})
 
 
-def rq4(size: Size = QUICK, te_fractions=TE_FRACTIONS, grace_shapes=None) -> RQResult:
-    """TE/BE mixes and grace-period length distributions: FitGpp s=4 against FIFO."""
-    from .workload import load_model
-    grace_shapes = GRACE_SHAPES if grace_shapes is None else grace_shapes
-    base_model = load_model(size.model)
-    pols = [("FIFO", "fifo", {}), ("FitGpp s=4", "fitgpp", {"s": 4.0})]
-    parts = []
-    for shape, sigma in grace_shapes.items():
-        model = grace_variant(base_model, sigma)
-        for f in te_fractions:
-            runs, _ = run_grid(size, pols, knobs={"te_fraction": float(f), "model": model})
-            runs["te_fraction"], runs["grace"] = f, shape
-            parts.append(runs)
-    runs = pd.concat(parts, ignore_index=True)
-    table = across_seeds(runs, ["grace", "te_fraction", "policy"])
-    fit = table[table["policy"] != "FIFO"]
-    long = _long(fit, {f"change_{k}": v + " vs FIFO (%)" for k, v in METRICS.items()},
-                 ["grace", "te_fraction"])
-    charts = {"rq4_change_vs_mix": plots.metric_lines(long, x="te_fraction", series="grace",
-                                                      x_title="TE share of jobs")}
+def _grace(sigma: float):
+    def make(model):
+        return grace_variant(model, sigma)
+    make.sigma = sigma
+    return make
+
+
+def _rq4(o: Outcome) -> RQResult:
+    st = o.study
+    table = o.table()
+    fit = table[table["name"] != "fifo"]
+    long = _long(fit, CHANGES, ["grace", "te_fraction"])
+    charts = {f"{st.key}_change_vs_mix": plots.metric_lines(
+        long, x="te_fraction", series="grace", x_title="TE share of jobs", percent=True)}
     worst = fit.loc[fit["change_be_p95"].idxmax()]
     cut = (fit["change_te_p95"] < 0).all()
     finding = (f"TE p95 falls against FIFO in {int((fit['change_te_p95'] < 0).sum())} of {len(fit)} "
-               f"mixes; BE p95 cost is largest ({worst['change_be_p95']:.1f} %) at TE share "
+               f"mixes; BE p95 cost is largest ({percent(worst['change_be_p95'])}) at TE share "
                f"{worst['te_fraction']:g} with {worst['grace']} grace periods. "
                + ("Agrees with the paper: FitGpp keeps its TE gain across mixes and grace distributions."
                   if cut else "Does not fully agree: some mixes see no TE gain."))
-    return RQResult("rq4", "RQ4: job mix and grace-period distribution", rq4.__doc__.strip(),
-                    table, charts, {}, finding,
-                    _config(size, te_fractions=list(te_fractions),
-                            grace_shapes={k: f"lognormal median 60 s sigma {v:g}, max 1 h"
-                                          for k, v in grace_shapes.items()}))
+    return RQResult(st.key, st.title, st.question, table, charts, {}, finding,
+                    _config(o, grace_shapes={k: f"lognormal median 60 s sigma {v.sigma:g}, max 1 h"
+                                             for k, v in st.variants.items()}))
+
+
+RQ4 = Study(
+    key="rq4", title="RQ4: job mix and grace-period distribution",
+    question="TE/BE mixes and grace-period length distributions: FitGpp s=4 against FIFO.",
+    policies={"fifo": {}, "fitgpp": {"s": [4.0]}}, knobs={"te_fraction": TE_FRACTIONS},
+    variants={label: _grace(sigma) for label, sigma in GRACE_SHAPES.items()},
+    variant_dim="grace", analyze=_rq4)
 
 
 # ---------------------------------------------------------------- RQ5
@@ -438,8 +586,8 @@ def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None
     from .workload import from_alibaba_v2023, offered_load
     path = Path(path)
     if not path.is_file():
-        raise ReproduceError(f"real trace {path} not found: RQ5 needs ../shared/traces/"
-                             "alibaba-gpu-v2023/openb_pod_list_default.csv next to the repo")
+        raise ReproduceError(f"real trace {path} not found: RQ5 needs the Alibaba GPU v2023 "
+                             "pod list (shipped as fitgpp.reproduce.ALIBABA)")
     tr, report = from_alibaba_v2023(path, runtimes="philly", seed=seed)
     jobs = tr.jobs.sort_values(["submit_time", "job_id"], kind="stable")
     if n_jobs is not None:
@@ -457,32 +605,67 @@ def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None
     return tr
 
 
-def rq5(size: Size = QUICK, path=ALIBABA) -> RQResult:
-    """A real trace (Alibaba openb 2023): FitGpp s=4 against FIFO, LRTP and RAND."""
-    tr = alibaba_trace(path, n_jobs=size.real_jobs, load=size.load, cluster=size.cluster)
-    pols = [("FIFO", "fifo", {}), ("FitGpp s=4", "fitgpp", {"s": 4.0}), ("LRTP", "lrtp", {}),
-            ("RAND", "rand", {})]
-    one = dataclasses.replace(size, seeds=(0,))
-    runs, kept = run_grid(one, pols, traces={0: tr})
-    table = across_seeds(runs, ["policy"])
-    fit = table.set_index("policy").loc["FitGpp s=4"]
-    charts = {"rq5_slowdown_cdf": plots.slowdown_cdf(kept),
-              "rq5_slowdown_bars": plots.slowdown_bars(plots.stats_table(kept))}
+def _rq5(o: Outcome) -> RQResult:
+    st = o.study
+    tr = o.experiments[None].workload.trace
+    table = o.table()
+    t = table.set_index("policy")
+    fit = t.loc["FitGpp s=4"]
+    kept = o.kept()
+    charts = {f"{st.key}_slowdown_cdf": plots.slowdown_cdf(kept),
+              f"{st.key}_slowdown_bars": plots.slowdown_bars(plots.stats_table(kept))}
     dropped = tr.source.get("dropped_fit_no_node", 0)
-    finding = (f"On {len(tr.jobs)} real jobs ({dropped} dropped: they fit no node), FitGpp s=4 vs FIFO: TE p95 {fit['change_te_p95']:.1f} %, "
-               f"BE median {fit['change_be_median']:.1f} %, BE p95 {fit['change_be_p95']:.1f} %. "
+    finding = (f"On {len(tr.jobs)} real jobs ({dropped} dropped: they fit no node), FitGpp s=4 vs "
+               f"FIFO: TE p95 {percent(fit['change_te_p95'])}, BE median "
+               f"{percent(fit['change_be_median'])}, BE p95 {percent(fit['change_be_p95'])}. "
                + ("Agrees with the paper's direction against FIFO (large TE gain, small BE cost)"
-                  if fit["change_te_p95"] < -50 and fit["change_be_p95"] < 50 else
+                  if fit["change_te_p95"] < -0.5 and fit["change_be_p95"] < 0.5 else
                   "Differs from the paper's synthetic result against FIFO")
                + "; TE p95 slowdown: " + ", ".join(
-                   f"{p} {table.set_index('policy').loc[p, 'te_p95']:.3g}"
-                   for p in ("FitGpp s=4", "LRTP", "RAND")) + ".")
-    return RQResult("rq5", "RQ5: a real trace", rq5.__doc__.strip(), table, charts, kept, finding,
-                    _config(one, trace={k: v for k, v in tr.source.items() if k != 'adapter'},
-                            model="(real trace)", n_jobs=len(tr.jobs)))
+                   f"{p} {t.loc[p, 'te_p95']:.3g}" for p in t.index if p != "FIFO") + ".")
+    return RQResult(st.key, st.title, st.question, table, charts, kept, finding,
+                    _config(o, trace={k: v for k, v in tr.source.items() if k != "adapter"},
+                            n_jobs=len(tr.jobs)))
 
 
-RQS = {"rq1": rq1, "rq2": rq2, "rq2w": rq2_wide, "rq3": rq3, "rq4": rq4, "rq5": rq5}
+def _real_trace(size: Size):
+    return alibaba_trace(ALIBABA, n_jobs=size.real_jobs, load=size.load, cluster=size.cluster)
+
+
+RQ5 = Study(
+    key="rq5", title="RQ5: a real trace",
+    question="A real trace (Alibaba openb 2023): FitGpp s=4 against FIFO, PRIO, LRTP and RAND.",
+    policies={"fifo": {}, "prio": {}, "fitgpp": {"s": [4.0]}, "lrtp": {}, "rand": {}},
+    trace=_real_trace, one_seed=True, analyze=_rq5)
+
+#: Every research question, in the order of the report.
+STUDIES = {s.key: s for s in (RQ1, RQ2, RQ2W, RQ3, RQ4, RQ5)}
+
+
+def _study_fn(study: Study):
+    def run(size: Size = QUICK, **kw) -> RQResult:
+        return study.result(size, **kw)
+    run.__name__ = study.key
+    run.__doc__ = f"{study.title}. {study.question} (``STUDIES[{study.key!r}].result``)"
+    return run
+
+
+rq1, rq2w, rq3, rq4, rq5 = (_study_fn(STUDIES[k]) for k in ("rq1", "rq2w", "rq3", "rq4", "rq5"))
+
+
+def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES, *, model: str | None = None,
+        **kw) -> RQResult:
+    """RQ2 over ``s_values`` x ``p_values``; ``model="paper-wide-te"`` is RQ2w."""
+    study = STUDIES["rq2w"] if model == "paper-wide-te" else STUDIES["rq2"]
+    if model is not None and model != (study.model or size.model):
+        study = study.replace(model=model, key="rq2w", title=f"RQ2 on {model}: the threshold s")
+    pols = {**study.policies, "fitgpp": {"s": [float(s) for s in s_values],
+                                         "max_preemptions": [int(p) for p in p_values]}}
+    return study.replace(policies=pols).result(size, **kw)
+
+
+#: ``{key: function(size)}``, the research questions as the notebooks call them.
+RQS = {"rq1": rq1, "rq2": rq2, "rq2w": rq2w, "rq3": rq3, "rq4": rq4, "rq5": rq5}
 
 
 # ---------------------------------------------------------------- the report
@@ -493,8 +676,8 @@ def headline_table(r1: RQResult) -> str:
     for k, name in METRICS.items():
         row = t.loc["FitGpp s=4"]
         ok = row[f"change_{k}"] <= PAPER[k]
-        lines.append(f"| {name} | {PAPER[k]:+.1f} % | "
-                     f"{_fmt(row[f'change_{k}'], row[f'change_{k}_lo'], row[f'change_{k}_hi'], ' %')} | "
+        lines.append(f"| {name} | {percent(PAPER[k])} | "
+                     f"{_fmt(row[f'change_{k}'], row[f'change_{k}_lo'], row[f'change_{k}_hi'], True)} | "
                      f"{'matches or beats' if ok else 'misses'} |")
     return "\n".join(lines)
 
@@ -504,21 +687,22 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
     t1 = r1.table.set_index("policy")
     te_fifo, te_fit = t1.loc["FIFO", "te_p95"], t1.loc["FitGpp s=4", "te_p95"]
     fit = r2.table[r2.table["family"] == "FitGpp"].copy()
-    # shortfall: how many percentage points the worst of the three misses the paper by (<= 0: meets)
+    # shortfall: how many points the worst of the three misses the paper by (<= 0: meets)
     fit["shortfall"] = np.max([fit[f"change_{k}"] - PAPER[k] for k in PAPER], axis=0)
     fit = fit.sort_values("shortfall")
     lines = ["## Where the headline sits on the s/P trade-off", "",
              f"A TE p95 slowdown cannot fall below 1, so the largest possible TE p95 cut against "
-             f"FIFO is 1 - 1/{te_fifo:.3g} = {100 * (1 - 1 / te_fifo):.1f} % on this workload "
-             f"(FitGpp s=4 reaches a TE p95 of {te_fit:.3g}); the paper's -96.6 % needs FIFO's TE "
-             f"p95 to be at least {1 / (1 - 0.966):.1f}. FitGpp settings from RQ2, closest to the "
-             "headline first (shortfall = points by which the worst of the three misses; <= 0 "
-             "meets all three):", "",
+             f"FIFO is 1 - 1/{te_fifo:.3g} = {percent(-change(1.0, te_fifo), sign=False)} on this "
+             f"workload (FitGpp s=4 reaches a TE p95 of {te_fit:.3g}); the paper's -96.6 % needs "
+             f"FIFO's TE p95 to be at least {1 / (1 - 0.966):.1f}. FitGpp settings from RQ2, "
+             "closest to the headline first (shortfall = percentage points by which the worst of "
+             "the three misses; <= 0 meets all three):", "",
              "| setting | TE p95 vs FIFO | BE median vs FIFO | BE p95 vs FIFO | shortfall |",
              "|---|---|---|---|---|"]
     for _, r in fit.head(6).iterrows():
-        lines.append(f"| {r['policy']} | {r['change_te_p95']:+.1f} % | {r['change_be_median']:+.1f} % "
-                     f"| {r['change_be_p95']:+.1f} % | {r['shortfall']:+.1f} |")
+        lines.append(f"| {r['policy']} | {percent(r['change_te_p95'])} | "
+                     f"{percent(r['change_be_median'])} | {percent(r['change_be_p95'])} | "
+                     f"{100 * r['shortfall']:+.1f} |")
     lines += ["", "Figures: `rq2_s_tradeoff_P3.png`, `rq2_change_vs_s.png`."]
     return lines
 
@@ -526,11 +710,12 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
 def _md_table(table: pd.DataFrame, id_cols: list[str]) -> str:
     cols = ["te_p95", "be_median", "be_p95", "change_te_p95", "change_be_median", "change_be_p95",
             "preemptions_per_be"]
+    cols += [c for c in table.columns if c == "be_long_p95"]
     head = id_cols + cols
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
-        cells = [str(r[c]) for c in id_cols]
-        cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"]) for c in cols]
+        cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
+        cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_")) for c in cols]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -542,8 +727,8 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
           f"fitgpp {__version__}; {seconds:.0f} s; seeds {list(size.seeds)}; workload model "
           f"`{size.model}`, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
           f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated.",
-          "CIs are Student-t 95 % intervals across seeds (empty with one seed); changes vs FIFO "
-          "are paired per seed.", ""]
+          f"Means over seeds; {CI_NOTE}. Changes against FIFO are paired per seed and shown in "
+          "percent.", ""]
     if "rq1" in results:
         md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), ""]
     if "rq1" in results and "rq2" in results:
@@ -554,15 +739,15 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     for key, why in (not_run or {}).items():
         md.append(f"- **{key.upper()}** — NOT RUN: {why}")
     md.append("")
-    ids = {"rq1": ["policy"], "rq2": ["policy"], "rq2w": ["policy"], "rq3": ["grace_scale", "policy"],
-           "rq4": ["grace", "te_fraction", "policy"], "rq5": ["policy"]}
+    ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
     # figures embedded by paths relative to results.md, so the report moves as one directory
     import os
     rel = {Path(p).stem: Path(os.path.relpath(p, out)).as_posix() for p in figures
            if Path(p).suffix == ".png"}
     for key, r in results.items():
         md += [f"## {r.title}", "", r.question, "", "Configuration: `" +
-               json.dumps(r.config, default=str) + "`", "", _md_table(r.table, ids[key]), ""]
+               json.dumps(r.config, default=str) + "`", "", _md_table(r.table, ids.get(key, ["policy"])),
+               ""]
         for n, chart in r.charts.items():
             if n in rel:
                 title = chart.to_dict().get("title", n)
@@ -580,25 +765,63 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     return path
 
 
-def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print) -> dict:
-    """Run the research questions ``which`` (default all), save every chart in every format
-    under ``out``, write ``out/results.md``; return ``{key: RQResult}``."""
+class _LazyCluster:
+    """A Dask LocalCluster started the first time a cell must be computed (never on a
+    warm cache); callable: returns the scheduler address."""
+
+    def __init__(self, workers: int | None):
+        self.workers, self.cluster = workers, None
+
+    def __call__(self) -> str:
+        if self.cluster is None:
+            from distributed import LocalCluster
+
+            from .sweep import machine_workers
+            self.cluster = LocalCluster(n_workers=self.workers or machine_workers(),
+                                        threads_per_worker=1, processes=True,
+                                        dashboard_address=":0")
+        return self.cluster.scheduler_address
+
+    def close(self):
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
+            cache=None, progress=False) -> dict:
+    """Run the research questions ``which`` (default all) through the sweep and its cache
+    (``cache``: a directory, None for the default, False for none), save every chart in
+    every format under ``out`` (rendered files are cached too, beside the cells), write
+    ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
+    computed)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     results, figures, not_run = {}, [], {}
-    for key in which or RQS:
-        t = time.perf_counter()
-        if key == "rq5" and which is None and not ALIBABA.is_file():
-            # asked for everything, and RQ5's input is not on this machine: say so, go on
-            not_run[key] = (f"its input {ALIBABA} is missing (the Alibaba GPU v2023 trace, "
-                            "expected in ../shared/traces beside the repository)")
-            log(f"RQ5 not run: {not_run[key]}")
-            continue
-        r = RQS[key](size)
-        results[key] = r
-        figures += plots.save_all(r.charts, out, formats)
-        r.table.to_csv(out / f"{key}.csv", index=False)
-        log(f"{r.title}: {time.perf_counter() - t:.1f} s — {r.finding}")
+    from .sweep import cache_dir_for
+    root = cache_dir_for(cache)
+    figure_cache = None if root is None else root / "figures"
+    scheduler = None
+    if size.workers != 0:
+        scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
+    try:
+        for key in which or STUDIES:
+            t = time.perf_counter()
+            if key == "rq5" and which is None and not ALIBABA.is_file():
+                # asked for everything, and RQ5's input is not on this machine: say so, go on
+                not_run[key] = (f"its input {ALIBABA} is missing (the Alibaba GPU v2023 trace "
+                                "shipped with fitgpp: reinstall it)")
+                log(f"RQ5 not run: {not_run[key]}")
+                continue
+            r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
+            results[key] = r
+            figures += plots.save_all(r.charts, out, formats, cache=figure_cache)
+            r.table.to_csv(out / f"{key}.csv", index=False)
+            s = r.stats
+            log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
+                f"({s['computed']} simulated, {s['cached']} from the cache) — {r.finding}")
+    finally:
+        if isinstance(scheduler, _LazyCluster):
+            scheduler.close()
     write_results(results, out, size, time.perf_counter() - t0, figures, not_run)
     return results

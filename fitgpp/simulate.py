@@ -7,7 +7,6 @@ from .errors import FitgppError
 import json
 import math
 import os
-from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 import pandas as pd
@@ -16,12 +15,10 @@ import xarray as xr
 from .cluster import Cluster
 from .engine import Engine
 from .policies import make_policy, params_of
+from .policies import registry
 from .trace import Trace, read_trace
 
-try:
-    __version__ = version("fitgpp")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
+from ._version import __version__
 
 #: Default number of time samples when ``sample_every`` is not given.
 MAX_SAMPLES = 2000
@@ -61,6 +58,10 @@ class SimulationError(FitgppError):
     """Arguments to :func:`simulate` are invalid; the message names the argument."""
 
 
+class RerunWarning(UserWarning):
+    """:func:`rerun` runs policy code other than the code that made the result."""
+
+
 def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
     """SPEC's time quantization: submit = floor, work = max(1, ceil), gp = ceil."""
     return {
@@ -85,9 +86,10 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     """Simulate ``trace`` on ``cluster`` under ``policy`` (SPEC.md, tick by tick).
 
     ``trace``: a :class:`Trace`, a DataFrame in the trace schema, or a CSV path.
-    ``policy``: a policy object or a registry name (``fifo``, ``prio``,
-    ``fitgpp``, ``lrtp``, ``rand``) with ``policy_params`` (``s``,
-    ``max_preemptions``, ``seed``). ``tick`` is in seconds. ``sample_every``
+    ``policy``: a policy object, a policy class, a registry name (``fifo``,
+    ``prio``, ``fitgpp``, ``lrtp``, ``rand``) or ``"module:Class"``;
+    ``policy_params`` are values of its dataclass fields (for FitGpp ``s`` and
+    ``max_preemptions``) when a name or a class is given. ``tick`` is in seconds. ``sample_every``
     (seconds, a multiple of ``tick``) sets the time-series step; by default at
     most ``MAX_SAMPLES`` samples cover the run. ``segments=True`` adds every
     run and grace-period interval on a ``segment`` dimension (for timelines of
@@ -97,13 +99,11 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     """
     if not isinstance(cluster, Cluster):
         raise SimulationError(f"cluster must be a fitgpp.Cluster, got {type(cluster).__name__}")
-    if isinstance(policy, str):
-        policy = make_policy(policy, **policy_params)
-    elif policy_params:
+    if policy_params and not isinstance(policy, (str, type)):
         raise SimulationError("policy parameters go into the policy object when one is given")
-    if isinstance(tick, bool) or not isinstance(tick, (int, float)) or not math.isfinite(tick) \
-            or tick <= 0:
-        raise SimulationError(f"tick must be a number of seconds > 0, got {tick!r}")
+    policy = make_policy(policy, **policy_params)
+    from .validate import check_tick
+    tick = check_tick(tick, "tick", SimulationError)
     sample_ticks = None
     if sample_every is not None:
         if isinstance(sample_every, bool) or not isinstance(sample_every, (int, float)):
@@ -120,6 +120,7 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
     eng = Engine(cols, cluster.capacity, policy, check=check, segments=segments)
+    eng.tick_s = tick
     eng.run(jump=jump, progress=progress)
     ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
     if segments:
@@ -194,11 +195,15 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "units": "s", "description": "start of each sample; values are time means over the sample"}))
     busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
+    params = params_of(policy)
     ds.attrs = {
-        "title": f"fitgpp simulation: {policy.name}",
-        "policy": policy.name,
-        "policy_params": json.dumps(params_of(policy), sort_keys=True),
-        **{k: v for k, v in params_of(policy).items()},
+        "title": f"fitgpp simulation: {registry.label(policy)}",
+        "policy": registry.ref(policy),
+        "policy_params": json.dumps(params, sort_keys=True),
+        "policy_digest": registry.digest(policy),
+        # each parameter as its own attr too (netCDF attrs hold numbers and strings only)
+        **{k: int(v) if isinstance(v, bool) else v for k, v in params.items()
+           if isinstance(v, (int, float, str))},
         "cluster": cluster.to_json(),
         "cluster_description": cluster.describe(),
         "n_nodes": cluster.n_nodes,
@@ -244,9 +249,17 @@ def _integral(eng, edge: int, k: int) -> int:
     return int(_integral_at(t, v, np.array([edge]))[0])
 
 
+#: Most time samples a run may be asked for (5 series of float64: 400 MB).
+MAX_SAMPLE_BINS = 10_000_000
+
+
 def _sample(eng, t_end, sample_ticks):
     step = sample_ticks or _auto_sample(t_end)
     n_bins = max(1, math.ceil(t_end / step))
+    if n_bins > MAX_SAMPLE_BINS:
+        raise SimulationError(f"sample_every={step * eng.tick_s:g} s gives {n_bins} samples over "
+                              f"this run, more than {MAX_SAMPLE_BINS}; choose a longer step "
+                              "(or leave it out for at most 2000)")
     edges = np.arange(n_bins + 1, dtype=np.int64) * step
     series = {}
     for k, name in enumerate(_TIME_VARS):
@@ -256,21 +269,10 @@ def _sample(eng, t_end, sample_ticks):
 
 
 def summarize(ds: xr.Dataset) -> pd.DataFrame:
-    """Per class: jobs, median and p95 slowdown, total and per-job preemptions."""
-    cls = ds["cls"].to_numpy()
-    slowdown, preemptions = ds["slowdown"].to_numpy(), ds["preemptions"].to_numpy()
-    rows = []
-    for c in ("TE", "BE"):
-        sel = cls == c
-        sd, n = slowdown[sel], int(sel.sum())
-        rows.append({
-            "class": c, "jobs": n,
-            "slowdown_median": float(np.median(sd)) if n else math.nan,
-            "slowdown_p95": float(np.percentile(sd, 95)) if n else math.nan,
-            "preemptions": int(preemptions[sel].sum()),
-            "preemptions_per_job": float(preemptions[sel].sum() / n) if n else 0.0,
-        })
-    return pd.DataFrame(rows).set_index("class")
+    """Per class: jobs, median / p95 / p99 slowdown, mean wait, total and per-job
+    preemptions (see :func:`fitgpp.metrics.class_table`)."""
+    from .metrics import class_table
+    return class_table(ds)
 
 
 def format_table(table: pd.DataFrame) -> list[str]:
@@ -283,8 +285,18 @@ def format_table(table: pd.DataFrame) -> list[str]:
 
 
 def save(ds: xr.Dataset, path: str | os.PathLike) -> None:
-    """Write a result as netCDF4 (h5netcdf engine)."""
-    ds.to_netcdf(path, engine="h5netcdf")
+    """Write a result as netCDF4 (h5netcdf engine).
+
+    Through xarray's h5netcdf store with HDF5's process-wide lock, not ``Dataset.to_netcdf``,
+    which imports dask.distributed (about 0.15 s) only to ask which dask scheduler is active
+    (a result holds no dask arrays); the file is the same."""
+    from xarray.backends.locks import HDF5_LOCK
+    store = xr.backends.H5NetCDFStore.open(os.fspath(path), mode="w", lock=HDF5_LOCK,
+                                           invalid_netcdf=False)
+    try:
+        ds.dump_to_store(store)
+    finally:
+        store.close()
 
 
 def load(path: str | os.PathLike) -> xr.Dataset:
@@ -297,33 +309,99 @@ def rerun(ds: xr.Dataset) -> xr.Dataset:
     """Run a result again from nothing but its attrs (workload recipe or trace file, cluster,
     policy and parameters, tick, sampling); the answer is identical if the inputs still are.
 
-    Raises :class:`SimulationError` if the workload cannot be found again (a DataFrame
-    given in memory leaves no recipe; a trace file that moved or changed is refused).
+    Only what a result written by fitgpp can hold is accepted (bounds in
+    :mod:`fitgpp.validate`). The policy is built again from ``attrs["policy"]`` (a registry
+    name or ``module:Class``, which must be importable here: for a class defined in a
+    notebook, run its cell first) and ``attrs["policy_params"]``.
+
+    Raises :class:`SimulationError` if the attrs are not what a result holds or the
+    workload cannot be found again (a DataFrame given in memory leaves no recipe; a trace
+    file that moved or changed is refused), and :class:`fitgpp.PolicyError` if the policy
+    cannot be built.
     """
     import hashlib
+    from .validate import read_regular
     a = ds.attrs
-    try:
-        source = json.loads(a["workload"])
-        cluster = Cluster.from_json(a["cluster"])
-        policy = make_policy(a["policy"], **json.loads(a["policy_params"]))
-        tick, sample_every = a["tick"], a["sample_every"]
-    except KeyError as exc:
-        raise SimulationError(f"result lacks attr {exc.args[0]!r}; cannot rerun") from None
+    source, cluster, policy, tick, sample_every = _rerun_attrs(a)
+    recorded = a.get("policy_digest")
+    if recorded is not None and registry.digest(policy) != recorded:
+        import warnings
+        warnings.warn(f"policy {a['policy']}: its code differs from the code that made this "
+                      "result (policy_digest); the rerun uses the code as it is now",
+                      RerunWarning, stacklevel=2)
     kind = source.get("kind")
-    if kind == "synthetic":
-        from .workload import from_recipe
-        trace = from_recipe(source)
-    elif kind == "csv":
-        path = source["path"]
-        try:
-            digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
-        except OSError as exc:
-            raise SimulationError(f"trace file {path} of this result is unreadable ({exc})") from None
-        if digest != source.get("sha256"):
-            raise SimulationError(f"trace file {path} changed since this result was made "
-                                  f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})")
-        trace = read_trace(path, source=source)
-    else:
-        raise SimulationError(f"workload of kind {kind!r} carries no recipe to rerun from "
-                              "(pass a CSV path or a synthesized Trace to simulate to keep one)")
-    return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
+    try:
+        if kind == "synthetic":
+            from .workload import from_recipe
+            trace = from_recipe(_checked_recipe(source))
+        elif kind == "csv":
+            path = source.get("path")
+            data = read_regular(path, "trace file of this result", SimulationError, limit=None)
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != source.get("sha256"):
+                raise SimulationError(f"trace file {path} changed since this result was made "
+                                      f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})")
+            trace = read_trace(path, source=source)
+        else:
+            raise SimulationError(f"workload of kind {kind!r} carries no recipe to rerun from "
+                                  "(pass a CSV path or a synthesized Trace to simulate to keep one)")
+        return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
+    except FitgppError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, OverflowError, RecursionError) as exc:
+        raise SimulationError(f"result attrs cannot be rerun ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())})"[:300]) from None
+
+
+def _rerun_attrs(a) -> tuple:
+    """(workload source, cluster, policy, tick, sample_every) from a result's attrs, each
+    checked to be what :func:`simulate` writes."""
+    from .validate import MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S, check_int, check_number, \
+        check_tick, loads_json
+    for k in ("workload", "cluster", "policy", "policy_params", "tick", "sample_every"):
+        if k not in a:
+            raise SimulationError(f"result lacks attr {k!r}; cannot rerun")
+        if k in ("workload", "cluster", "policy", "policy_params") and not isinstance(a[k], str):
+            raise SimulationError(f"result attr {k!r} must be a string, got {a[k]!r}"[:300])
+    source = loads_json(a["workload"], "result attr 'workload'", SimulationError)
+    if not isinstance(source, dict):
+        raise SimulationError("result attr 'workload' must be a JSON object")
+    cluster = Cluster.from_json(a["cluster"])
+    params = loads_json(a["policy_params"], "result attr 'policy_params'", SimulationError)
+    if not isinstance(params, dict):
+        raise SimulationError("result attr 'policy_params' must be a JSON object")
+    if "max_preemptions" in params:
+        check_int(params["max_preemptions"], "attr policy_params: max_preemptions", 1,
+                  MAX_PREEMPTIONS, SimulationError)
+    if "seed" in params:
+        check_int(params["seed"], "attr policy_params: seed", 0, MAX_SEED, SimulationError)
+    try:
+        policy = make_policy(a["policy"], **params)
+    except FitgppError:
+        raise
+    except Exception as exc:  # a module:Class that cannot be imported, bad parameters
+        raise SimulationError(f"result attrs 'policy', 'policy_params': cannot build the policy "
+                              f"({type(exc).__name__}: {exc})"[:300]) from None
+    tick = check_tick(a["tick"], "attr tick", SimulationError)
+    sample_every = check_number(a["sample_every"], "attr sample_every (seconds)", tick,
+                                MAX_TIME_S, error=SimulationError)
+    return source, cluster, policy, tick, sample_every
+
+
+def _checked_recipe(source: dict) -> dict:
+    """A synthesis recipe holding only what :func:`~fitgpp.workload.synthesize` records,
+    within the bounds of :mod:`fitgpp.validate` (n_jobs, seed, knobs, model file)."""
+    from .validate import MAX_GRACE_SCALE, MAX_JOBS, MAX_SEED, check_int, check_number
+    where = "result attr 'workload'"
+    check_int(source.get("n_jobs"), f"{where}: n_jobs", 1, MAX_JOBS, SimulationError)
+    check_int(source.get("seed"), f"{where}: seed", 0, MAX_SEED, SimulationError)
+    for k, lo, hi in (("load", 0, 1e3), ("te_fraction", 0, 1), ("grace_scale", 0, MAX_GRACE_SCALE)):
+        if source.get(k) is not None:
+            check_number(source[k], f"{where}: {k}", lo, hi, error=SimulationError)
+    for k in ("model", "model_sha256"):
+        if not isinstance(source.get(k), str) or not source[k]:
+            raise SimulationError(f"{where}: {k} must be a non-empty string")
+    for k in ("model_file", "cluster", "on_unfit"):
+        if source.get(k) is not None and not isinstance(source[k], str):
+            raise SimulationError(f"{where}: {k} must be a string or null")
+    return source

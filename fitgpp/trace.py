@@ -12,6 +12,7 @@ Times are in seconds, CPU in millicores, memory in MiB.
 from __future__ import annotations
 
 from .errors import FitgppError
+from .validate import MAX_TIME_S
 
 import csv
 import hashlib
@@ -161,6 +162,11 @@ def _record_lines(text: str, name: str) -> np.ndarray:
                 continue  # blank or whitespace-only line: pandas skips it too
             if width is None:
                 width = len(rec)
+                names = [c.strip() for c in rec]
+                twice = sorted({c for c in names if names.count(c) > 1})
+                if twice:
+                    raise TraceError(name, ", ".join(twice), "column given twice in the header",
+                                     [start], "line")
                 continue
             if len(rec) > width:
                 raise TraceError(name, None, f"{len(rec)} fields, but the header has {width}",
@@ -172,6 +178,9 @@ def _record_lines(text: str, name: str) -> np.ndarray:
 
 
 def _validate(df, labels, unit, name, cluster, drop_invalid):
+    twice = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if twice:
+        raise TraceError(name, ", ".join(twice), "column given twice")
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise TraceError(name, ", ".join(missing), "missing column(s); required: "
@@ -218,6 +227,9 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
             frac = np.isfinite(vals) & (vals != np.floor(vals))
             reject(frac, col, "not an integer")
             reject(np.abs(vals) >= _MAX_INT, col, "too large (integers must be below 2**53)")
+        else:
+            reject(vals > MAX_TIME_S, col, f"beyond the horizon of {MAX_TIME_S:g} s "
+                                           "(about 317 years; see fitgpp.validate)")
         num[col] = vals
 
     for col in ("submit_time", "gpu", "cpu_milli", "mem_mib", "grace_period"):

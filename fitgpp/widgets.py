@@ -5,7 +5,10 @@
     wb                        # in JupyterLab: controls, a summary and two charts
 
 Every change reruns :func:`run` (a plain function you can call without widgets) and
-redraws. The values used land in ``ds.attrs["workbench"]`` (JSON) and as
+redraws. The policy choices are the registry's (:data:`fitgpp.policies.POLICIES`) plus any
+policy given as ``Workbench(policies=[MyPolicy])``; the policy controls are built from the
+dataclass fields of those policies (type, default, and the range a field declares in
+``metadata``), one control per field name, disabled while the chosen policy lacks it. The values used land in ``ds.attrs["workbench"]`` (JSON) and as
 ``ds.attrs["workbench_<name>"]``. "Export figures" writes the charts as PNG (300 dpi),
 SVG and PDF into the chosen directory through :func:`fitgpp.export.export` (file names
 carry the values that differ from the defaults, the files and ``manifest.json`` carry
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import MISSING, asdict, dataclass, replace
 from pathlib import Path
 
 import altair as alt
@@ -28,19 +31,25 @@ from . import export as _export
 from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
+from .policies import POLICIES, registry
+from .metrics import change, percent
 from .simulate import format_table, simulate, summarize
 
-POLICY_CHOICES = {"FitGpp": "fitgpp", "FIFO": "fifo", "PRIO": "prio", "LRTP": "lrtp",
-                  "RAND": "rand"}
+#: Workload fields of :class:`Values` (the rest are the policy and its parameters).
+WORKLOAD = ("te_fraction", "load", "grace_scale", "seed", "model", "n_jobs")
 
 
 @dataclass(frozen=True)
 class Values:
-    """What the widgets set. Times in seconds; ``load`` is the offered GPU load (1 = full)."""
+    """What the widgets set. Times in seconds; ``load`` is the offered GPU load (1 = full).
 
-    policy: str = "fitgpp"
-    s: float = 4.0
-    max_preemptions: int = 3
+    ``policy``: a registered name, ``"module:Class"``, a policy class or object; ``params``:
+    ``(field, value)`` pairs for it (fields not given keep their defaults; a ``seed`` field,
+    RAND's, follows the workload ``seed`` unless given).
+    """
+
+    policy: object = "fitgpp"
+    params: tuple = ()
     te_fraction: float | None = None   # None: the model's own TE share
     load: float = 0.9
     grace_scale: float = 1.0
@@ -52,14 +61,19 @@ class Values:
         return (self.model, self.n_jobs, self.seed, self.load, self.te_fraction, self.grace_scale)
 
     def policy_params(self) -> dict:
-        p = {}
-        if self.policy == "fitgpp":
-            p["s"] = float(self.s)
-        if self.policy in ("fitgpp", "lrtp", "rand"):
-            p["max_preemptions"] = int(self.max_preemptions)
-        if self.policy == "rand":
+        """The parameters ``params`` gives the policy (only fields it has), plus its seed."""
+        fields = registry.declared(self.policy)
+        p = {k: v for k, v in dict(self.params).items() if k in fields}
+        if "seed" in fields and "seed" not in p:
             p["seed"] = int(self.seed)
         return p
+
+    def record(self) -> dict:
+        """The values as the result records them: the policy's name (``module:Class`` if
+        not registered), its parameters, and the workload values."""
+        policy = registry.resolve(self.policy, **self.policy_params())
+        out = {"policy": registry.ref(policy), **registry.params(policy)}
+        return {**out, **{k: getattr(self, k) for k in WORKLOAD}}
 
 
 def workload(v: Values, cluster: Cluster = DEFAULT_CLUSTER):
@@ -73,11 +87,67 @@ def workload(v: Values, cluster: Cluster = DEFAULT_CLUSTER):
 def run(v: Values, cluster: Cluster = DEFAULT_CLUSTER, trace=None):
     """Simulate the values ``v``; returns the Dataset with the values in its attrs."""
     trace = workload(v, cluster) if trace is None else trace
-    ds = simulate(trace, cluster, v.policy, **v.policy_params())
-    ds.attrs["workbench"] = json.dumps(asdict(v), sort_keys=True)
-    for k, x in asdict(v).items():
-        ds.attrs[f"workbench_{k}"] = x
+    policy = registry.resolve(v.policy, **v.policy_params())
+    ds = simulate(trace, cluster, policy)
+    record = v.record()
+    ds.attrs["workbench"] = json.dumps(record, sort_keys=True)
+    for k, x in record.items():
+        if x is not None:
+            ds.attrs[f"workbench_{k}"] = int(x) if isinstance(x, bool) else x
     return ds
+
+
+def policy_choices(extra=()) -> list[tuple[str, object]]:
+    """Dropdown options: the registry's policies, then ``extra`` specs (classes, objects,
+    ``module:Class``), as ``(label, value)``."""
+    out = [(plots.policy_label(name), name) for name in POLICIES]
+    for spec in extra:
+        if isinstance(spec, str) and spec.lower() in POLICIES or \
+                any(spec is v or (type(spec) is type(v) and spec == v) for _, v in out):
+            continue
+        out.append((registry.label(registry.policy_class(spec)), spec))
+    return out
+
+
+def param_control(spec, name: str, value=MISSING, *, style=None, layout=None) -> W.Widget:
+    """A control for field ``name`` of a policy, from what the field declares: a slider for a
+    number with ``min`` and ``max`` in its metadata, else a number box, a checkbox for a bool,
+    a text box otherwise; ``label`` in its metadata names it (default: the field name)."""
+    kind, default = registry.declared(spec)[name]
+    meta = registry.metadata(spec, name)
+    value = default if value is MISSING else value
+    kw = dict(description=str(meta.get("label", name)), style=style or {},
+              layout=layout or W.Layout())
+    if kind is bool:
+        return W.Checkbox(value=bool(value), **kw)
+    if kind in (int, float):
+        bounded = "min" in meta and "max" in meta
+        if kind is float:
+            cls = W.FloatSlider if bounded else W.FloatText
+            if bounded:
+                kw.update(min=float(meta["min"]), max=float(meta["max"]),
+                          step=float(meta.get("step", (meta["max"] - meta["min"]) / 100)),
+                          continuous_update=False)
+            return cls(value=float(value), **kw)
+        cls = W.IntSlider if bounded else W.IntText
+        if bounded:
+            kw.update(min=int(meta["min"]), max=int(meta["max"]), step=int(meta.get("step", 1)),
+                      continuous_update=False)
+        return cls(value=int(value), **kw)
+    return W.Text(value="" if value is MISSING else str(value), **kw)
+
+
+def param_controls(specs, params=(), **kw) -> dict[str, W.Widget]:
+    """One control per field name over the policies ``specs`` (declaration order; ``seed``
+    left out: it follows the workload seed), valued from ``params`` or the first default."""
+    given = dict(params)
+    out: dict[str, W.Widget] = {}
+    for spec in specs:
+        for name, (_kind, default) in registry.declared(spec).items():
+            if name == "seed" or name in out:
+                continue
+            out[name] = param_control(spec, name, given.get(name, default), **kw)
+    return out
 
 
 def charts(ds, baseline=None) -> dict:
@@ -95,9 +165,9 @@ def summary_text(ds, baseline=None) -> str:
              *format_table(t)]
     if baseline is not None and ds.attrs["policy"] != "fifo":
         b = summarize(baseline)
-        ch = lambda c, k: 100 * (t.loc[c, k] / b.loc[c, k] - 1)  # noqa: E731
-        lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95'):+.1f} %, BE median "
-                     f"{ch('BE', 'slowdown_median'):+.1f} %, BE p95 {ch('BE', 'slowdown_p95'):+.1f} %")
+        ch = lambda c, k: percent(change(t.loc[c, k], b.loc[c, k]))  # noqa: E731
+        lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95')}, BE median "
+                     f"{ch('BE', 'slowdown_median')}, BE p95 {ch('BE', 'slowdown_p95')}")
     lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f}")
     return "\n".join(lines)
 
@@ -106,7 +176,7 @@ class Workbench(W.VBox):
     """Controls, a printed summary and charts for one simulation; see the module docstring."""
 
     def __init__(self, values: Values = Values(), *, cluster: Cluster = DEFAULT_CLUSTER,
-                 out_dir: str | Path = "figures", baseline: bool = True):
+                 out_dir: str | Path = "figures", baseline: bool = True, policies=()):
         from .workload import list_models
         alt.JupyterChart.enable_offline(offline=True)
         self.cluster, self.baseline_on = cluster, baseline
@@ -118,14 +188,15 @@ class Workbench(W.VBox):
             values = replace(values, te_fraction=round(load_model(values.model).te_share / 0.05) * 0.05)
         style = {"description_width": "110px"}
         lay = W.Layout(width="330px")
+        if isinstance(values.policy, str) and values.policy.lower() in POLICIES:
+            values = replace(values, policy=values.policy.lower())
+        choices = policy_choices([*policies, values.policy])
+        self.params = param_controls([c for _, c in choices], values.params, style=style,
+                                     layout=lay)
         self.w = {
-            "policy": W.Dropdown(options=list(POLICY_CHOICES.items()), value=values.policy,
-                                 description="policy", style=style, layout=lay),
-            "s": W.FloatSlider(value=values.s, min=0.5, max=16.0, step=0.5, description="s",
-                               continuous_update=False, style=style, layout=lay),
-            "max_preemptions": W.IntSlider(value=values.max_preemptions, min=1, max=10,
-                                           description="P (max preemptions)",
-                                           continuous_update=False, style=style, layout=lay),
+            "policy": W.Dropdown(options=choices, value=values.policy, description="policy",
+                                 style=style, layout=lay),
+            **self.params,
             "te_fraction": W.FloatSlider(value=values.te_fraction, min=0.05, max=0.95, step=0.05,
                                          description="TE share", continuous_update=False,
                                          style=style, layout=lay),
@@ -151,6 +222,7 @@ class Workbench(W.VBox):
         self.ds = self.fifo = None
         self.text = ""
         self.charts: dict = {}
+        self._enable_params()
         self.update()
         self.views = {k: alt.JupyterChart(c) for k, c in self.charts.items()}
         for name, widget in self.w.items():
@@ -162,7 +234,16 @@ class Workbench(W.VBox):
 
     # -------------------------------------------------------------- plain methods
     def values(self) -> Values:
-        return Values(**{k: w.value for k, w in self.w.items()}, n_jobs=self.n_jobs)
+        policy = self.w["policy"].value
+        fields = registry.declared(policy)
+        params = tuple((k, w.value) for k, w in self.params.items() if k in fields)
+        return Values(policy=policy, params=params, n_jobs=self.n_jobs,
+                      **{k: self.w[k].value for k in WORKLOAD if k in self.w})
+
+    def _enable_params(self) -> None:
+        fields = registry.declared(self.w["policy"].value)
+        for k, w in self.params.items():
+            w.disabled = k not in fields
 
     def update(self) -> None:
         """Rerun with the current widget values; refresh Dataset, charts and summary."""
@@ -186,6 +267,7 @@ class Workbench(W.VBox):
         self.last_seconds = time.perf_counter() - t0
 
     def _redraw(self) -> None:
+        self._enable_params()
         try:
             self.update()
         except FitgppError as exc:
@@ -199,9 +281,9 @@ class Workbench(W.VBox):
         """Write the current charts to ``out_dir`` (default: the "export to" box) with
         :func:`fitgpp.export.export`; print the paths."""
         out = Path(out_dir if out_dir is not None else self.out_dir.value).expanduser()
-        config = {**asdict(self.values()), "cluster": self.cluster.describe(),
+        config = {**self.values().record(), "cluster": self.cluster.describe(),
                   "baseline": "fifo" if self.fifo is not None else None}
-        defaults = {**asdict(Values()), "cluster": DEFAULT_CLUSTER.describe(), "baseline": "fifo"}
+        defaults = {**Values().record(), "cluster": DEFAULT_CLUSTER.describe(), "baseline": "fifo"}
         self.messages.clear_output(wait=True)
         with self.messages:
             try:

@@ -98,3 +98,19 @@ def test_export_png_svg_pdf_are_valid(runs, tmp_path):
             root = ET.fromstring(data)
             assert root.tag.endswith("svg")
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_save_reuses_a_rendered_figure_from_its_cache(tmp_path, monkeypatch):
+    import altair as alt
+    import vl_convert
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_line().encode(x="x", y="y")
+    first = plots.save(chart, tmp_path / "a.svg", cache=tmp_path / "fig").read_bytes()
+
+    def boom(*a, **k):
+        raise AssertionError("rendered again although the same figure is cached")
+    monkeypatch.setattr(vl_convert, "vegalite_to_svg", boom)
+    assert plots.save(chart, tmp_path / "b.svg", cache=tmp_path / "fig").read_bytes() == first
+    other = chart.properties(title="changed")
+    with pytest.raises(AssertionError, match="rendered again"):
+        plots.save(other, tmp_path / "c.svg", cache=tmp_path / "fig")

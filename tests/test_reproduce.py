@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import time
 import xml.etree.ElementTree as ET
 
@@ -10,39 +10,96 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fitgpp import reproduce
+import xarray as xr
+
+from fitgpp import metrics, reproduce, simulate, summarize
 from fitgpp.cli import main
+from fitgpp.sweep import runner
 
 
-def test_ci_is_the_student_t_interval():
-    x = [1.0, 2.0, 4.0]
-    m, lo, hi = reproduce._ci(x)
-    half = 4.302652729911275 * np.std(x, ddof=1) / math.sqrt(3)   # t(0.975, 2)
-    assert (m, lo, hi) == pytest.approx((7 / 3, 7 / 3 - half, 7 / 3 + half))
-    m1, lo1, hi1 = reproduce._ci([5.0])
-    assert m1 == 5.0 and math.isnan(lo1) and math.isnan(hi1)
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Each test gets its own sweep cache (never the user's ~/.cache/fitgpp)."""
+    monkeypatch.setenv("FITGPP_CACHE", str(tmp_path / "cache"))
+
+
+SMALL = reproduce.Size(n_jobs=150, seeds=(0, 1, 2), timeline_jobs=50, real_jobs=300)
 
 
 def test_changes_are_paired_per_seed_against_fifo():
-    size = reproduce.Size(n_jobs=150, seeds=(0, 1))
-    runs, kept = reproduce.run_grid(size, [("FIFO", "fifo", {}), ("PRIO", "prio", {})])
-    assert set(kept) == {"FIFO", "PRIO"}
-    for seed, g in runs.groupby("seed"):
-        f, p = g.set_index("policy").loc["FIFO"], g.set_index("policy").loc["PRIO"]
-        assert f["change_te_p95"] == 0
-        assert p["change_be_p95"] == pytest.approx(100 * (p["be_p95"] / f["be_p95"] - 1))
-    with pytest.raises(reproduce.ReproduceError, match="FIFO"):
-        reproduce.run_grid(size, [("PRIO", "prio", {})])
+    study = reproduce.RQ1.replace(policies={"fifo": {}, "prio": {}})
+    o = study.run(SMALL)
+    table = o.table().set_index("policy")
+    per_seed = []
+    for seed in SMALL.seeds:
+        f, p = (summarize(o.run(n, seed=seed)) for n in ("fifo", "prio"))
+        per_seed.append(metrics.change(p.loc["BE", "slowdown_p95"], f.loc["BE", "slowdown_p95"]))
+    assert table.loc["FIFO", "change_te_p95"] == 0
+    assert table.loc["PRIO", "change_be_p95"] == pytest.approx(np.mean(per_seed))
+    m, lo, hi = metrics.t_interval(per_seed)
+    assert (table.loc["PRIO", "change_be_p95_lo"], table.loc["PRIO", "change_be_p95_hi"]) == \
+        pytest.approx((lo, hi))
+
+
+def test_study_numbers_are_those_of_a_direct_simulation():
+    """What a study reports for a cell is what simulate gives on that seed's workload."""
+    from fitgpp.workload import load_model, synthesize
+    o = reproduce.RQ3.run(SMALL)
+    seed, g = 1, 4.0
+    tr = synthesize(load_model(SMALL.model), n_jobs=SMALL.n_jobs, seed=seed, load=SMALL.load,
+                    grace_scale=g, cluster=SMALL.cluster)
+    want = simulate(tr, SMALL.cluster, "fitgpp", s=8.0)
+    got = o.run("fitgpp", seed=seed, s=8.0, grace_scale=g)
+    assert summarize(got).equals(summarize(want))
+    xr.testing.assert_equal(got["slowdown"], want["slowdown"])
+    conf = next(c for c in o.configurations()
+                if c["label"] == "FitGpp s=8" and c["knobs"] == {"grace_scale": g})
+    assert o.values(conf, "slowdown_p95", "TE")[seed] == summarize(want).loc["TE", "slowdown_p95"]
+    with pytest.raises(reproduce.ReproduceError, match="cells match"):
+        o.run("fitgpp", seed=seed, grace_scale=g)      # s=4 or s=8?
 
 
 def test_headline_verdict_compares_against_the_paper():
     row = {"policy": "FitGpp s=4"}
-    for k, v in {"te_p95": -97.0, "be_median": 30.0, "be_p95": 10.0}.items():
-        row.update({f"change_{k}": v, f"change_{k}_lo": v - 1, f"change_{k}_hi": v + 1})
+    for k, v in {"te_p95": -0.97, "be_median": 0.30, "be_p95": 0.10}.items():
+        row.update({f"change_{k}": v, f"change_{k}_lo": v - 0.01, f"change_{k}_hi": v + 0.01})
     r = reproduce.RQResult("rq1", "t", "q", pd.DataFrame([row]), {})
     lines = reproduce.headline_table(r).splitlines()[2:]
     verdicts = [ln.rsplit("|", 2)[1].strip() for ln in lines]
     assert verdicts == ["matches or beats", "misses", "matches or beats"]
+    assert "-97.0 % [-98.0 %, -96.0 %]" in lines[0]
+
+
+def test_every_study_declares_its_dimensions():
+    dims = reproduce.STUDIES["rq4"].dimensions(reproduce.FULL)
+    assert dims["grace"] == tuple(reproduce.GRACE_SHAPES)
+    assert dims["te_fraction"] == reproduce.TE_FRACTIONS and dims["seed"] == (0, 1, 2, 3, 4)
+    assert dims["policy"] == ("fifo", "fitgpp") and dims["s"] == (4.0,)
+    rq2 = reproduce.STUDIES["rq2"].dimensions(reproduce.QUICK)
+    assert rq2["s"] == reproduce.S_VALUES and rq2["max_preemptions"] == reproduce.P_VALUES
+    assert reproduce.STUDIES["rq5"].dimensions(reproduce.FULL)["seed"] == (0,)
+    assert reproduce.FULL.workers is None and reproduce.QUICK.workers == 0   # full: every core
+
+
+def test_a_warm_cache_runs_no_simulation(tmp_path, monkeypatch):
+    """Cold on Dask (2 workers), then warm: no cell computed, no cluster started, and the
+    same tables and findings."""
+    size = dataclasses.replace(SMALL, workers=2)
+    which = ["rq1", "rq3"] + (["rq5"] if reproduce.ALIBABA.is_file() else [])
+    cold = reproduce.run_all(tmp_path / "a", size=size, which=which,
+                             formats=(".svg",), log=lambda s: None)
+    assert all(r.stats["computed"] == r.stats["unique"] > 0 for r in cold.values())
+
+    def boom(*a, **k):
+        raise AssertionError("simulated although every cell is cached")
+    monkeypatch.setattr(runner, "compute_cell", boom)
+    monkeypatch.setattr(reproduce._LazyCluster, "__call__", boom)
+    warm = reproduce.run_all(tmp_path / "b", size=size, which=which,
+                             formats=(".svg",), log=lambda s: None)
+    for k, r in warm.items():
+        assert r.stats["computed"] == 0 and r.stats["cached"] == r.stats["unique"]
+        pd.testing.assert_frame_equal(r.table, cold[k].table)
+        assert r.finding == cold[k].finding
 
 
 def test_missing_real_trace_is_a_clear_error(tmp_path):
@@ -58,8 +115,8 @@ def test_reproduce_quick_writes_every_figure_and_results_md(tmp_path, capsys):
     for needle in ("-96.6 %", "+18.0 %", "+23.9 %", "FitGpp s=4", "RQ1", "RQ2", "RQ3", "RQ4", "RQ5",
                    "paper-default"):
         assert needle in md, needle
-    # RQ5 needs the real trace beside the repository; without it the report must say so
-    assert ("RQ5** — NOT RUN" in md) == (not reproduce.ALIBABA.is_file())
+    # RQ5 runs on the real trace shipped in traces/: nothing may be left out
+    assert "NOT RUN" not in md and (tmp_path / "rq5.csv").is_file()
     pngs = sorted(tmp_path.glob("*.png"))
     assert len(pngs) >= 10
     for png in pngs:
@@ -69,20 +126,6 @@ def test_reproduce_quick_writes_every_figure_and_results_md(tmp_path, capsys):
         assert ET.parse(svg).getroot().tag.endswith("svg")
         assert f"`{png.name}`" in md or png.stem in md
     print(f"fitgpp reproduce --quick: {elapsed:.1f} s")
-
-
-def test_rq2_through_fitgpp_sweep_agrees_with_direct_runs():
-    size = reproduce.Size(n_jobs=500, seeds=(0, 1))
-    r2 = reproduce.rq2(size, s_values=(4.0,), p_values=(3,))
-    runs, _ = reproduce.run_grid(size, [("FIFO", "fifo", {}), ("FitGpp s=4", "fitgpp", {"s": 4.0}),
-                                        ("RAND", "rand", {})])
-    direct = reproduce.across_seeds(runs, ["policy"]).set_index("policy")
-    swept = r2.table.set_index("policy")
-    assert "sweep" in r2.datasets
-    for k in ("te_p95", "be_median", "be_p95", "change_be_p95", "preemptions_per_be"):
-        assert swept.loc["FitGpp s=4 P=3", k] == pytest.approx(direct.loc["FitGpp s=4", k])
-        assert swept.loc["RAND", k] == pytest.approx(direct.loc["RAND", k])
-    assert direct.loc["FIFO", "te_p95"] > direct.loc["FitGpp s=4", "te_p95"]   # not a trivial load
 
 
 def test_cli_names_every_research_question_without_importing_altair():

@@ -79,7 +79,7 @@ def test_relative_paths_resolve_against_the_toml_file(tmp_path):
     (("s = [8, 2.0]", 's = ["big"]'), "[policies.fitgpp] key 's' must be a number"),
     (("s = [8, 2.0]", "s = [-1.0]"), "[policies.fitgpp] key 's'"),
     (("max_preemptions = [1, 3]", "max_preemptions = [0]"),
-     "[policies.fitgpp] key 'max_preemptions' must be >= 1"),
+     "[policies.fitgpp] key 'max_preemptions': fitgpp: max_preemptions must be an integer >= 1"),
     (("max_preemptions = [1, 3]", "max_preemptions = [1.5]"),
      "key 'max_preemptions' must be an integer"),
     (("load = [0.5, 0.9]", "load = []"), "[workload] key 'load' is an empty list"),
@@ -89,7 +89,7 @@ def test_relative_paths_resolve_against_the_toml_file(tmp_path):
     (("n_jobs = 200", 'n_jobs = "many"'), "[workload] key 'n_jobs' must be an integer"),
     (("seeds = [0, 1]", "seeds = []"), "key 'seeds' is an empty list"),
     (("seeds = [0, 1]", "seeds = 3"), "key 'seeds' must be a list"),
-    (("tick = 30", "tick = 0"), "key 'tick' must be > 0"),
+    (("tick = 30", "tick = 0"), "key 'tick' must be >= 0.001"),
     (("tick = 30", "tikc = 30"), "unknown key 'tikc'"),
     (("gpu = 4", "gpus = 4"), "[cluster] unknown key 'gpus'"),
     (("nodes = 4", "nodes = 0"), "[cluster]"),
@@ -128,7 +128,7 @@ def test_python_objects_are_validated_too():
         Experiment(workload=wl, policies=[PolicyGrid("fifo"), PolicyGrid("FIFO")])
     with pytest.raises(ExperimentError, match="applies to a workload model, not to a trace"):
         Workload(trace="t.csv", load=0.5)
-    with pytest.raises(ExperimentError, match="key 's' must be >= 0"):
+    with pytest.raises(ExperimentError, match="key 's': fitgpp: s must be a finite number >= 0"):
         PolicyGrid("fitgpp", s=[-2.0])
     assert PolicyGrid("fitgpp").s == (4.0,) and PolicyGrid("fitgpp").max_preemptions == (3,)
 

@@ -226,3 +226,46 @@ def test_model_object_and_its_file_share_cache_entries(tmp_path):
     assert st1["computed"] == 4 and st2["computed"] == 0  # the key is the model's content
     assert a.attrs["workload_sha256"] == b.attrs["workload_sha256"] == m.sha256()
     xr.testing.assert_identical(a.drop_attrs(), b.drop_attrs())
+
+
+# ------------------------------------------------------------------ per-run results
+def test_cells_keep_what_the_figures_need_and_it_survives_the_cache(trace_exp, tmp_path):
+    """run_dataset of a cell (live, then from the cache) equals simulate's own result on
+    every variable a figure reads, so no figure needs a second simulation."""
+    from fitgpp.sweep import run_dataset
+    from fitgpp.sweep.runs import JOB_VARS, TIME_VARS
+    live, cached, stats = {}, {}, {}
+    sweep(trace_exp, tmp_path, runs=live)
+    sweep(trace_exp, tmp_path, runs=cached, stats=stats)
+    assert stats["computed"] == 0 and stats["cached"] == stats["unique"]
+    cell = next(c for c in live if c.policy == "fitgpp" and dict(c.params)["s"] == 4.0
+                and dict(c.params)["max_preemptions"] == 3)
+    want = fitgpp.simulate(str(tmp_path / "t.csv"), CLUSTER, "fitgpp", s=4.0, max_preemptions=3,
+                           segments=True, tick=trace_exp.tick)
+    assert int(want["preemptions"].sum()) > 0, "a run without preemptions would test little"
+    assert live[cell]["finish"].dtype == np.int32 and want["finish"].dtype == np.float64
+    for got in (run_dataset(live[cell]), run_dataset(cached[cell])):
+        for k in ("cls", *JOB_VARS, *TIME_VARS, "segment_job", "segment_node", "segment_kind",
+                  "segment_start", "segment_end"):
+            np.testing.assert_array_equal(got[k].to_numpy(), want[k].to_numpy(), err_msg=k)
+            assert got[k].dtype == want[k].dtype, k   # stored compactly, restored exactly
+        np.testing.assert_array_equal(got["job"].to_numpy(), want["job"].to_numpy())
+        assert got.attrs["policy_params"] == want.attrs["policy_params"]
+        assert got["slowdown"].attrs["units"] == "1"
+        assert fitgpp.summarize(got).equals(fitgpp.summarize(want))
+
+
+def test_a_trace_object_is_a_workload(tmp_path):
+    tr = fitgpp.read_trace(small_trace(tmp_path / "t.csv"), cluster=CLUSTER)
+    exp = Experiment(workload=Workload(trace=tr), policies=["fifo", "prio"], cluster=CLUSTER)
+    by_path = Experiment(workload=Workload(trace=str(tmp_path / "t.csv")),
+                         policies=["fifo", "prio"], cluster=CLUSTER)
+    a, b = sweep(exp, tmp_path, cache=False), sweep(by_path, tmp_path, cache=False)
+    np.testing.assert_array_equal(a["slowdown_p95"].values, b["slowdown_p95"].values)
+    # the key follows the jobs: another trace object with one job changed is another workload
+    src = cell_mod.resolve_source(exp)
+    jobs = tr.jobs.copy()
+    jobs.loc[0, "duration"] += 60
+    other = cell_mod.resolve_source(Experiment(workload=Workload(
+        trace=fitgpp.read_trace(jobs, cluster=CLUSTER)), policies=["fifo"], cluster=CLUSTER))
+    assert src.digest != other.digest

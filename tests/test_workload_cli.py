@@ -10,21 +10,19 @@ import pytest
 
 import fitgpp
 from fitgpp.cli import main
-from fitgpp.workload import WorkloadModel, synthesize
+from fitgpp.workload import WorkloadModel, models_dir, synthesize
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+TRACES = models_dir()  # the real traces shipped in traces/, gzip-compressed
 REAL = [
-    ("alibaba-v2023", TRACES / "alibaba-gpu-v2023" / "openb_pod_list_default.csv", []),
-    ("alibaba-v2023", TRACES / "alibaba-gpu-v2023" / "openb_pod_list_default.csv",
+    ("alibaba-v2023", TRACES / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz", []),
+    ("alibaba-v2023", TRACES / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz",
      ["--runtimes", "philly", "--seed", "1"]),
-    ("philly-chronus", TRACES / "philly-chronus-derived" / "trace_job_Philly_MIX1.csv", []),
+    ("philly-chronus", TRACES / "philly-chronus-derived" / "trace_job_Philly_MIX1.csv.gz", []),
 ]
 
 
 @pytest.mark.parametrize("fmt, path, opts", REAL, ids=["alibaba", "alibaba-philly", "mix1"])
 def test_fit_synth_simulate_on_each_real_trace(tmp_path, capsys, fmt, path, opts):
-    if not path.is_file():
-        pytest.skip(f"{path} not found: put the shared traces folder beside the repository")
     model, trace, result = tmp_path / "m.json", tmp_path / "t.csv", tmp_path / "r.nc"
     assert main(["fit", str(path), "--format", fmt, "--out", str(model), *opts]) == 0
     out = capsys.readouterr().out

@@ -1,9 +1,10 @@
 """Rebuild the shipped workload models in this folder from the real traces.
 
 Run from the repository root:  .venv/bin/python traces/build_models.py [TRACES_DIR]
-(TRACES_DIR defaults to ../shared/traces). The trace files themselves are not in this
-repository; each model records the file name and sha256 it was fitted from. Prints the
-fitted families and goodness of fit (the tables of traces/README.md).
+(TRACES_DIR defaults to this folder, which ships the traces compressed; a folder of the
+same layout with plain CSVs gives the same models). Each model records the file it was
+fitted from, as a path relative to the repository root, and the sha256 of its CSV content.
+Prints the fitted families and goodness of fit (the tables of traces/README.md).
 """
 
 from __future__ import annotations
@@ -31,14 +32,21 @@ CHRONUS_CITE = ("Gao et al., \"Chronus: A Novel Deadline-aware Scheduler for Dee
 
 def _relative(model: WorkloadModel, traces: Path, cite: str) -> WorkloadModel:
     """Record source paths relative to the repository root, and the citation."""
-    text = json.dumps(model.to_dict()).replace(str(traces.resolve()), "../shared/traces")
+    where = "traces" if traces.resolve() == HERE else str(traces)
+    text = json.dumps(model.to_dict()).replace(str(traces.resolve()), where)
     doc = json.loads(text)
     doc["provenance"]["citation"] = cite
     return from_dict(doc)
 
 
+def _file(traces: Path, folder: str, name: str) -> Path:
+    """``traces/folder/name``, or its ``.gz`` copy (as shipped here)."""
+    p = traces / folder / name
+    return p if p.is_file() else p.with_name(name + ".gz")
+
+
 def build(traces: Path) -> list[WorkloadModel]:
-    ali = traces / "alibaba-gpu-v2023" / "openb_pod_list_default.csv"
+    ali = _file(traces, "alibaba-gpu-v2023", "openb_pod_list_default.csv")
     models = [paper_default(), paper_wide_te()]
     tr, _ = from_alibaba_v2023(ali, runtimes="philly")
     models.append(_relative(fit(tr, name="alibaba-gpu-v2023", description=(
@@ -51,10 +59,11 @@ def build(traces: Path) -> list[WorkloadModel]:
         "Alibaba GPU v2023 default pod list with its observed run times (deletion - "
         "scheduled): BE pods run shorter than LS pods, against the paper's premise")),
         traces, ALIBABA_CITE))
-    tr, _ = from_philly_chronus(traces / "philly-chronus-derived" / "trace_job_Philly_MIX1.csv")
+    tr, _ = from_philly_chronus(_file(traces, "philly-chronus-derived", "trace_job_Philly_MIX1.csv"))
     models.append(_relative(fit(tr, name="philly-chronus-mix1", description=(
         "Chronus' Philly-derived MIX1 job list (semi-synthetic; times in minutes): best->BE, "
-        "strict->TE; labels are synthetic, so TE and BE run times are alike")), traces,
+        "strict->TE; labels are synthetic, so TE and BE run times are alike; jobs of more "
+        "than 8 GPUs are gangs of 8-GPU-node tasks")), traces,
         CHRONUS_CITE))
     return models
 
@@ -72,14 +81,15 @@ def report(m: WorkloadModel) -> str:
 
 
 def main(argv: list[str]) -> int:
-    traces = Path(argv[0]) if argv else HERE.parent.parent / "shared" / "traces"
+    traces = Path(argv[0]) if argv else HERE
     if not traces.is_dir():
         print(f"no traces folder at {traces}; pass its path", file=sys.stderr)
         return 2
     for m in build(traces):
         m.save(HERE / f"{m.name}.json")
         print(report(m))
-    tr, rep = from_philly_chronus(traces / "philly-chronus-derived" / "trace_job_Philly_MIX2.csv")
+    tr, rep = from_philly_chronus(_file(traces, "philly-chronus-derived",
+                                        "trace_job_Philly_MIX2.csv"))
     print(rep)
     print(report(fit(tr, name="philly-chronus-mix2 (not shipped)")))
     return 0

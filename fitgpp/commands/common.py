@@ -3,29 +3,54 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 from pathlib import Path
 
 from ..cluster import Cluster, ClusterError
+from ..validate import MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S, MIN_TICK_S, honour_umask
 
 
-def int_at_least(minimum: int):
-    """An argparse ``type`` accepting integers >= ``minimum``."""
+def int_at_least(minimum: int, maximum: int | None = None):
+    """An argparse ``type`` accepting integers >= ``minimum`` (and <= ``maximum``)."""
+    want = f"an integer >= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
+
     def parse(text: str) -> int:
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected an integer >= {minimum}, got {text!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {v}")
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}"[:200]) from None
+        if v < minimum or (maximum is not None and v > maximum):
+            raise argparse.ArgumentTypeError(f"expected {want}, got {v}"[:200])
         return v
-    parse.__name__ = f"integer >= {minimum}"
+    parse.__name__ = want.removeprefix("an ")
+    return parse
+
+
+def number_in(lo: float, hi: float, lo_open: bool = False):
+    """An argparse ``type`` accepting finite numbers in ``[lo, hi]`` (``(lo, hi]``)."""
+    want = f"a number in {'(' if lo_open else '['}{lo:g}, {hi:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}"[:200]) from None
+        if not math.isfinite(v) or v > hi or (v <= lo if lo_open else v < lo):
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text}"[:200])
+        return v
+    parse.__name__ = want.removeprefix("a ")
     return parse
 
 
 positive_int = int_at_least(1)
+#: P: a BE job's preemption limit (int32, so that results hold it in any file format)
+max_preemptions_int = int_at_least(1, MAX_PREEMPTIONS)
+#: seeds: stored in results and recipes; uint32
+seed_int = int_at_least(0, MAX_SEED)
+#: tick length [s]: ticks of every trace time (<= MAX_TIME_S) fit in int64 with room
+tick_seconds = number_in(MIN_TICK_S, MAX_TIME_S)
 
 
 def add_cluster_args(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -70,14 +95,24 @@ def cluster_from_args(args) -> Cluster | None:
 
 
 def atomic_write(path: str | os.PathLike, write) -> None:
-    """Call ``write(tmp_path)`` then move the file into place, so no half-written output is left."""
+    """Call ``write(tmp_path)`` then move the file into place, so no half-written output is
+    left; the file gets the mode the umask gives a new file. An unwritable place is a
+    UsageError naming the path."""
+    from ..cli import UsageError
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path} ({exc.strerror or exc})") from None
     try:
         write(tmp)
+        honour_umask(tmp)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path} ({exc.strerror or exc})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -87,9 +122,23 @@ def check_out_path(path: str) -> None:
     from ..cli import UsageError
     if Path(path).is_dir():
         raise UsageError(f"--out {path}: is a directory; give a file name")
+    if Path(path).exists() and not Path(path).is_file():
+        raise UsageError(f"--out {path}: exists and is not a regular file")
     parent = Path(path).resolve().parent
     if not parent.is_dir():
         raise UsageError(f"--out {path}: directory {parent} does not exist")
+    writable_dir(parent, f"--out {path}")
+
+
+def writable_dir(directory: Path, what: str) -> None:
+    """Refuse ``directory`` unless a file can be created in it (tried, not guessed from
+    permission bits: root passes those everywhere, /proc and read-only mounts still refuse)."""
+    from ..cli import UsageError
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{what}: cannot write in {directory} ({exc.strerror or exc})") from None
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from .common import atomic_write, check_out_path, int_at_least
 
 
-_workers = int_at_least(0)
+_workers = int_at_least(0, 1024)
 
 
 def add_parser(sub) -> None:
@@ -31,10 +32,31 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)"
+                      r":(\d{1,5})/?")
+
+
+def check_address(address: str) -> None:
+    """A Dask scheduler address: ``[protocol://]host:port``."""
+    from ..cli import UsageError
+    m = _ADDRESS.fullmatch(address)
+    if not m or not 0 < int(m.group(1)) < 65536:
+        raise UsageError(f"--scheduler {address!r}: not a Dask scheduler address "
+                         "([tcp://]HOST:PORT, e.g. tcp://10.0.0.5:8786)"[:300])
+
+
 def run(args) -> int:
     from ..simulate import save
     from ..sweep import format_table, load_experiment, run_sweep
     check_out_path(args.out)
+    if args.scheduler is not None:
+        check_address(args.scheduler)
+    # a policy given as "module:Class" is imported from beside the TOML file or from here
+    import os
+    from pathlib import Path
+    for d in (os.getcwd(), str(Path(args.config).resolve().parent)):
+        if d not in sys.path:
+            sys.path.insert(0, d)
     exp = load_experiment(args.config)
     stats: dict = {}
     ds = run_sweep(exp, workers=args.workers, scheduler=args.scheduler,

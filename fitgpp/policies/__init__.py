@@ -2,7 +2,9 @@
 
 Adding a policy: write one module with a frozen dataclass that has ``name``,
 ``bind``, ``schedule`` (or subclass :class:`TwoQueuePolicy` and write
-``choose``), then add one line below.
+``choose``), then add one line below. A policy need not be registered to be
+used: everything that takes a policy also takes the object, its class, or
+``"module:Class"`` (see :mod:`fitgpp.policies.registry`).
 """
 
 from __future__ import annotations
@@ -23,18 +25,11 @@ POLICIES = {
 }
 
 
-def make_policy(name: str, **params):
-    """Build a policy by registry name; unknown names or parameters raise PolicyError."""
-    try:
-        cls = POLICIES[name.lower()]
-    except (KeyError, AttributeError):
-        raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}") from None
-    allowed = set(params_of(cls()))
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise PolicyError(f"policy {name!r} takes no parameter(s) {', '.join(unknown)}"
-                          f" (it takes: {', '.join(sorted(allowed)) or 'none'})")
-    return cls(**params)
+def make_policy(spec, **params):
+    """Build a policy from a registry name, ``"module:Class"``, a class or an object
+    (see :func:`fitgpp.policies.registry.resolve`); bad names or parameters raise PolicyError."""
+    from .registry import resolve
+    return resolve(spec, **params)
 
 
 __all__ = ["POLICIES", "Fifo", "FitGpp", "Lrtp", "PolicyError", "Prio", "Rand",

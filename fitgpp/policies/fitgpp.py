@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .base import PolicyError, TwoQueuePolicy, check_max_preemptions
+from .base import MAX_PREEMPTIONS, PolicyError, TwoQueuePolicy, check_max_preemptions
 
 
 @dataclass(frozen=True)
 class FitGpp(TwoQueuePolicy):
-    s: float = 4.0
-    max_preemptions: int = 3
+    s: float = field(default=4.0, metadata={
+        "min": 0.5, "max": 16.0, "step": 0.5, "units": "1",
+        "description": "FitGpp preemption threshold s"})
+    max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS)
     name = "fitgpp"
     memo_safe = True  # choose() reads only the ledger, never the tick
 

@@ -10,14 +10,14 @@ remaining work (then lowest id).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .base import TwoQueuePolicy, check_max_preemptions, projected, shortest_prefix
+from .base import MAX_PREEMPTIONS, TwoQueuePolicy, check_max_preemptions, projected, shortest_prefix
 
 
 @dataclass(frozen=True)
 class Lrtp(TwoQueuePolicy):
-    max_preemptions: int = 3
+    max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS)
     name = "lrtp"
     memo_safe = True  # choose() reads only the ledger, never the tick
 

@@ -14,16 +14,17 @@ happen only when a preemption happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .base import TwoQueuePolicy, check_int, check_max_preemptions, projected, shortest_prefix
+from .base import (MAX_PREEMPTIONS, TwoQueuePolicy, check_int, check_max_preemptions, projected,
+                   shortest_prefix)
 
 
 @dataclass(frozen=True)
 class Rand(TwoQueuePolicy):
-    max_preemptions: int = 3
+    max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS)
     seed: int = 0
     name = "rand"
     memo_safe = True  # choose() reads only the ledger, never the tick

@@ -14,11 +14,12 @@ from .cell import Cell, cells_of, compute_cell
 from .config import (GRID_PARAMS, KNOBS, Experiment, ExperimentError, PolicyGrid, Workload,
                      load_experiment)
 from .runner import SweepError, cache_dir_for, machine_workers, run_sweep
+from .runs import run_dataset
 from .summary import CLASS_METRICS, VS_FIFO, format_table
 
 __all__ = [
     "CLASS_METRICS", "CacheWarning", "Cell", "CellCache", "Experiment", "ExperimentError",
     "GRID_PARAMS", "KNOBS", "PolicyGrid", "SweepError", "VS_FIFO", "Workload", "cache_dir_for",
     "cells_of", "compute_cell", "default_cache_dir", "format_table", "load_experiment",
-    "machine_workers", "run_sweep",
+    "machine_workers", "run_dataset", "run_sweep",
 ]

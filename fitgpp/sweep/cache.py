@@ -4,12 +4,15 @@ Location: the ``FITGPP_CACHE`` environment variable, else
 ``$XDG_CACHE_HOME/fitgpp`` (``~/.cache/fitgpp`` when XDG_CACHE_HOME is unset);
 cells live under ``<root>/sweep-cells/<key[:2]>/<key>.cell``.
 
-A file is a header line ``fitgpp-sweep-cell/1 <sha256 of the payload>`` then
+A file is a header line ``fitgpp-sweep-cell/N <sha256 of the payload>`` then
 the payload, an ``.npz`` archive of the cell's arrays plus a JSON ``meta``
-holding the key. Files are written to a temporary name and moved into place
+holding the key and the cell's scalars and strings. Files are written to a temporary name and moved into place
 with ``os.replace``, so a crash never leaves a half-written entry under a
-valid name; an entry whose checksum, archive or key does not match is
-reported with a :class:`CacheWarning` and recomputed.
+valid name; an entry whose checksum, archive or key does not match, or whose
+arrays are not what the cell must hold (their length, dtypes, finite values in
+range), is reported with a :class:`CacheWarning` and recomputed. An entry that
+cannot be written (a directory in its place, a read-only cache) is reported the
+same way and the sweep goes on without it.
 """
 
 from __future__ import annotations
@@ -20,17 +23,22 @@ import json
 import os
 import tempfile
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import FitgppError
+from ..validate import honour_umask, read_regular
 from .cell import CELL_FORMAT
-
-_ARRAYS = ("te", "slowdown", "wait", "preemptions")
 
 
 class CacheWarning(UserWarning):
     """A cache entry was unreadable or corrupt and will be recomputed."""
+
+
+class CacheError(FitgppError):
+    """The cache location cannot be a cache (it is a file, say)."""
 
 
 def default_cache_dir() -> Path:
@@ -47,22 +55,26 @@ class CellCache:
 
     def __init__(self, root: str | os.PathLike | None = None):
         self.root = Path(root).expanduser() if root is not None else default_cache_dir()
+        if self.root.exists() and not self.root.is_dir():
+            raise CacheError(f"cache {self.root}: exists and is not a directory (give a "
+                             "directory, or --no-cache)")
 
     def path(self, key: str) -> Path:
         return self.root / "sweep-cells" / key[:2] / f"{key}.cell"
 
-    def get(self, key: str) -> dict | None:
+    def get(self, key: str, n_jobs: int | None = None) -> Mapping | None:
+        """The entry of ``key``, or None; with ``n_jobs``, an entry of another length is corrupt."""
         p = self.path(key)
-        try:
-            blob = p.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(p):
             return None
-        except OSError as exc:
-            warnings.warn(f"cache entry {p} unreadable ({exc}); recomputing", CacheWarning,
+        try:  # a regular file only: a FIFO in its place must not block the sweep
+            blob = read_regular(p, "sweep cache entry", CacheError, limit=None)
+        except CacheError as exc:
+            warnings.warn(f"cache entry unreadable: {exc}; recomputing", CacheWarning,
                           stacklevel=2)
             return None
         try:
-            return _decode(blob, key)
+            return _check(_decode(blob, key), n_jobs)
         except Exception as exc:  # anything wrong with the bytes means: recompute
             warnings.warn(f"cache entry {p} is corrupt ({exc}); recomputing", CacheWarning,
                           stacklevel=2)
@@ -70,25 +82,39 @@ class CellCache:
 
     def put(self, key: str, result: dict) -> None:
         p = self.path(key)
-        p.parent.mkdir(parents=True, exist_ok=True)
         blob = _encode(result, key)
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:16]}.", suffix=".tmp")
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:16]}.", suffix=".tmp")
+        except OSError as exc:
+            warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
+                          "going on without it", CacheWarning, stacklevel=2)
+            return
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
                 f.flush()
                 os.fsync(f.fileno())
+            honour_umask(tmp)
             os.replace(tmp, p)
+        except OSError as exc:  # e.g. a directory where the entry goes
+            Path(tmp).unlink(missing_ok=True)
+            warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
+                          "going on without it", CacheWarning, stacklevel=2)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
 
 
 def _encode(result: dict, key: str) -> bytes:
-    meta = {"key": key, "gpu_util": float(result["gpu_util"]),
-            "code": result["code"], "fitgpp": result["fitgpp"]}
+    """Arrays go into the archive; scalars and strings (gpu_util, code, fitgpp, attrs)
+    into the JSON ``meta``."""
+    arrays = {k: v for k, v in result.items() if isinstance(v, np.ndarray)}
+    meta = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in result.items()
+            if k not in arrays}
+    meta["key"] = key
     buf = io.BytesIO()
-    np.savez(buf, meta=np.array(json.dumps(meta)), **{k: result[k] for k in _ARRAYS})
+    np.savez(buf, meta=np.array(json.dumps(meta)), **arrays)
     payload = buf.getvalue()
     return f"{CELL_FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode() + payload
 
@@ -100,10 +126,79 @@ def _decode(blob: bytes, key: str) -> dict:
         raise ValueError("bad header")
     if hashlib.sha256(payload).hexdigest() != parts[1]:
         raise ValueError("checksum mismatch")
-    with np.load(io.BytesIO(payload), allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        out = {k: z[k] for k in _ARRAYS}
-    if meta.get("key") != key:
+    z = np.load(io.BytesIO(payload), allow_pickle=False)
+    meta = json.loads(str(z["meta"]))
+    if meta.pop("key", None) != key:
         raise ValueError("entry belongs to another key")
-    out.update(gpu_util=np.float64(meta["gpu_util"]), code=meta["code"], fitgpp=meta["fitgpp"])
+    meta["gpu_util"] = np.float64(meta["gpu_util"])
+    return _Entry(z, meta)
+
+
+class _Entry(Mapping):
+    """A cell read from the cache: its scalars at once, each array when first used (the
+    metrics of a sweep read 4 of the ~20 arrays; the rest only for the cells a figure shows)."""
+
+    def __init__(self, npz, meta: dict):
+        self._z, self._meta, self._arrays = npz, meta, {}
+        self._names = [k for k in npz.files if k != "meta"]
+
+    def __getitem__(self, k):
+        if k in self._meta:
+            return self._meta[k]
+        if k not in self._arrays:
+            if k not in self._names:
+                raise KeyError(k)
+            self._arrays[k] = self._z[k]
+        return self._arrays[k]
+
+    def __iter__(self):
+        return iter([*self._names, *self._meta])
+
+    def __len__(self) -> int:
+        return len(self._names) + len(self._meta)
+
+
+def _check(out: dict, n_jobs: int | None) -> dict:
+    """Raise ValueError unless ``out`` holds what :func:`~fitgpp.sweep.cell.compute_cell`
+    returns (:func:`~fitgpp.sweep.runs.reduce_run`): per-job 1-D arrays of one length
+    (``n_jobs`` when known), numbers where numbers belong (whole-valued floats may be stored
+    as int32), time series and node intervals of consistent lengths, everything finite;
+    slowdowns >= 1, waits and preemption counts >= 0, a utilization in [0, 1], strings."""
+    from .runs import JOB_VARS, TIME_VARS
+    n = len(out["te"]) if n_jobs is None else n_jobs
+    if n == 0:
+        raise ValueError("no jobs")
+
+    def arrays(names, length, what):
+        for k in names:
+            a = out[k]
+            if not isinstance(a, np.ndarray) or a.ndim != 1 or len(a) != length:
+                raise ValueError(f"{k}: shape {getattr(a, 'shape', None)}, expected ({length},)"
+                                 f" like the {what}")
+            if k == "te":
+                if a.dtype.kind != "b":
+                    raise ValueError(f"{k}: dtype {a.dtype}")
+                continue
+            if a.dtype.kind not in ("i" if k in ("job_id", "preemptions") else "if"):
+                raise ValueError(f"{k}: dtype {a.dtype}")
+            if not np.isfinite(a).all():
+                raise ValueError(f"{k}: non-finite values")
+
+    arrays(("te", "job_id", *JOB_VARS), n, "jobs")
+    arrays(("time", *(f"series_{k}" for k in TIME_VARS)), len(out["time"]), "time axis")
+    if "segment_job" in out:
+        arrays(("segment_job", "segment_node", "segment_start", "segment_end", "segment_kind"),
+               len(out["segment_job"]), "segments")
+    if (out["slowdown"] < 1).any() or (out["wait"] < 0).any() or (out["preemptions"] < 0).any() \
+            or (out["tasks"] < 1).any() or (out["reload"] < 0).any() or (out["gpu"] < 0).any():
+        raise ValueError("values out of range")
+    u = out["gpu_util"]
+    if not (np.isfinite(u) and 0 <= u <= 1 + 1e-9):
+        raise ValueError(f"gpu_util {u!r}")
+    for k in ("code", "fitgpp", "dtypes", "attrs", "units"):
+        if not isinstance(out[k], (str, np.str_)):
+            raise ValueError(f"{k}: not a string")
+    for k in ("dtypes", "attrs", "units"):
+        if not isinstance(json.loads(str(out[k])), dict):
+            raise ValueError(f"{k}: not a JSON object")
     return out

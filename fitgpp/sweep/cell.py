@@ -1,11 +1,11 @@
 """One cell of a sweep: one policy configuration on one workload (knobs, seed).
 
 :func:`compute_cell` is what a Dask worker runs; it needs nothing but the
-package. It returns the per-job columns the metrics need (class, slowdown,
-wait, preemptions) plus the run's GPU utilization, not the full simulation
-Dataset: about 21 bytes per job, so results travel and cache cheaply, and any
-per-class statistic (another percentile, a CDF) can be recomputed from the
-cache without simulating again.
+package. It returns what the metrics and the figures read (per-job columns,
+the cluster's time series, run and grace intervals: :mod:`fitgpp.sweep.runs`),
+not the full simulation Dataset: about 50 bytes per job, so results travel and
+cache cheaply, and any statistic or figure (another percentile, a CDF, a
+timeline) comes from the cache without simulating again.
 """
 
 from __future__ import annotations
@@ -17,22 +17,60 @@ from pathlib import Path
 
 import numpy as np
 
-from ..simulate import __version__, simulate
+from .._version import __version__
+from ..policies import registry
+from ..simulate import simulate
 from .config import Experiment, ExperimentError
+from .runs import reduce_run
 
 #: Bumped when the cached cell layout or the meaning of a key changes.
-CELL_FORMAT = "fitgpp-sweep-cell/1"
+CELL_FORMAT = "fitgpp-sweep-cell/3"
 
 
 @dataclass(frozen=True)
 class Cell:
-    """``policy`` with ``params`` (a sorted tuple of (name, value), RAND's seed
-    included) on the workload drawn with ``knobs`` (sorted (name, value)) and ``seed``."""
+    """``policy`` (its label in the result) with ``params`` (a sorted tuple of (name,
+    value), RAND's seed included) on the workload drawn with ``knobs`` (sorted (name,
+    value)) and ``seed``. ``spec`` is what builds the policy: its class, or the object
+    whose fields ``params`` replace (None: ``policy`` is a registered name)."""
 
     policy: str
     params: tuple
     knobs: tuple
     seed: int
+    spec: object = None
+
+    def make_policy(self):
+        """The policy object this cell runs."""
+        return registry.resolve(self.spec if self.spec is not None else self.policy,
+                                **dict(self.params))
+
+    def __reduce__(self):
+        # A policy class outside the package (a notebook's __main__, a file beside it) may not
+        # be importable where the cell runs (a Dask worker): ship it by value (cloudpickle).
+        spec = self.spec
+        if spec is not None and not _in_package(spec):
+            import cloudpickle
+            registry.ship_by_value(spec)
+            spec = _ByValue(cloudpickle.dumps(spec))
+        return (_cell, (self.policy, self.params, self.knobs, self.seed, spec))
+
+
+@dataclass(frozen=True)
+class _ByValue:
+    blob: bytes
+
+
+def _cell(policy, params, knobs, seed, spec):
+    if isinstance(spec, _ByValue):
+        import cloudpickle
+        spec = cloudpickle.loads(spec.blob)
+    return Cell(policy, params, knobs, seed, spec)
+
+
+def _in_package(spec) -> bool:
+    cls = spec if isinstance(spec, type) else type(spec)
+    return cls.__module__.split(".")[0] == "fitgpp"
 
 
 @dataclass(frozen=True)
@@ -50,6 +88,8 @@ class Source:
 def resolve_source(exp: Experiment) -> Source:
     """Read the trace or load the workload model once, on the client."""
     wl = exp.workload
+    if wl.trace is not None and not isinstance(wl.trace, str):  # a Trace object
+        return Source("trace", trace_digest(wl.trace), trace=wl.trace)
     if wl.trace is not None:
         from ..trace import TraceError, read_trace
         try:
@@ -67,6 +107,15 @@ def resolve_source(exp: Experiment) -> Source:
     except FitgppError as exc:
         raise ExperimentError(f"[workload] key 'model': {exc}") from None
     return Source("model", model_digest(model, wl.model), model=model, model_ref=wl.model)
+
+
+def trace_digest(trace) -> str:
+    """sha256 of a trace's jobs (columns, dtypes and values), whatever it was read from."""
+    import pandas as pd
+    jobs = trace.jobs
+    h = hashlib.sha256(json.dumps([[str(c), str(t)] for c, t in jobs.dtypes.items()]).encode())
+    h.update(pd.util.hash_pandas_object(jobs, index=False).to_numpy().tobytes())
+    return h.hexdigest()
 
 
 def model_digest(model, ref) -> str:
@@ -90,13 +139,14 @@ def cells_of(exp: Experiment) -> list[Cell]:
                  for vals in itertools.product(*swept.values())]
     out = []
     for grid in exp.policies:
+        spec = grid.cls if isinstance(grid.policy, str) else grid.policy
         for params in grid.combos():
             for knobs in knob_sets:
                 for seed in exp.seeds:
                     p = dict(params)
-                    if grid.name == "rand":
+                    if grid.has_seed:
                         p["seed"] = grid.seed if grid.seed is not None else seed
-                    out.append(Cell(grid.name, tuple(sorted(p.items())), knobs, seed))
+                    out.append(Cell(grid.name, tuple(sorted(p.items())), knobs, seed, spec))
     return out
 
 
@@ -116,7 +166,7 @@ def code_digest() -> str:
         for f in sorted(root.rglob("*.py")):
             rel = f.relative_to(root).as_posix()
             if rel.startswith("commands/") or rel in _NOT_RESULTS or \
-                    (rel.startswith("sweep/") and rel != "sweep/cell.py"):
+                    (rel.startswith("sweep/") and rel not in ("sweep/cell.py", "sweep/runs.py")):
                 continue
             h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
         _CODE_DIGEST = h.hexdigest()
@@ -129,10 +179,14 @@ def cell_key(exp: Experiment, source: Source, cell: Cell) -> str:
         workload = {"trace_sha256": source.digest}
     else:
         workload = {"model_sha256": source.digest, "knobs": dict(cell.knobs), "seed": cell.seed}
+    policy = cell.make_policy()
     doc = {
         "format": CELL_FORMAT, "fitgpp": __version__, "code": code_digest(),
         "workload": workload, "cluster": exp.cluster.to_dict(), "tick": exp.tick,
-        "policy": cell.policy, "params": dict(cell.params),
+        # the policy's class and parameters, and the code of its class and bases (a policy
+        # outside the package is not in code_digest; an edited one must not hit the cache)
+        "policy": registry.ref(policy), "params": dict(cell.params),
+        "policy_code": registry.digest(policy),
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
@@ -155,14 +209,12 @@ def _trace_for(source: Source, cell: Cell, cluster):
 
 
 def compute_cell(source: Source, cell: Cell, cluster, tick: float) -> dict:
-    """Simulate one cell and reduce it to the per-job columns the metrics need."""
-    ds = simulate(_trace_for(source, cell, cluster), cluster, cell.policy, tick=tick,
-                  **dict(cell.params))
+    """Simulate one cell and reduce it to what the metrics and figures read
+    (:func:`fitgpp.sweep.runs.reduce_run`)."""
+    ds = simulate(_trace_for(source, cell, cluster), cluster, cell.make_policy(), tick=tick,
+                  segments=True)
     return {
-        "te": (ds["cls"].to_numpy() == "TE"),
-        "slowdown": ds["slowdown"].to_numpy().astype(np.float64),
-        "wait": ds["wait"].to_numpy().astype(np.float64),
-        "preemptions": ds["preemptions"].to_numpy().astype(np.int32),
+        **reduce_run(ds),
         "gpu_util": np.float64(ds.attrs["gpu_util_mean"]),
         "code": code_digest(),
         "fitgpp": __version__,

@@ -7,6 +7,7 @@ or from Python objects (:class:`Experiment`). A knob given as a list is swept
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -17,11 +18,16 @@ from pathlib import Path
 
 from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
 from ..errors import FitgppError
-from ..policies import POLICIES, PolicyError, make_policy, params_of
+from ..policies import POLICIES, PolicyError, registry
+from ..validate import (MAX_CONFIG_BYTES, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED,
+                        MAX_TIME_S, MIN_TICK_S, read_text)
+from ..trace import Trace
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
-KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale")
-#: Policy parameters that span a dimension of the result.
+KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale", "gang_fraction", "gang_tasks",
+         "restart_overhead", "restart_sigma")
+#: Parameters of the built-in policies that span a dimension of the result (any dataclass
+#: field of a policy does; see :attr:`Experiment.grid_params`). Kept for older code.
 GRID_PARAMS = ("s", "max_preemptions")
 _TOP_KEYS = ("name", "description", "tick", "seeds", "workload", "cluster", "policies")
 _CLUSTER_KEYS = ("nodes", "gpu", "cpu_milli", "mem_mib")
@@ -62,18 +68,23 @@ def _values(where, key, v, check) -> tuple | object:
 
 
 _KNOB_CHECKS = {
-    "n_jobs": lambda w, k, v: _number(w, k, v, lo=1, integer=True),
-    "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True),
+    "n_jobs": lambda w, k, v: _number(w, k, v, lo=1, hi=MAX_JOBS, integer=True),
+    "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True, hi=1e3),
     "te_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
-    "grace_scale": lambda w, k, v: _number(w, k, v, lo=0),
+    "grace_scale": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_GRACE_SCALE),
+    "gang_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
+    "gang_tasks": lambda w, k, v: _number(w, k, v, lo=2, hi=2**20, integer=True),
+    "restart_overhead": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_TIME_S),
+    "restart_sigma": lambda w, k, v: _number(w, k, v, lo=0, hi=10),
 }
 
 
 @dataclass(frozen=True)
 class Workload:
-    """Where the jobs come from: a workload ``model`` (a shipped name or a path to a
-    model JSON) with knobs, or a ``trace`` CSV path. Each knob is a value, a list
-    of values to sweep, or None (the model's own value; ``n_jobs`` defaults to 1000).
+    """Where the jobs come from: a workload ``model`` (a shipped name, a path to a
+    model JSON or a WorkloadModel) with knobs, or a ``trace`` (a CSV path or a Trace
+    object). Each knob is a value, a list of values to sweep, or None (the model's own
+    value; ``n_jobs`` defaults to 1000).
     """
 
     model: str | None = None
@@ -82,6 +93,10 @@ class Workload:
     load: float | Sequence[float] | None = None
     te_fraction: float | Sequence[float] | None = None
     grace_scale: float | Sequence[float] | None = None
+    gang_fraction: float | Sequence[float] | None = None
+    gang_tasks: int | Sequence[int] | None = None
+    restart_overhead: float | Sequence[float] | None = None
+    restart_sigma: float | Sequence[float] | None = None
     on_unfit: str | None = None
 
     def __post_init__(self):
@@ -99,6 +114,8 @@ class Workload:
             v = getattr(self, key)
             if key == "model" and hasattr(v, "sha256") and hasattr(v, "to_json"):
                 continue  # a WorkloadModel object, already validated by its own loader
+            if key == "trace" and isinstance(v, Trace):
+                continue  # a Trace object, validated when it was read
             if v is not None:
                 if isinstance(v, os.PathLike):
                     v = os.fspath(v)
@@ -114,6 +131,9 @@ class Workload:
             if self.trace is not None:
                 _fail(where, f"key '{key}' applies to a workload model, not to a trace")
             object.__setattr__(self, key, _values(where, key, v, _KNOB_CHECKS[key]))
+        for key, needs in (("gang_tasks", "gang_fraction"), ("restart_sigma", "restart_overhead")):
+            if getattr(self, key) is not None and getattr(self, needs) is None:
+                _fail(where, f"key '{key}' needs key '{needs}'")
 
     @property
     def swept(self) -> dict[str, tuple]:
@@ -131,6 +151,11 @@ class Workload:
         return {**out, "on_unfit": self.on_unfit}
 
     def to_dict(self) -> dict:
+        if isinstance(self.trace, Trace):  # recorded, not re-readable: it lives in memory
+            from .cell import trace_digest
+            src = self.trace.source
+            return {"trace": src.get("path") or f"(in memory: {src.get('kind', 'a Trace')})",
+                    "trace_sha256": trace_digest(self.trace), "jobs": len(self.trace)}
         if self.trace is not None:
             return {"trace": self.trace}
         m = self.model
@@ -142,68 +167,144 @@ class Workload:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PolicyGrid:
     """One policy and the values of its parameters to sweep.
 
-    ``s`` and ``max_preemptions`` are tuples (empty when the policy has no such
-    parameter); ``seed`` is RAND's seed, None = the cell's workload seed.
+    ``PolicyGrid(policy, *, label=None, seed=None, **values)``: ``policy`` is any policy
+    spec (a registered name, ``"module:Class"``, a policy class, or a policy object whose
+    field values are the defaults here); ``values`` give any of its dataclass fields a
+    value or a list of values to sweep. Every field but ``seed`` spans a dimension of the
+    result, named like the field; a field not given keeps its default. A field named
+    ``seed`` (RAND's) is not swept: None = the cell's workload seed. ``label`` names the
+    policy in the result (default: the registry name, a ``name`` the class declares in its
+    own body, else the class name).
+
+    After construction ``name`` is the label, ``policy`` the class (or the object, or
+    the ``"module:Class"`` string, imported again when cells are made),
+    ``values`` a tuple of ``(field, sorted tuple of values)``; ``grid.s`` reads the
+    values of field ``s``.
     """
 
     name: str
-    s: tuple[float, ...] = ()
-    max_preemptions: tuple[int, ...] = ()
-    seed: int | None = None
+    policy: object
+    values: tuple
+    seed: int | None
 
-    def __post_init__(self):
-        name = self.name.lower() if isinstance(self.name, str) else self.name
-        if name not in POLICIES:
-            _fail("[policies]", f"unknown policy {self.name!r}; choose among "
-                                f"{', '.join(POLICIES)}")
-        object.__setattr__(self, "name", name)
-        where = f"[policies.{name}]"
-        takes = set(params_of(POLICIES[name]()))
-        for key in GRID_PARAMS:
-            v = getattr(self, key)
-            v = tuple(v) if isinstance(v, (list, tuple)) else (v,)
+    def __init__(self, name, *, label=None, seed=None, **values):
+        spec = name
+        if isinstance(spec, str):
+            spec = spec.strip()
+        try:
+            cls = registry.policy_class(spec)
+        except PolicyError as exc:
+            where = f"[policies.{label or name}]" if ":" in str(spec) else "[policies]"
+            _fail(where, str(exc))
+        base = spec if not isinstance(spec, (str, type)) else cls
+        # "module:Class" stays a string, imported again when the cells are made, so that a
+        # module reloaded after an edit runs its new code
+        keep = spec if isinstance(spec, str) and ":" in spec else base
+        label = label if label is not None else registry.label(cls)
+        if not isinstance(label, str) or not label:
+            _fail("[policies]", f"a policy label must be a non-empty string, got {label!r}")
+        where = f"[policies.{label}]"
+        fields = registry.declared(cls)
+        takes = [k for k in fields if k != "seed"]
+        for key in values:
             if key not in takes:
-                if v:
-                    _fail(where, f"unknown key '{key}' (policy {name} takes "
-                                 f"{', '.join(sorted(takes & {*GRID_PARAMS, 'seed'})) or 'none'})")
-                continue
-            if not v:
-                v = (getattr(POLICIES[name](), key),)  # the policy's default
-            v = _values(where, key, list(v), _param_check(name, key))
-            object.__setattr__(self, key, tuple(sorted(v)))
-        if self.seed is not None:
-            if "seed" not in takes:
-                _fail(where, f"unknown key 'seed' (policy {name} has no seed)")
-            _number(where, "seed", self.seed, lo=0, integer=True)
+                _fail(where, f"unknown key '{key}' (policy {label} takes "
+                             f"{', '.join(sorted(fields)) or 'none'})")
+        reserved = {*KNOBS, "policy", "seed", "cls"} & set(takes)
+        if reserved:
+            _fail(where, f"parameter {sorted(reserved)[0]!r} of policy {label} has the name "
+                         "of another dimension of a sweep; rename the field")
+        grid = []
+        for key in takes:
+            v = values.get(key)
+            if isinstance(v, (list, tuple)) and not v:
+                _fail(where, f"key '{key}' is an empty list: nothing to sweep (leave the key "
+                             "out for the policy's default)")
+            if v is None:
+                v = getattr(base, key) if not isinstance(base, type) else fields[key][1]
+                if v is dataclasses.MISSING:
+                    _fail(where, f"key '{key}' is required (the field has no default)")
+            v = _values(where, key, list(v) if isinstance(v, (list, tuple)) else [v],
+                        _param_check(base, key, fields[key][0]))
+            grid.append((key, tuple(_sorted(v))))
+        if seed is not None:
+            if "seed" not in fields:
+                _fail(where, f"unknown key 'seed' (policy {label} has no seed)")
+            _number(where, "seed", seed, lo=0, hi=MAX_SEED, integer=True)
+        for k, v in (("name", label), ("policy", keep), ("values", tuple(grid)), ("seed", seed)):
+            object.__setattr__(self, k, v)
+
+    def __getattr__(self, key):
+        for k, v in object.__getattribute__(self, "values"):
+            if k == key:
+                return v
+        raise AttributeError(key)
+
+    @property
+    def params(self) -> dict[str, tuple]:
+        """``{field: values}`` of the swept fields (all fields but ``seed``)."""
+        return dict(self.values)
+
+    @property
+    def cls(self) -> type:
+        """The policy's class (imported now for a ``module:Class`` spec)."""
+        return registry.policy_class(self.policy)
+
+    @property
+    def has_seed(self) -> bool:
+        return "seed" in registry.declared(self.policy)
+
+    @property
+    def ref(self) -> str:
+        """Registry name or ``module:qualname`` of the policy's class."""
+        return registry.ref(self.cls)
 
     def combos(self) -> list[dict]:
         """Every parameter combination of this grid, as keyword dicts (without seed)."""
         out = [{}]
-        for key in GRID_PARAMS:
-            vals = getattr(self, key)
-            if vals:
-                out = [{**d, key: v} for d in out for v in vals]
+        for key, vals in self.values:
+            out = [{**d, key: v} for d in out for v in vals]
         return out
 
     def to_dict(self) -> dict:
-        out = {k: list(getattr(self, k)) for k in GRID_PARAMS if getattr(self, k)}
+        out = {k: list(v) for k, v in self.values}
+        if self.ref != self.name:
+            out["policy"] = self.ref
         if self.seed is not None:
             out["seed"] = self.seed
         return out
 
 
-def _param_check(policy, key):
+def _sorted(v):
+    try:
+        return sorted(v)
+    except TypeError:
+        return list(v)
+
+
+def _param_check(base, key, kind):
+    """Check one value of field ``key`` by its declared type, then by building the policy
+    with it (its own validation, so the checks are declared once, in the policy)."""
     def check(where, k, v):
-        if key == "max_preemptions":
-            v = _number(where, k, v, lo=1, integer=True)
-        else:
-            v = _number(where, k, v, lo=0)
+        if kind is float:
+            v = _number(where, k, v)
+        elif kind is int:  # stored in results as int32 (seeds have their own key)
+            v = _number(where, k, v, lo=-MAX_PREEMPTIONS, hi=MAX_PREEMPTIONS, integer=True)
+        elif kind in (bool, str) and not isinstance(v, kind):
+            _fail(where, f"key '{k}' must be {'true or false' if kind is bool else 'a string'}"
+                         f", got {v!r}")
         try:
-            make_policy(policy, **{key: v})
+            json.dumps(v)
+            hash(v)
+        except TypeError:
+            _fail(where, f"key '{k}': value {v!r} is not a plain value (number, string, "
+                         "boolean) a result can record")
+        try:
+            registry.resolve(base, **{key: v})
         except PolicyError as exc:
             _fail(where, f"key '{key}': {exc}")
         return v
@@ -214,8 +315,10 @@ def _param_check(policy, key):
 class Experiment:
     """A sweep: ``workload`` x ``policies`` (grids) x ``seeds`` on ``cluster`` with ``tick`` s.
 
-    ``policies``: a mapping ``{name: {param: value or list}}``, a list of names, or
-    a sequence of :class:`PolicyGrid`. ``seeds`` are workload seeds (RAND uses the
+    ``policies``: a mapping ``{label: {param: value or list}}`` (the label is a
+    registered name, or the table holds ``policy = "module:Class"`` or a class or
+    object), a list of policy specs (names, classes, objects), or a sequence of
+    :class:`PolicyGrid`. ``seeds`` are workload seeds (RAND uses the
     same seed unless its grid gives one). ``cluster``: a :class:`fitgpp.Cluster`,
     ``{"nodes": N, "gpu": G, ...}``, ``{"groups": [...]}``, a cluster TOML path,
     or None for :data:`fitgpp.DEFAULT_CLUSTER`.
@@ -242,9 +345,11 @@ class Experiment:
             _fail("", f"key 'seeds' must be a list of integers >= 0, got {seeds!r}")
         object.__setattr__(self, "seeds",
                            _values("", "seeds", list(seeds),
-                                   lambda w, k, v: _number(w, k, v, lo=0, integer=True)))
+                                   lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_SEED,
+                                                           integer=True)))
         object.__setattr__(self, "cluster", _cluster(self.cluster))
-        object.__setattr__(self, "tick", _number("", "tick", self.tick, lo=0, lo_open=True))
+        object.__setattr__(self, "tick", _number("", "tick", self.tick, lo=MIN_TICK_S,
+                                                 hi=MAX_TIME_S))
         for key in ("name", "description"):
             if not isinstance(getattr(self, key), str):
                 _fail("", f"key '{key}' must be a string, got {getattr(self, key)!r}")
@@ -253,9 +358,28 @@ class Experiment:
     def policy_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.policies)
 
+    @property
+    def grid_params(self) -> tuple[str, ...]:
+        """The policy parameters that are dimensions of the result: every field (but
+        ``seed``) of every policy, the built-in ``s`` and ``max_preemptions`` first, then
+        others in the order the policies declare them."""
+        names = [k for p in self.policies for k, _ in p.values]
+        return tuple(dict.fromkeys([k for k in GRID_PARAMS if k in names] + names))
+
+    def param_attrs(self, key: str) -> dict:
+        """Coordinate attrs of parameter ``key``: the ``description`` and ``units`` its
+        dataclass field declares in ``metadata``, else which policies take it."""
+        for p in self.policies:
+            f = {f.name: f for f in dataclasses.fields(p.cls)}.get(key)
+            if f is not None and f.metadata.get("description"):
+                return {k: str(f.metadata[k]) for k in ("description", "units")
+                        if k in f.metadata}
+        takers = [p.name for p in self.policies if key in p.params]
+        return {"description": f"parameter {key} of policy {', '.join(takers)}"}
+
     def grid_values(self, key: str) -> tuple:
-        """Sorted union of ``key`` (s or max_preemptions) over the policies that take it."""
-        return tuple(sorted({v for p in self.policies for v in getattr(p, key)}))
+        """Sorted union of the values of parameter ``key`` over the policies that take it."""
+        return tuple(_sorted({v for p in self.policies for v in p.params.get(key, ())}))
 
     def to_dict(self) -> dict:
         return {
@@ -299,15 +423,12 @@ def _policies(p) -> tuple[PolicyGrid, ...]:
                 params = {}
             if not isinstance(params, Mapping):
                 _fail(f"[policies.{name}]", f"must be a table of parameters, got {params!r}")
-            allowed = ("s", "max_preemptions", "seed")
-            unknown = [k for k in params if k not in allowed]
-            if unknown:
-                if str(name).lower() not in POLICIES:
-                    PolicyGrid(str(name))  # raises: unknown policy
-                takes = set(params_of(POLICIES[str(name).lower()]())) & set(allowed)
-                _fail(f"[policies.{name}]", f"unknown key '{unknown[0]}' "
-                                            f"(allowed: {', '.join(sorted(takes)) or 'none'})")
-            grids.append(PolicyGrid(str(name), **params))
+            params = dict(params)
+            spec = params.pop("policy", None)
+            if spec is None:
+                grids.append(PolicyGrid(str(name), **params))
+            else:  # [policies.LABEL] policy = "module:Class" (or a class / object in Python)
+                grids.append(PolicyGrid(spec, label=str(name), **params))
     elif isinstance(p, (list, tuple)):
         grids = [q if isinstance(q, PolicyGrid) else PolicyGrid(q) for q in p]
     else:
@@ -377,10 +498,11 @@ def _from_doc(doc: Mapping, base: Path) -> Experiment:
 def load_experiment(path: str | os.PathLike) -> Experiment:
     """Read and validate an experiment TOML file; errors name the file, table and key."""
     p = Path(path)
+    text = read_text(p, "experiment TOML", ExperimentError, MAX_CONFIG_BYTES)
     try:
-        doc = tomllib.loads(p.read_text())
-    except FileNotFoundError:
-        raise ExperimentError(f"{p}: no such file") from None
+        doc = tomllib.loads(text)
+    except RecursionError:
+        raise ExperimentError(f"{p}: not valid TOML (nested too deeply)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{p}: not valid TOML ({exc})") from None
     try:

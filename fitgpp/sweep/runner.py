@@ -20,11 +20,16 @@ from .cache import CellCache
 from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
 from .config import Experiment, ExperimentError
 from .summary import assemble, cell_metrics
-from ..simulate import __version__
+from .._version import __version__
 
 
 class SweepError(ExperimentError):
     """A sweep cannot run as asked (bad worker count, code mismatch on workers)."""
+
+
+#: A Dask sweep whose scheduler has had no worker for this many seconds while cells are
+#: still to compute fails with a SweepError (cells that finished stay cached).
+NO_WORKERS_TIMEOUT_S = 60.0
 
 
 def machine_workers() -> int:
@@ -37,20 +42,23 @@ def machine_workers() -> int:
 
 def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | None = None,
               cache=None, progress=True, serial: bool = False,
-              stats: dict | None = None) -> xr.Dataset:
+              stats: dict | None = None, runs: dict | None = None) -> xr.Dataset:
     """Run every cell of ``exp`` (an Experiment, or the path of its TOML file) and
     return one Dataset (see fitgpp.sweep.summary and docs/experiments.md).
 
     ``workers``: size of the LocalCluster started for the sweep (default: the
     machine's CPUs, at most one per cell); ``0`` or ``serial=True`` computes in
     this process without Dask (and ignores ``$FITGPP_SCHEDULER``). ``scheduler``:
-    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``); no
+    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``), or a
+    callable returning one, called only if some cell must be computed; no
     cluster is started then, and ``workers`` must not be given.
     ``cache``: a directory, None for the default (``$FITGPP_CACHE`` or
     ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
     bar, False for none, or a callable ``progress(done, total)``. ``stats``, if
     a dict, receives ``cells`` (grid points), ``unique`` (distinct computations),
-    ``cached``, ``computed`` and ``seconds``.
+    ``cached``, ``computed`` and ``seconds``. ``runs``, if a dict, receives each
+    :class:`Cell`'s result, per-job columns and time series included; turn one into a
+    simulation Dataset with :func:`fitgpp.sweep.run_dataset`.
 
     A script that starts a LocalCluster must guard its entry point with
     ``if __name__ == "__main__":`` (workers are spawned processes).
@@ -75,7 +83,7 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     source = resolve_source(exp)
     cells = cells_of(exp)
     keys = [cell_key(exp, source, c) for c in cells]
-    results, todo = _lookup(store, keys, cells)
+    results, todo = _lookup(store, keys, cells, source)
     n_unique = len(results) + len(todo)
     n_cached = len(results)
     bar = _Progress(progress, n_unique, n_cached)
@@ -96,20 +104,25 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     finally:
         bar.close()
     ds = assemble(exp, cells, [cell_metrics(results[k]) for k in keys], source.digest)
+    if runs is not None:
+        runs.update({c: results[k] for k, c in zip(keys, cells)})
     if stats is not None:
         stats.update(cells=len(cells), unique=n_unique, cached=n_cached,
                      computed=n_unique - n_cached, seconds=time.perf_counter() - t0)
     return ds
 
 
-def _lookup(store, keys, cells) -> tuple[dict[str, dict], dict[str, Cell]]:
-    """Split the distinct cells into cached results and cells still to compute."""
+def _lookup(store, keys, cells, source=None) -> tuple[dict[str, dict], dict[str, Cell]]:
+    """Split the distinct cells into cached results and cells still to compute (an entry
+    whose length is not the cell's number of jobs counts as corrupt)."""
     results: dict[str, dict] = {}
     todo: dict[str, Cell] = {}
     for k, c in zip(keys, cells):
         if k in results or k in todo:
             continue  # the same computation twice in one grid (e.g. fifo on a trace per seed)
-        hit = store.get(k) if store is not None else None
+        n = (len(source.trace) if source is not None and source.kind == "trace"
+             else dict(c.knobs).get("n_jobs"))
+        hit = store.get(k, n_jobs=n) if store is not None else None
         if hit is not None:
             results[k] = hit
         else:
@@ -142,18 +155,21 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
+    if callable(scheduler):  # started on demand by the caller (e.g. fitgpp reproduce)
+        scheduler = scheduler()
     if scheduler:
         try:
             client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise SweepError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); check "
                              "--scheduler / FITGPP_SCHEDULER") from None
     else:
         n = workers or min(machine_workers(), len(todo))
-        # ":0": any free port for Dask's HTTP endpoint (None still tries 8787, and warns
-        # when another cluster holds it)
+        # Every listener on the loopback interface only (scheduler, workers, nannies and
+        # the HTTP endpoint); ":0" = any free port (None still tries 8787, and warns when
+        # another cluster holds it)
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=":0")
+                               host="127.0.0.1", dashboard_address="127.0.0.1:0")
         client = Client(cluster)
     futures = []
     try:
@@ -163,8 +179,7 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
         futures = [client.submit(compute_cell, src, c, exp.cluster, exp.tick, pure=False,
                                  key=f"fitgpp-cell-{k}") for k, c in todo.items()]
         by_key = {f.key: k for f, k in zip(futures, todo)}
-        for fut, res in as_completed(futures, with_results=True):
-            done(by_key[fut.key], res)
+        _collect(client, as_completed(futures, with_results=True), by_key, done)
     finally:
         if futures:
             client.cancel(futures)
@@ -175,6 +190,41 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
 
 def _same(x):
     return x
+
+
+def _collect(client, results, by_key, done) -> None:
+    """Hand each finished cell to ``done``; fail when the scheduler has had no worker for
+    NO_WORKERS_TIMEOUT_S seconds, or cannot be reached, rather than wait forever."""
+    from distributed import CancelledError
+    idle_since, checked = None, 0.0
+    while not results.is_empty():
+        try:
+            batch = results.next_batch(block=False)
+        except CancelledError:
+            raise SweepError("the Dask scheduler lost the sweep's tasks (was it restarted?); "
+                             "run the sweep again: finished cells are cached") from None
+        for fut, res in batch:
+            done(by_key[fut.key], res)
+        if batch:
+            idle_since = None
+            continue
+        time.sleep(0.1)
+        now = time.monotonic()
+        if now - checked < 1.0:
+            continue
+        checked = now
+        try:
+            n_workers = len(client.nthreads())
+        except Exception as exc:  # the scheduler itself is gone
+            raise SweepError(f"lost the Dask scheduler ({type(exc).__name__}: {exc}); finished "
+                             "cells are cached") from None
+        if n_workers:
+            idle_since = None
+        elif idle_since is None:
+            idle_since = now
+        elif now - idle_since > NO_WORKERS_TIMEOUT_S:
+            raise SweepError(f"no Dask worker for {NO_WORKERS_TIMEOUT_S:g} s while cells were "
+                             "left to compute: all workers are gone; finished cells are cached")
 
 
 class _Progress:

@@ -5,23 +5,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 
 import numpy as np
 import xarray as xr
 
-from ..simulate import __version__
+from .._version import __version__
+from ..metrics import (CHANGE_NOTE, CI_NOTE, CLASS_METRICS, CLASSES, change, class_stats,
+                       mean_ci, percent)
 from .config import GRID_PARAMS, Experiment
 
-CLASSES = ("TE", "BE")
-#: Per-class metrics: name -> (units, description).
-CLASS_METRICS = {
-    "slowdown_median": ("1", "median slowdown (finish - submit) / work"),
-    "slowdown_p95": ("1", "95th percentile of the slowdown (linear interpolation)"),
-    "slowdown_p99": ("1", "99th percentile of the slowdown (linear interpolation)"),
-    "wait_mean": ("s", "mean time spent waiting in a queue"),
-    "preemptions_per_job": ("1", "preemptions divided by the number of jobs"),
-}
 CLUSTER_METRICS = {
     "gpu_util": ("1", "fraction of all GPUs held by running jobs, from the first "
                       "submission to the last finish"),
@@ -36,6 +28,11 @@ _COORD_ATTRS = {
     "load": {"units": "1", "description": "offered GPU load as a fraction of the cluster's GPUs"},
     "te_fraction": {"units": "1", "description": "share of TE jobs in the workload"},
     "grace_scale": {"units": "1", "description": "factor on the model's grace periods"},
+    "gang_fraction": {"units": "1", "description": "share of BE jobs drawn as multi-node gangs"},
+    "gang_tasks": {"units": "tasks", "description": "largest gang drawn (2..gang_tasks tasks)"},
+    "restart_overhead": {"units": "s", "description": "median checkpoint reload time of a "
+                                                      "preempted BE job, each restart"},
+    "restart_sigma": {"units": "1", "description": "log-spread of the lognormal reload time"},
     "seed": {"description": "workload seed (RAND's seed too unless its grid gives one)"},
     "cls": {"description": "job class: TE (trial-and-error) or BE (best-effort)"},
 }
@@ -43,20 +40,7 @@ _COORD_ATTRS = {
 
 def cell_metrics(res: dict) -> dict:
     """Per-class metrics (arrays over CLASSES) and gpu_util of one cell result."""
-    out = {k: np.full(len(CLASSES), np.nan) for k in CLASS_METRICS}
-    out["jobs"] = np.zeros(len(CLASSES), np.int64)
-    for c, is_te in enumerate((True, False)):
-        sel = res["te"] == is_te
-        n = int(sel.sum())
-        out["jobs"][c] = n
-        if n == 0:
-            continue
-        sd = res["slowdown"][sel]
-        out["slowdown_median"][c] = np.median(sd)
-        out["slowdown_p95"][c] = np.percentile(sd, 95)
-        out["slowdown_p99"][c] = np.percentile(sd, 99)
-        out["wait_mean"][c] = res["wait"][sel].mean()
-        out["preemptions_per_job"][c] = res["preemptions"][sel].sum() / n
+    out = class_stats(res["te"], res["slowdown"], res["preemptions"], res["wait"])
     out["gpu_util"] = float(res["gpu_util"])
     return out
 
@@ -64,7 +48,8 @@ def cell_metrics(res: dict) -> dict:
 def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str = "") -> xr.Dataset:
     """Place each cell's metrics on the grid (policy, s, max_preemptions, swept knobs,
     seed, cls); a policy without a parameter is repeated along that dimension."""
-    dims = ["policy"] + [k for k in GRID_PARAMS if exp.grid_values(k)]
+    grid_params = exp.grid_params
+    dims = ["policy"] + [k for k in grid_params if exp.grid_values(k)]
     coords = {"policy": list(exp.policy_names)}
     for k in dims[1:]:
         coords[k] = list(exp.grid_values(k))
@@ -85,7 +70,7 @@ def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str =
         for d in dims:
             if d == "policy":
                 where.append([index[d][cell.policy]])
-            elif d in GRID_PARAMS:
+            elif d in grid_params:
                 if d in params:
                     where.append([index[d][params[d]]])
                 else:  # computed once, the same all along this dimension
@@ -110,6 +95,9 @@ def assemble(exp: Experiment, cells, metrics: list[dict], workload_sha256: str =
     for name, attrs in _COORD_ATTRS.items():
         if name in ds.coords:
             ds[name].attrs.update(attrs)
+    for name in grid_params:  # a parameter of a user's policy: what its field declares
+        if name in ds.coords and name not in _COORD_ATTRS:
+            ds[name].attrs.update(exp.param_attrs(name))
     _add_summaries(ds)
     ds.attrs = _attrs(exp, broadcast, workload_sha256)
     return ds
@@ -126,19 +114,9 @@ def _attrs(exp: Experiment, broadcast: dict, workload_sha256: str) -> dict:
                           "once and its values repeated along that dimension (listed in "
                           "'broadcast'); NaN marks a combination the policy's grid does not list",
         "ci95": "half-width of the 95% confidence interval of the mean over seeds, Student t "
-                "with n-1 degrees of freedom (NaN for a single seed)",
-        "vs_fifo": "(x - x_fifo) / x_fifo per seed on the same workload; -0.966 is a 96.6% drop",
+                "with n-1 degrees of freedom; " + CI_NOTE,
+        "vs_fifo": "(x - x_fifo) / x_fifo per seed on the same workload; " + CHANGE_NOTE,
     }
-
-
-def _mean_ci(da: xr.DataArray) -> tuple[xr.DataArray, xr.DataArray]:
-    from scipy import stats  # imported here: workers never need it
-    n = da.count("seed")
-    mean = da.mean("seed")
-    sd = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.full_like(mean, np.nan)
-    t = xr.apply_ufunc(lambda k: np.where(k > 1, stats.t.ppf(0.975, np.maximum(k - 1, 1)), np.nan),
-                       n)
-    return mean, t * sd / np.sqrt(n)
 
 
 def _add_summaries(ds: xr.Dataset) -> None:
@@ -147,8 +125,7 @@ def _add_summaries(ds: xr.Dataset) -> None:
     for k in names:
         units = ds[k].attrs["units"]
         desc = ds[k].attrs["description"]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean, ci = _mean_ci(ds[k])
+        mean, ci = mean_ci(ds[k])
         ds[f"{k}_mean"] = mean.assign_attrs(units=units, description=f"mean over seeds of: {desc}")
         ds[f"{k}_ci95"] = ci.assign_attrs(units=units, description=f"95% CI half-width over "
                                                                    f"seeds of: {desc}")
@@ -156,9 +133,8 @@ def _add_summaries(ds: xr.Dataset) -> None:
         return
     for k in VS_FIFO:
         base = ds[k].sel(policy="fifo", drop=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rel = (ds[k] - base) / base
-            mean, ci = _mean_ci(rel)
+        rel = change(ds[k], base)
+        mean, ci = mean_ci(rel)
         what = f"relative change of {k} against FIFO on the same workload"
         ds[f"{k}_vs_fifo"] = rel.assign_attrs(units="1", description=what)
         ds[f"{k}_vs_fifo_mean"] = mean.assign_attrs(units="1", description=f"mean over seeds: "
@@ -197,14 +173,10 @@ def format_table(ds: xr.Dataset) -> str:
                f"{v('slowdown_median_mean', 'BE'):>11.3f}{v('slowdown_p95_mean', 'BE'):>9.3f}"
                f"{v('gpu_util_mean'):>10.3f}")
         if has:
-            row += "".join(f"{_pct(v(f'slowdown_{m}_vs_fifo_mean', c)):>16}"
+            row += "".join(f"{percent(v(f'slowdown_{m}_vs_fifo_mean', c)):>16}"
                            for m, c in (("p95", "TE"), ("median", "BE"), ("p95", "BE")))
         lines.append(row)
     return "\n".join(lines)
 
 
 _PREFERRED = {"s": 4.0, "max_preemptions": 3}  # SPEC's defaults, shown when swept
-
-
-def _pct(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{100 * x:+.1f}%"

@@ -16,11 +16,30 @@ synthetic (same run times for every label). With ``runtimes="philly"`` each TE j
 run time drawn (with replacement, seeded) from the real Philly run times shorter than
 ``split`` seconds (default 1 h), and each BE job one from those of at least ``split``;
 zero run times are excluded. Arrivals, classes and sizes stay those of the trace.
+
+Multi-node jobs (Chronus): a job asking more GPUs than a node has becomes a gang (the
+trace's ``tasks`` column) by :func:`split_gpus`: ``k = ceil(gpus / G)`` tasks of
+``ceil(gpus / k)`` GPUs each, ``G`` the GPUs of the cluster's largest node. That is the
+fewest nodes that can hold the job, with the GPUs spread evenly; when ``k`` does not divide
+``gpus`` each task is rounded up, so the job holds up to ``k - 1`` GPUs more than it asked
+(20 GPUs on 8-GPU nodes: 3 tasks of 7, one GPU more). The report counts each split
+(``AdapterReport.gangs``) and the GPUs added by rounding; only jobs whose tasks fit on fewer
+than ``k`` nodes of the cluster are dropped.
+
+Compressed files: every adapter reads a CSV plain or compressed with gzip, xz or bzip2
+(recognized by its first bytes, whatever the file is named); the ``sha256`` recorded is that
+of the CSV itself, after decompression, so a trace and its compressed copy give one
+provenance.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
+import io
+import lzma
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -28,9 +47,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from ..cluster import DEFAULT_CLUSTER, Cluster
 from ..errors import FitgppError
-from ..trace import read_trace
-from .model import DEFAULT_GRACE
+from ..trace import TraceError, _record_lines, read_trace
+from ..validate import MAX_SEED, MAX_TIME_S, check_int, check_number, read_regular
+from .model import DEFAULT_GRACE, models_dir
 
 FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
 
@@ -41,7 +62,9 @@ class AdapterError(FitgppError):
 
 @dataclass
 class AdapterReport:
-    """What an adapter read, kept, dropped (reason -> count) and changed (notes)."""
+    """What an adapter read, kept, dropped (reason -> count) and changed (notes); ``split``
+    counts the multi-node jobs by how their GPUs were split into tasks
+    (``"20 GPUs -> 3 tasks x 7 GPUs"`` -> jobs)."""
 
     format: str
     path: str
@@ -51,30 +74,70 @@ class AdapterReport:
     dropped: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     options: dict = field(default_factory=dict)
+    gangs: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"format": self.format, "path": self.path, "sha256": self.sha256,
-                "rows_in": self.rows_in, "rows_out": self.rows_out,
-                "dropped": dict(self.dropped), "notes": list(self.notes),
-                "options": dict(self.options)}
+        out = {"format": self.format, "path": self.path, "sha256": self.sha256,
+               "rows_in": self.rows_in, "rows_out": self.rows_out,
+               "dropped": dict(self.dropped), "notes": list(self.notes),
+               "options": dict(self.options)}
+        if self.gangs:  # absent when no job was split, so older reports read the same
+            out["gangs"] = dict(self.gangs)
+        return out
 
     def __str__(self) -> str:
         lines = [f"{self.format}: {Path(self.path).name}: read {self.rows_in} rows, "
                  f"kept {self.rows_out}, dropped {self.rows_in - self.rows_out}"]
         lines += [f"  dropped {n:>6}  {why}" for why, n in self.dropped.items()]
+        lines += [f"  gang    {n:>6}  {how}" for how, n in self.gangs.items()]
         lines += [f"  note: {s}" for s in self.notes]
         return "\n".join(lines)
 
 
+#: first bytes of a compressed file -> (name, reader over a file object)
+_COMPRESSED = {b"\x1f\x8b": ("gzip", lambda f: gzip.GzipFile(fileobj=f)),
+               b"\xfd7zXZ\x00": ("xz", lzma.LZMAFile), b"BZh": ("bzip2", bz2.BZ2File)}
+#: Largest size a compressed trace may expand to (a small file can hold a "bomb").
+MAX_DECOMPRESSED = 2**30
+
+
+def _decompressed(data: bytes, p: Path, what: str) -> bytes:
+    """``data`` (read from ``p``), decompressed if it is gzip, xz or bzip2, to at most
+    MAX_DECOMPRESSED bytes."""
+    for magic, (kind, reader) in _COMPRESSED.items():
+        if data.startswith(magic):
+            try:
+                with reader(io.BytesIO(data)) as f:
+                    out = f.read(MAX_DECOMPRESSED + 1)
+            except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
+                raise AdapterError(f"{p}: not a readable {kind} file ({exc}; {what})") from None
+            if len(out) > MAX_DECOMPRESSED:
+                raise AdapterError(f"{p}: expands to more than {MAX_DECOMPRESSED} bytes "
+                                   f"({MAX_DECOMPRESSED / 2**30:g} GiB), the limit for a "
+                                   f"compressed {what}")
+            return out
+    return data
+
+
 def _read(path, columns, fmt) -> tuple[pd.DataFrame, str, str]:
+    """The CSV as a DataFrame; ``df.attrs["lines"]`` holds each row's line in the file."""
     p = Path(path)
-    if not p.is_file():
-        raise AdapterError(f"{p}: no such file ({fmt} trace)")
-    data = p.read_bytes()
+    data = _decompressed(read_regular(p, f"{fmt} trace", AdapterError, limit=None), p,
+                         f"{fmt} trace")
     try:
-        df = pd.read_csv(p)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise AdapterError(f"{p}: not a readable CSV ({exc})") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise AdapterError(f"{p}: not a UTF-8 text file (byte {exc.start})") from None
+    try:
+        lines = _record_lines(text, str(p))  # refuses a header naming a column twice
+        df = pd.read_csv(io.StringIO(text))
+    except TraceError as exc:
+        raise AdapterError(str(exc)) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise AdapterError(f"{p}: not a readable CSV ({' '.join(str(exc).split())})") from None
+    if len(df) == 0:
+        raise AdapterError(f"{p}: no data rows, only a header ({fmt} trace)")
+    df.attrs["lines"] = lines if len(lines) == len(df) else np.arange(len(df)) + 2
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise AdapterError(f"{p}: missing column(s) {', '.join(missing)} for format {fmt} "
@@ -104,6 +167,34 @@ class _Filter:
         return out.reset_index(drop=True)
 
 
+def _check_options(seed, split, max_gpu, grace_period) -> None:
+    check_int(seed, "seed", 0, MAX_SEED, AdapterError)
+    check_number(split, "split (seconds)", 0, MAX_TIME_S, lo_open=True, error=AdapterError)
+    if max_gpu is not None:
+        check_int(max_gpu, "max_gpu", 0, 2**31 - 1, AdapterError)
+    if grace_period is not None:
+        check_number(grace_period, "grace_period (seconds)", 0, MAX_TIME_S, error=AdapterError)
+
+
+def _whole(df: pd.DataFrame, column: str, path) -> pd.Series:
+    """``column`` as numbers; a fractional value is refused, naming the file and its lines
+    (casting would truncate it silently)."""
+    v = pd.to_numeric(df[column], errors="coerce")
+    frac = (v.notna() & (v != np.floor(v))).to_numpy()
+    if frac.any():
+        lines = df.attrs["lines"][frac]
+        shown = ", ".join(str(n) for n in lines[:5]) + (" and more" if len(lines) > 5 else "")
+        raise AdapterError(f"{path}: line{'s' if len(lines) > 1 else ''} {shown}, column "
+                           f"'{column}': not a whole number ({float(v[frac].iloc[0]):g})")
+    return v
+
+
+def _nothing_left(flt, path) -> None:
+    if not flt.keep.any():
+        why = "; ".join(f"{n} {w}" for w, n in flt.report.dropped.items())
+        raise AdapterError(f"{path}: no row is left to adapt (dropped: {why})")
+
+
 def _grace(cls: np.ndarray, grace_period, rng) -> np.ndarray:
     if grace_period is None:
         g = DEFAULT_GRACE.rvs(len(cls), rng)
@@ -114,18 +205,33 @@ def _grace(cls: np.ndarray, grace_period, rng) -> np.ndarray:
     return np.where(cls == "BE", np.round(g, 3), np.nan)
 
 
+#: the Philly run times shipped with fitgpp (traces/philly-runtime/, see its SOURCE.md)
+PHILLY_RUNTIME = Path("philly-runtime") / "philly_runtime.csv.gz"
+
+
 def philly_runtime_path(near: str | Path) -> Path:
-    """The default ``philly-runtime/philly_runtime.csv`` beside the trace's folder."""
-    return Path(near).resolve().parent.parent / "philly-runtime" / "philly_runtime.csv"
+    """The Philly run times for the trace ``near``: ``philly-runtime/philly_runtime.csv``
+    (or ``.csv.gz``, ``.csv.xz``) in the folder beside the trace's, as the traces are laid
+    out in ``traces/``; else the copy shipped with fitgpp."""
+    folder = Path(near).resolve().parent.parent / "philly-runtime"
+    for name in ("philly_runtime.csv", "philly_runtime.csv.gz", "philly_runtime.csv.xz"):
+        if (folder / name).is_file():
+            return folder / name
+    return models_dir() / PHILLY_RUNTIME
 
 
 def _redraw(cls: np.ndarray, path, split: float, rngs, report: AdapterReport) -> tuple:
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise AdapterError(f"{p}: no such file (philly run times, for runtimes='philly'; "
                            "pass philly_runtime=PATH)")
-    data = p.read_bytes()
-    rt = pd.read_csv(p)
+    data = _decompressed(read_regular(p, "philly run times", AdapterError, limit=None), p,
+                         "philly run times")
+    try:
+        rt = pd.read_csv(io.BytesIO(data))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise AdapterError(f"{p}: not a readable CSV of run times "
+                           f"({' '.join(str(exc).split())[:200]})") from None
     if "runtime" not in rt.columns:
         raise AdapterError(f"{p}: missing column 'runtime' (philly run times)")
     x = pd.to_numeric(rt["runtime"], errors="coerce").to_numpy(float)
@@ -149,7 +255,15 @@ def _finish(df_out, flt, report, fmt, path, sha, options, mapping, name, extra=N
     src = {"kind": "adapter", "format": fmt, "name": name, "path": path,
            "file": Path(path).name, "sha256": sha, "options": options, "mapping": mapping,
            "report": report.to_dict(), **(extra or {})}
-    tr = read_trace(df_out.reset_index(drop=True), source=src)
+    try:
+        tr = read_trace(df_out.reset_index(drop=True), source=src)
+    except TraceError as exc:  # name the source file's lines, not the adapted frame's rows
+        if not exc.rows:
+            raise AdapterError(f"{path}: adapted trace: {exc.problem}") from None
+        lines = flt.df.attrs["lines"][df_out["job_id"].to_numpy()[exc.rows]]
+        shown = ", ".join(str(n) for n in lines[:5]) + (" and more" if len(lines) > 5 else "")
+        raise AdapterError(f"{path}: line{'s' if len(lines) > 1 else ''} {shown}: adapted "
+                           f"column '{exc.column}': {exc.problem}") from None
     return type(tr)(jobs=tr.jobs, source=src, dropped=flt.dropped()), report
 
 
@@ -179,6 +293,7 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     _choice("sharing", sharing, ("whole", "drop"))
     _choice("cpu_only", cpu_only, ("drop", "keep"))
     _choice("runtimes", runtimes, ("observed", "philly"))
+    _check_options(seed, split, max_gpu, grace_period)
     df, rpath, sha = _read(path, ALIBABA_COLUMNS, fmt)
     options = {"other_qos": other_qos, "sharing": sharing, "cpu_only": cpu_only,
                "runtimes": runtimes, "split_s": split, "max_gpu": max_gpu,
@@ -191,7 +306,7 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     if other_qos == "drop":
         flt.drop(qos.isin(["Burstable", "Guaranteed"]),
                  "qos Burstable or Guaranteed (other_qos='drop')")
-    ngpu = pd.to_numeric(df["num_gpu"], errors="coerce")
+    ngpu = _whole(df, "num_gpu", rpath)
     flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
     if cpu_only == "drop":
         flt.drop(ngpu == 0, "CPU-only pod, num_gpu == 0 (cpu_only='drop')")
@@ -211,6 +326,7 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     if sharing == "whole" and (shared & flt.keep).any():
         rep.notes.append(f"{int((shared & flt.keep).sum())} GPU-sharing pods (gpu_milli < 1000) "
                          "counted as 1 whole GPU")
+    _nothing_left(flt, rpath)
     k = flt.keep
     cls = np.where(qos[k] == "LS", "TE", np.where(qos[k] == "BE", "BE", other_qos))
     rng_g, rng_te, rng_be = (np.random.default_rng(s)
@@ -245,9 +361,39 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
 CHRONUS_COLUMNS = ("job_id", "num_gpu", "submit_time", "duration", "best_effort", "job_type")
 
 
+def split_gpus(gpus, node_gpus: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(tasks, GPUs per task)`` of jobs asking ``gpus`` GPUs on nodes of ``node_gpus``.
+
+    ``tasks = ceil(gpus / node_gpus)`` (the fewest nodes that can hold the job) and each task
+    gets ``ceil(gpus / tasks)`` GPUs (spread evenly; rounded up when ``tasks`` does not divide
+    ``gpus``, so a job may hold up to ``tasks - 1`` GPUs more than it asked). A job that fits
+    one node stays one task of ``gpus`` GPUs.
+    """
+    if isinstance(node_gpus, bool) or not isinstance(node_gpus, (int, np.integer)) \
+            or node_gpus < 1:
+        raise AdapterError(f"node_gpus must be an integer >= 1, got {node_gpus!r}")
+    g = np.asarray(gpus, dtype=np.int64)
+    tasks = np.maximum(1, -(-g // node_gpus))
+    return tasks, -(-g // tasks)
+
+
+def _gang_counts(g, tasks, per) -> dict:
+    """{"20 GPUs -> 3 tasks x 7 GPUs (+1 rounded up)": jobs} for the jobs split into tasks."""
+    out = {}
+    gang = tasks > 1
+    for gg, k, p in sorted(set(zip(g[gang].tolist(), tasks[gang].tolist(),
+                                   per[gang].tolist()))):
+        n = int(((g == gg) & (tasks == k)).sum())
+        extra = k * p - gg
+        out[f"{gg} GPUs -> {k} tasks x {p} GPUs" + (f" (+{extra} rounded up)" if extra
+                                                   else "")] = n
+    return out
+
+
 def from_philly_chronus(path, *, time_unit: float = 60.0,
                         runtimes: Literal["observed", "philly"] = "observed",
-                        philly_runtime=None, split: float = 3600.0, max_gpu: int | None = 8,
+                        philly_runtime=None, split: float = 3600.0, max_gpu: int | None = None,
+                        cluster: Cluster | None = None,
                         cpu_per_gpu_milli: int = 12000, mem_per_gpu_mib: int = 98304,
                         grace_period: float | None = None, seed: int = 0):
     """Chronus' Philly-derived job list (``trace_job_Philly_MIX*.csv``) -> (Trace, report).
@@ -257,18 +403,29 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     seconds): submit times run 1..20151 (14 days in minutes; 5.6 h in seconds would mean
     1.5 Philly jobs per second) and the median duration is 60 (1 h in minutes, near
     Philly's run times; 1 min in seconds would be implausibly short). The file has no
-    CPU or memory: each job gets ``cpu_per_gpu_milli`` and ``mem_per_gpu_mib`` per GPU
-    (default: 1/8 of a default node per GPU). Jobs with 0 GPUs (nothing to demand) or more
-    than ``max_gpu`` GPUs are dropped.
+    CPU or memory: each task gets ``cpu_per_gpu_milli`` and ``mem_per_gpu_mib`` per GPU
+    (default: 1/8 of a default node per GPU). Jobs asking more GPUs than a node of
+    ``cluster`` (default :data:`fitgpp.DEFAULT_CLUSTER`) has become gangs, split by
+    :func:`split_gpus` (column ``tasks``; ``gpu``, ``cpu_milli``, ``mem_mib`` per task);
+    dropped are jobs with 0 GPUs (nothing to demand), jobs whose tasks fit on fewer nodes
+    of ``cluster`` than they have tasks, and, if ``max_gpu`` is given, jobs of more GPUs.
     """
     fmt = "philly-chronus"
     _choice("runtimes", runtimes, ("observed", "philly"))
     if not (isinstance(time_unit, (int, float)) and time_unit > 0):
         raise AdapterError(f"time_unit must be a number of seconds > 0, got {time_unit!r}")
+    _check_options(seed, split, max_gpu, grace_period)
+    cluster = DEFAULT_CLUSTER if cluster is None else cluster
+    if not isinstance(cluster, Cluster):
+        raise AdapterError(f"cluster must be a fitgpp.Cluster or None, got {cluster!r}")
+    caps = cluster.capacity
+    node_gpus = int(caps[:, 0].max())
+    if node_gpus < 1:
+        raise AdapterError(f"cluster ({cluster.describe()}) has no GPUs: Chronus jobs need them")
     df, rpath, sha = _read(path, CHRONUS_COLUMNS, fmt)
     options = {"time_unit_s": time_unit, "runtimes": runtimes, "split_s": split,
-               "max_gpu": max_gpu, "cpu_per_gpu_milli": cpu_per_gpu_milli,
-               "mem_per_gpu_mib": mem_per_gpu_mib,
+               "max_gpu": max_gpu, "cluster": cluster.to_dict(),
+               "cpu_per_gpu_milli": cpu_per_gpu_milli, "mem_per_gpu_mib": mem_per_gpu_mib,
                "grace_period": grace_period if grace_period is not None else "DEFAULT_GRACE",
                "seed": seed}
     rep = AdapterReport(fmt, rpath, sha, len(df), options=options)
@@ -277,16 +434,24 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     be_flag = pd.to_numeric(df["best_effort"], errors="coerce")
     flt.drop(~jt.isin(["best", "strict", "soft"]), "unknown job_type")
     flt.drop(((jt == "best") != (be_flag == 1)), "best_effort flag disagrees with job_type")
-    ngpu = pd.to_numeric(df["num_gpu"], errors="coerce")
+    ngpu = _whole(df, "num_gpu", rpath)
     flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
     flt.drop(ngpu == 0, "num_gpu == 0: no GPU, and the file records no CPU or memory")
     if max_gpu is not None:
-        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (a job runs on one node)")
+        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (max_gpu option)")
+    g_all = ngpu.fillna(0).clip(lower=0).astype(np.int64).to_numpy()
+    tasks_all, per_all = split_gpus(g_all, node_gpus)
+    dem = np.stack([per_all, per_all * int(cpu_per_gpu_milli),
+                    per_all * int(mem_per_gpu_mib)], axis=1)
+    n_fit = (dem[:, None, :] <= caps[None, :, :]).all(axis=2).sum(axis=1)
+    flt.drop(n_fit < tasks_all, f"does not fit the cluster ({cluster.describe()}): its "
+                                "tasks fit on fewer nodes than it has tasks")
     sub = pd.to_numeric(df["submit_time"], errors="coerce").to_numpy(float) * time_unit
     flt.drop(~np.isfinite(sub) | (sub < 0), "submit_time missing or negative")
     dur0 = pd.to_numeric(df["duration"], errors="coerce").to_numpy(float) * time_unit
     if runtimes == "observed":
         flt.drop(~(dur0 > 0), "duration <= 0 or missing")
+    _nothing_left(flt, rpath)
     k = flt.keep
     cls = np.where(jt[k] == "best", "BE", "TE")
     rng_g, rng_te, rng_be = (np.random.default_rng(s)
@@ -297,22 +462,32 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     else:
         ppath = philly_runtime or philly_runtime_path(path)
         dur, extra["philly_runtime"] = _redraw(cls, ppath, split, (rng_te, rng_be), rep)
-    g = ngpu[k].astype(np.int64).to_numpy()
+    tasks, g = tasks_all[k], per_all[k]
+    rep.gangs = _gang_counts(g_all[k], tasks, g)
+    if rep.gangs:
+        n_gang = int((tasks > 1).sum())
+        added = int((tasks * g - g_all[k]).sum())
+        rep.notes.append(
+            f"{n_gang} jobs of more than {node_gpus} GPUs (a node) kept as gangs of "
+            f"ceil(gpus / {node_gpus}) tasks of ceil(gpus / tasks) GPUs"
+            + (f"; rounding up added {added} GPU(s) in all" if added else ""))
     out = pd.DataFrame({
         "job_id": np.flatnonzero(k), "cls": cls, "submit_time": sub[k], "duration": dur,
         "gpu": g, "cpu_milli": g * int(cpu_per_gpu_milli), "mem_mib": g * int(mem_per_gpu_mib),
-        "grace_period": _grace(cls, grace_period, rng_g)})
+        "grace_period": _grace(cls, grace_period, rng_g), "tasks": tasks})
     mapping = {"cls": "job_type best -> BE, strict/soft -> TE",
                "submit_time": f"submit_time x {time_unit:g} s (minutes)",
                "duration": (f"duration x {time_unit:g} s" if runtimes == "observed"
                             else "re-drawn from philly_runtime.csv by class (split_s)"),
-               "gpu": "num_gpu",
-               "cpu_milli": f"num_gpu x {cpu_per_gpu_milli}",
-               "mem_mib": f"num_gpu x {mem_per_gpu_mib}",
+               "gpu": "per task: ceil(num_gpu / tasks)",
+               "tasks": f"ceil(num_gpu / {node_gpus}) (GPUs of the largest node)",
+               "cpu_milli": f"gpu x {cpu_per_gpu_milli}",
+               "mem_mib": f"gpu x {mem_per_gpu_mib}",
                "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
                                          else f"fixed {grace_period} s"),
                "job_id": "0-based row of the source file"}
-    stem = Path(path).stem.replace("trace_job_Philly_", "").lower()
+    stem = Path(Path(path).name.removesuffix(".gz").removesuffix(".xz").removesuffix(".bz2")).stem
+    stem = stem.replace("trace_job_Philly_", "").lower()
     name = f"philly-chronus-{stem}" + ("-philly-runtimes" if runtimes == "philly" else "")
     return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
 

@@ -8,20 +8,25 @@ starts at trace time 0). Run times: :func:`~fitgpp.workload.dists.fit_best` (MLE
 seen). GPUs: empirical categorical. CPU and memory: the empirical (cpu_milli, mem_mib)
 pairs seen for each GPU count, with their counts as weights. Grace periods: the documented
 default :data:`~fitgpp.workload.model.DEFAULT_GRACE` (traces carry none), unless
-``grace="fit"`` fits the BE grace periods of the trace like run times.
+``grace="fit"`` fits the BE grace periods of the trace like run times. Tasks: when the
+trace has multi-node jobs (a ``tasks`` column with a value above 1), the empirical numbers
+of tasks seen for each GPU count (per task), with their counts as weights, for both
+classes; otherwise none is recorded (every job one task).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from ..simulate import __version__
+from .._version import __version__
 from ..trace import Trace, read_trace
 from .dists import FAMILIES, Categorical, FitError, fit_best
-from .model import CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel
+from .model import (CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError,
+                    from_dict)
 
 DAY = 86_400.0
 #: A trace spanning at least this many seconds gets a daily arrival profile.
@@ -54,6 +59,14 @@ def _cpu_mem(df: pd.DataFrame) -> dict:
     return out
 
 
+def _tasks(df: pd.DataFrame) -> dict:
+    out = {}
+    for g, grp in df.groupby("gpu", sort=True):
+        n = grp.groupby("tasks").size()
+        out[int(g)] = tuple((int(k), float(c)) for k, c in n.items())
+    return out
+
+
 def fit(trace, *, name: str | None = None, description: str = "",
         families: tuple[str, ...] = FAMILIES, grace: Literal["default", "fit"] = "default",
         source: dict | None = None) -> WorkloadModel:
@@ -73,6 +86,9 @@ def fit(trace, *, name: str | None = None, description: str = "",
     span = t1 - t0
     if span <= 0:
         raise FitError("all jobs are submitted at the same time; an arrival rate needs a span")
+    gangs = "tasks" in jobs.columns and bool((jobs["tasks"].fillna(1) > 1).any())
+    if gangs:
+        jobs = jobs.assign(tasks=jobs["tasks"].fillna(1).astype(np.int64))
     classes, stats_out = {}, {}
     for c in CLASSES:
         sub = jobs[jobs["cls"] == c]
@@ -81,14 +97,16 @@ def fit(trace, *, name: str | None = None, description: str = "",
                            f"least {MIN_JOBS}")
         prof = (daily_profile(sub["submit_time"].to_numpy(float), t0, t1)
                 if span >= PROFILE_MIN_SPAN else None)
-        run = fit_best(sub["duration"].to_numpy(float), families, what=f"class {c} run times")
+        run = fit_best(_varied(sub["duration"], f"class {c} run times"), families,
+                       what=f"class {c} run times")
         gp = None
         if c == "BE":
-            gp = (fit_best(sub["grace_period"].to_numpy(float), families,
+            gp = (fit_best(_varied(sub["grace_period"], "BE grace periods"), families,
                            what="BE grace periods") if grace == "fit" else DEFAULT_GRACE)
         classes[c] = ClassModel(rate=len(sub) / span, daily_profile=prof, run_time=run,
                                 gpu=Categorical.from_values(sub["gpu"]),
-                                cpu_mem=_cpu_mem(sub), grace_period=gp)
+                                cpu_mem=_cpu_mem(sub), grace_period=gp,
+                                tasks=_tasks(sub) if gangs else None)
         stats_out[c] = {"jobs": int(len(sub)), "run_time_family": run.family,
                         "run_time_aic": run.fit["aic"], "run_time_ks": run.fit["ks"]}
     src = dict(source if source is not None else tr.source)
@@ -105,4 +123,28 @@ def fit(trace, *, name: str | None = None, description: str = "",
         "fitgpp_version": __version__,
     }
     default_name = src.get("name") or src.get("format") or "fitted"
-    return WorkloadModel(name or default_name, classes, description, provenance)
+    model = WorkloadModel(name or default_name, classes, description, provenance)
+    _check_fitted(model)
+    return model
+
+
+def _varied(values: pd.Series, what: str) -> np.ndarray:
+    """The values, refused when all are equal (every family's MLE degenerates then)."""
+    x = values.to_numpy(float)
+    if len(x) and np.all(x == x[0]):
+        raise FitError(f"{what}: all {len(x)} values are {x[0]:g}; fitting a distribution "
+                       "needs values that differ")
+    return x
+
+
+def _check_fitted(model: WorkloadModel) -> None:
+    """A fitted model must be one that loading accepts: finite, JSON-compliant, in bounds."""
+    try:
+        doc = json.loads(model.to_json())
+    except ValueError as exc:  # a parameter that is inf or NaN
+        raise FitError(f"the fitted model has a non-finite number ({exc}); the data may be "
+                       "degenerate (nearly constant values?)") from None
+    try:
+        from_dict(doc, where="fitted model")
+    except WorkloadModelError as exc:
+        raise FitError(f"{exc} (the data may be degenerate)") from None

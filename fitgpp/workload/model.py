@@ -9,7 +9,12 @@ A :class:`WorkloadModel` is a small frozen object saved as readable JSON
 - ``gpu``: an empirical categorical distribution of GPUs per job;
 - ``cpu_mem``: for each GPU count, the empirical (cpu_milli, mem_mib) pairs with weights;
 - ``grace_period`` (BE only): a Dist [s]; traces carry none, so usually the documented
-  default :data:`DEFAULT_GRACE`.
+  default :data:`DEFAULT_GRACE`;
+- ``tasks`` (optional): for each GPU count (per task), the empirical numbers of tasks with
+  weights, like ``cpu_mem``. Absent (every shipped model before multi-node jobs, and any
+  model fitted to a trace without gangs) means every job is one task. It is conditional on
+  the GPUs because gangs are not spread evenly: in Philly only jobs of whole 6- to 8-GPU
+  tasks are gangs, and an independent draw would make 4-node gangs of 1-GPU tasks.
 
 plus the TE share (TE rate / total rate) and the provenance (source file, sha256, filters
 and mapping, rows, fit statistics, package version). Loading checks every field and raises
@@ -28,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FitgppError
+from ..validate import MAX_CONFIG_BYTES, MAX_TIME_S, loads_json, read_regular
 from .dists import FAMILIES, Categorical, Dist, param_names
 
 FORMAT = "fitgpp-workload"
@@ -38,6 +44,15 @@ CLASSES = ("TE", "BE")
 #: 15 min (5th percentile about 12 s, 95th about 5 min): "seconds to minutes". Real traces
 #: record no grace periods, so fitted models use this unless told otherwise.
 DEFAULT_GRACE = Dist("lognorm", {"s": 1.0, "loc": 0.0, "scale": 60.0}, 900.0)
+
+
+#: Sane bounds of a model's numbers (a tampered or corrupt model is refused, naming the field):
+#: arrival rates [jobs/s], shape parameters of a distribution, its loc, scale and max [s],
+#: demands (integers, like trace resources) and cpu_mem weights.
+RATE_BOUNDS = (1e-9, 1e4)
+SHAPE_BOUNDS = (1e-3, 1e3)
+MAX_DEMAND = 2**53 - 1
+MAX_WEIGHT = 1e15
 
 
 class WorkloadModelError(FitgppError):
@@ -54,9 +69,10 @@ class ClassModel:
     gpu: Categorical
     cpu_mem: dict                                # {gpu: ((cpu_milli, mem_mib, weight), ...)}
     grace_period: Dist | None = None             # seconds; BE only
+    tasks: dict | None = None                    # {gpu: ((tasks, weight), ...)}; None: 1 task
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "arrival": {"rate_per_s": self.rate,
                         "daily_profile": list(self.daily_profile) if self.daily_profile else None},
             "run_time": self.run_time.to_dict(),
@@ -64,9 +80,35 @@ class ClassModel:
             "cpu_mem": {str(g): [list(p) for p in pairs] for g, pairs in self.cpu_mem.items()},
             "grace_period": self.grace_period.to_dict() if self.grace_period else None,
         }
+        if self.tasks is not None:  # absent means one task: older files stay byte-identical
+            out["tasks"] = {str(g): [list(p) for p in pairs] for g, pairs in self.tasks.items()}
+        return out
+
+    def tasks_given_gpu(self, g: int) -> Categorical:
+        """Distribution of the number of tasks of a job of ``g`` GPUs per task."""
+        if self.tasks is None:
+            return Categorical((1,), (1.0,))
+        pairs = self.tasks[g]
+        tot = sum(w for _, w in pairs)
+        return Categorical(tuple(int(k) for k, _ in pairs), tuple(w / tot for _, w in pairs))
+
+    def tasks_marginal(self) -> Categorical:
+        """Distribution of the number of tasks of a job, over all GPU counts."""
+        acc: dict = {}
+        for g, p_g in zip(self.gpu.values, self.gpu.probs):
+            c = self.tasks_given_gpu(g)
+            for k, p in zip(c.values, c.probs):
+                acc[k] = acc.get(k, 0.0) + p_g * p
+        ks = sorted(acc)
+        return Categorical(tuple(ks), tuple(acc[k] for k in ks))
+
+    def mean_gpus(self) -> float:
+        """Mean GPUs of a whole job (GPUs per task x tasks)."""
+        return float(sum(p_g * g * self.tasks_given_gpu(g).mean()
+                         for g, p_g in zip(self.gpu.values, self.gpu.probs)))
 
     def mean_gpu_seconds(self) -> float:
-        return self.gpu.mean() * self.run_time.mean()
+        return self.mean_gpus() * self.run_time.mean()
 
 
 @dataclass(frozen=True)
@@ -117,16 +159,10 @@ class WorkloadModel:
     @classmethod
     def load(cls, path: str | os.PathLike) -> WorkloadModel:
         p = Path(path)
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise WorkloadModelError(f"{p}: no such model file") from None
-        except IsADirectoryError:
-            raise WorkloadModelError(f"{p}: is a directory, not a model file") from None
-        try:
-            doc = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WorkloadModelError(f"{p}: not valid JSON ({exc})") from None
+        if not p.exists():
+            raise WorkloadModelError(f"{p}: no such model file")
+        data = read_regular(p, "model JSON", WorkloadModelError, MAX_CONFIG_BYTES)
+        doc = loads_json(data, str(p), WorkloadModelError)
         m = from_dict(doc, where=str(p))
         return WorkloadModel(m.name, m.classes, m.description, m.provenance,
                              path=str(p.resolve()), file_sha256=hashlib.sha256(data).hexdigest(),
@@ -142,8 +178,14 @@ class WorkloadModel:
                    if "aic" in fit else "")
             lines.append(f"  {c}: {k.rate * 3600:.4g} jobs/h, run time {k.run_time.describe()}"
                          f"{gof}, mean {k.run_time.mean():.4g} s; GPUs "
-                         + ", ".join(f"{v}:{p:.3f}" for v, p in zip(k.gpu.values, k.gpu.probs)))
+                         + ", ".join(f"{v}:{p:.3f}" for v, p in zip(k.gpu.values, k.gpu.probs))
+                         + ("" if k.tasks is None else "; tasks " + ", ".join(
+                             f"{v}:{p:.4f}" for v, p in zip(*_vp(k.tasks_marginal())))))
         return "\n".join(lines)
+
+
+def _vp(c: Categorical):
+    return c.values, c.probs
 
 
 # ---- validation -----------------------------------------------------------------------------
@@ -165,20 +207,25 @@ class _Where:
             self.fail(path, f"expected {_kind_name(kind)}, got {type(v).__name__} {v!r}"[:200])
         return v
 
-    def number(self, v, path, *, positive=False, nonneg=False, allow_none=False):
+    def number(self, v, path, *, positive=False, nonneg=False, allow_none=False, lo=None,
+               hi=None):
         if v is None and allow_none:
             return None
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            self.fail(path, f"expected a finite number, got {v!r}")
+            self.fail(path, f"expected a finite number, got {v!r}"[:200])
         if positive and v <= 0:
             self.fail(path, f"must be > 0, got {v!r}")
         if nonneg and v < 0:
             self.fail(path, f"must be >= 0, got {v!r}")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            self.fail(path, f"must be in [{lo if lo is not None else '-inf'}, "
+                            f"{hi if hi is not None else 'inf'}] (a sane bound), got {v!r}")
         return float(v)
 
     def integer(self, v, path, *, nonneg=True):
-        if isinstance(v, bool) or not isinstance(v, int) or (nonneg and v < 0):
-            self.fail(path, f"expected an integer >= 0, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or (nonneg and v < 0) \
+                or v > MAX_DEMAND:
+            self.fail(path, f"expected an integer >= 0 and < 2**53, got {v!r}"[:200])
         return v
 
 
@@ -198,13 +245,15 @@ def _dist(w: _Where, d, path: str) -> Dist:
     params = w.get(d, "params", f"{path}.params", dict)
     names = param_names(fam)
     for n in names:
+        lo, hi = ((0.0, MAX_TIME_S) if n == "loc" else (None, MAX_TIME_S) if n == "scale"
+                  else SHAPE_BOUNDS)
         w.number(w.get(params, n, f"{path}.params.{n}"), f"{path}.params.{n}",
-                 positive=(n != "loc"))
+                 positive=(n != "loc"), lo=lo, hi=hi)
     extra = sorted(set(params) - set(names))
     if extra:
         w.fail(f"{path}.params", f"unknown parameter(s) {', '.join(extra)} for {fam} "
                f"(expected {', '.join(names)})")
-    mx = w.number(d.get("max"), f"{path}.max", positive=True, allow_none=True)
+    mx = w.number(d.get("max"), f"{path}.max", positive=True, allow_none=True, hi=MAX_TIME_S)
     fit = d.get("fit")
     if fit is not None and not isinstance(fit, dict):
         w.fail(f"{path}.fit", "expected an object or null")
@@ -221,7 +270,8 @@ def _probs(w: _Where, probs, path: str) -> tuple[float, ...]:
 def _class(w: _Where, c, d, name: str) -> ClassModel:
     arr = w.get(d, "arrival", f"{name}.arrival", dict)
     rate = w.number(w.get(arr, "rate_per_s", f"{name}.arrival.rate_per_s"),
-                    f"{name}.arrival.rate_per_s", positive=True)
+                    f"{name}.arrival.rate_per_s", positive=True, lo=RATE_BOUNDS[0],
+                    hi=RATE_BOUNDS[1])
     prof = w.get(arr, "daily_profile", f"{name}.arrival.daily_profile", (list, type(None)))
     if prof is not None:
         if len(prof) != 24:
@@ -254,7 +304,7 @@ def _class(w: _Where, c, d, name: str) -> ClassModel:
             if not isinstance(p, list) or len(p) != 3:
                 w.fail(at, f"expected [cpu_milli, mem_mib, weight], got {p!r}")
             rows.append((w.integer(p[0], at + "[0]"), w.integer(p[1], at + "[1]"),
-                         w.number(p[2], at + "[2]", positive=True)))
+                         w.number(p[2], at + "[2]", positive=True, hi=MAX_WEIGHT)))
             if v == 0 and p[0] == 0 and p[1] == 0:
                 w.fail(at, "a job with 0 GPUs must demand some CPU or memory")
         cpu_mem[v] = tuple(rows)
@@ -265,7 +315,36 @@ def _class(w: _Where, c, d, name: str) -> ClassModel:
     if c == "BE" and gp is None:
         w.fail(f"{name}.grace_period", "BE jobs need a grace-period distribution")
     grace = _dist(w, gp, f"{name}.grace_period") if gp is not None else None
-    return ClassModel(rate, prof, run, gpu, cpu_mem, grace)
+    return ClassModel(rate, prof, run, gpu, cpu_mem, grace, _tasks(w, d.get("tasks"), vals, name))
+
+
+def _tasks(w: _Where, tk, vals, name: str) -> dict | None:
+    """The optional ``tasks`` field: {gpu: [[tasks, weight], ...]} for every GPU count."""
+    if tk is None:
+        return None
+    if not isinstance(tk, dict):
+        w.fail(f"{name}.tasks", "expected an object {gpu: [[tasks, weight], ...]} or null")
+    out = {}
+    for v in vals:
+        pairs = w.get(tk, str(v), f"{name}.tasks.{v}", list)
+        if not pairs:
+            w.fail(f"{name}.tasks.{v}", "no (tasks, weight) entries")
+        rows = []
+        for i, p in enumerate(pairs):
+            at = f"{name}.tasks.{v}[{i}]"
+            if not isinstance(p, list) or len(p) != 2:
+                w.fail(at, f"expected [tasks, weight], got {p!r}")
+            k = w.integer(p[0], at + "[0]")
+            if k < 1:
+                w.fail(at + "[0]", f"a job has at least 1 task, got {k}")
+            rows.append((k, w.number(p[1], at + "[1]", positive=True)))
+        if len({k for k, _ in rows}) != len(rows):
+            w.fail(f"{name}.tasks.{v}", "a number of tasks is listed twice")
+        out[v] = tuple(rows)
+    extra = sorted(set(tk) - {str(v) for v in vals})
+    if extra:
+        w.fail(f"{name}.tasks", f"entries for GPU counts not in gpu.values: {', '.join(extra)}")
+    return out
 
 
 def from_dict(doc, where: str = "<model>") -> WorkloadModel:
@@ -306,13 +385,20 @@ def from_dict(doc, where: str = "<model>") -> WorkloadModel:
 # ---- shipped models -------------------------------------------------------------------------
 
 def models_dir() -> Path:
-    """``<repo>/traces``: where shipped models live (the package is used from a checkout)."""
-    import fitgpp
-    return Path(fitgpp.__file__).resolve().parents[1] / "traces"
+    """Where the shipped models and real traces live: the package data ``fitgpp.traces``,
+    which is the repository's top-level ``traces/`` folder (mapped into the package by
+    ``pyproject.toml``, so editable and wheel installs both find it). From a checkout on
+    ``sys.path`` without an install, ``<checkout>/traces``."""
+    from importlib import resources
+    try:
+        return Path(str(resources.files("fitgpp.traces")))
+    except ModuleNotFoundError:  # a source tree used without installing it
+        import fitgpp
+        return Path(fitgpp.__file__).resolve().parents[1] / "traces"
 
 
 def list_models() -> list[str]:
-    """Names of the shipped models (JSON files in ``<repo>/traces``)."""
+    """Names of the shipped models (the JSON files in :func:`models_dir`)."""
     d = models_dir()
     return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..simulate import __version__
+from .._version import __version__
 from .dists import Categorical, Dist
 from .model import DEFAULT_GRACE, ClassModel, WorkloadModel
 

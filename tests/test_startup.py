@@ -1,0 +1,64 @@
+"""Start-up stays lean: a command imports only what it uses (benchmarks/bench_startup.py
+measures the times; this checks the imports, which do not depend on the machine's load)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fitgpp.commands.fit import FORMATS as CLI_FORMATS
+from fitgpp.workload.adapters import FORMATS
+
+#: heavy packages no plain simulate or --help needs (scipy.stats: 0.4 s; distributed: 0.15 s;
+#: altair: plots; fitgpp.workload/sweep/reproduce: other commands)
+HEAVY = ("scipy.stats", "distributed", "altair", "fitgpp.workload", "fitgpp.sweep",
+         "fitgpp.reproduce")
+
+
+def _imported(tmp_path, argv: list[str]) -> set[str]:
+    code = ("import json, sys\nfrom fitgpp.cli import main\n"
+            f"rc = main({argv!r})\n"
+            "print(json.dumps([rc, sorted(sys.modules)]))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rc, mods = json.loads(r.stdout.splitlines()[-1])
+    assert rc == 0
+    return set(mods)
+
+
+def test_cli_formats_match_the_adapters():
+    assert CLI_FORMATS == FORMATS
+
+
+def test_import_fitgpp_is_lazy_and_its_names_all_resolve(tmp_path):
+    code = ("import json, sys\nimport fitgpp\nbefore = sorted(sys.modules)\n"
+            "from fitgpp.workload import synthesize  # imports the module fitgpp.simulate first\n"
+            "names = {n: type(getattr(fitgpp, n)).__name__ for n in fitgpp.__all__}\n"
+            "print(json.dumps([before, names]))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    before, names = json.loads(r.stdout)
+    assert not {"numpy", "pandas", "xarray"} & set(before)
+    assert names["simulate"] == "function", "fitgpp.simulate must stay the function"
+    assert names["Fifo"] == "type" and names["__version__"] == "str"
+    assert len(names) == len(set(names)) >= 20
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["simulate", "t.csv", "--nodes", "2", "--out", "r.nc"]],
+                         ids=["help", "simulate"])
+def test_a_command_imports_only_what_it_uses(tmp_path, argv):
+    from fitgpp import write_trace
+    from fitgpp.workload import load_model, synthesize
+    write_trace(synthesize(load_model("paper-default"), n_jobs=10, seed=0), tmp_path / "t.csv")
+    mods = _imported(tmp_path, argv)
+    assert "fitgpp.cli" in mods
+    heavy = HEAVY + (("pandas", "xarray") if argv == ["--help"] else ())
+    loaded = [m for m in heavy if m in mods]
+    assert not loaded, f"fitgpp {' '.join(argv)} imported {loaded}"
+    if argv[0] == "simulate":
+        assert (tmp_path / "r.nc").is_file()
