@@ -162,7 +162,8 @@ def test_coincident_names_the_equal_series_and_where():
 
 @pytest.mark.slow
 def test_every_research_question_chart_is_paper_ready():
-    """The charts fitgpp reproduce exports, at a tiny size (RQ5 needs the real trace)."""
+    """The charts fitgpp reproduce exports (RQ1-RQ4, RQ6), at a tiny size (RQ5: same
+    functions as RQ1, on the real trace)."""
     from fitgpp import reproduce
     size = reproduce.Size(n_jobs=200, seeds=(0, 1), timeline_jobs=60)
     problems = {}
@@ -171,7 +172,10 @@ def test_every_research_question_chart_is_paper_ready():
             problems[name] = figcheck.check(chart)
     r2 = reproduce.rq2(size, s_values=(1.0, 4.0, 16.0), p_values=(1, 3, 10))
     problems.update({n: figcheck.check(c) for n, c in r2.charts.items()})
-    assert len(problems) >= 11
+    from fitgpp import restart_cost as rc
+    r6 = rc.restart_cost(rc.Size(n_jobs=200, seeds=(0, 1), overheads=(0.0, 600.0)))
+    problems.update({n: figcheck.check(c) for n, c in rc.charts(r6.table).items()})
+    assert len(problems) >= 15
     assert not any(problems.values()), {k: list(map(str, v)) for k, v in problems.items() if v}
 
 
