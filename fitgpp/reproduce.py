@@ -740,13 +740,28 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
         md.append(f"- **{key.upper()}** — NOT RUN: {why}")
     md.append("")
     ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
+    # figures embedded by paths relative to results.md, so the report moves as one directory
+    import os
+    rel = {Path(p).stem: Path(os.path.relpath(p, out)).as_posix() for p in figures
+           if Path(p).suffix == ".png"}
     for key, r in results.items():
         md += [f"## {r.title}", "", r.question, "", "Configuration: `" +
                json.dumps(r.config, default=str) + "`", "", _md_table(r.table, ids.get(key, ["policy"])),
-               "", "Figures: " + ", ".join(f"`{n}.png`" for n in r.charts), ""]
-    md += ["## Files", ""] + [f"- `{Path(p).name}`" for p in figures]
+               ""]
+        for n, chart in r.charts.items():
+            if n in rel:
+                title = chart.to_dict().get("title", n)
+                title = title.get("text", n) if isinstance(title, dict) else title
+                md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
+            else:
+                md += [f"Figure `{n}` (no PNG exported)", ""]
+    md += ["## Files", ""] + [f"- [{Path(p).name}]({Path(os.path.relpath(p, out)).as_posix()})"
+                              for p in figures]
+    text = "\n".join(md) + "\n"
+    for prefix in {str(out.resolve()), str(out)}:   # no machine-specific paths in the report
+        text = text.replace(prefix + os.sep, "").replace(prefix, ".")
     path = out / "results.md"
-    path.write_text("\n".join(md) + "\n")
+    path.write_text(text)
     return path
 
 

@@ -272,8 +272,8 @@ def workload_chart(table: pd.DataFrame, workload: str):
     long = pd.concat([g[["overhead_min", "policy"]].assign(
         metric=title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"])
         for k, title in METRICS.items()], ignore_index=True)
-    return plots.metric_lines(long, x="overhead_min", x_title="restart overhead (min)"
-                              ).properties(title=f"{workload}: what restarts cost")
+    return plots.metric_lines(long, x="overhead_min", x_title="restart overhead (min)",
+                              title=f"{workload}: what restarts cost")
 
 
 def charts(table: pd.DataFrame) -> dict:
