@@ -8,6 +8,9 @@ on three workloads: ``paper-default``, ``paper-wide-te`` (TE jobs of 4-8 GPUs, w
 preempt) and ``philly-chronus-mix1`` (fitted to the Philly-derived trace, with its multi-node
 gangs). Each workload is one declared :class:`fitgpp.sweep.Experiment` (the overhead is the
 swept workload knob ``restart_overhead``), run by :func:`fitgpp.sweep.run_sweep`.
+``fitgpp reproduce`` runs the same question, with the same analysis, as
+``fitgpp.reproduce.STUDIES["rq6"]`` (:func:`study`, overheads :data:`REPRODUCE_OVERHEADS`,
+jobs and seeds of the reproduce size).
 
 Per run: TE p95, BE median and p95 slowdown, preemptions per BE job, and the GPU-hours lost to
 reloads, ``sum over jobs of reload x gpu x tasks / 3600`` (``reload`` is the Dataset's
