@@ -8,16 +8,24 @@ on three workloads: ``paper-default``, ``paper-wide-te`` (TE jobs of 4-8 GPUs, w
 preempt) and ``philly-chronus-mix1`` (fitted to the Philly-derived trace, with its multi-node
 gangs). Each workload is one declared :class:`fitgpp.sweep.Experiment` (the overhead is the
 swept workload knob ``restart_overhead``), run by :func:`fitgpp.sweep.run_sweep`.
+``fitgpp reproduce`` runs the same question, with the same analysis, as
+``fitgpp.reproduce.STUDIES["rq6"]`` (:func:`study`, overheads :data:`REPRODUCE_OVERHEADS`,
+jobs and seeds of the reproduce size).
 
 Per run: TE p95, BE median and p95 slowdown, preemptions per BE job, and the GPU-hours lost to
 reloads, ``sum over jobs of reload x gpu x tasks / 3600`` (``reload`` is the Dataset's
 per-job time spent reloading, lost reloads included), also as a share of the BE jobs' own
-GPU-hours of work.
+GPU-hours of work. All of them come from :mod:`fitgpp.metrics` (:func:`~fitgpp.metrics.class_stats`,
+:func:`~fitgpp.metrics.reload_gpu_hours`, :func:`~fitgpp.metrics.work_gpu_hours`).
 
-Whether preempting still pays off against PRIO, at each overhead (our definitions):
+Whether preempting still pays off against PRIO, at each overhead (our definitions; like every
+change in fitgpp, fractions from :func:`fitgpp.metrics.change`, shown in percent by
+:func:`fitgpp.metrics.percent`):
 
-- *TE gain*: ``1 - TE p95 / PRIO's TE p95`` (how much of PRIO's TE tail preemption removes);
-- *BE cost*: ``BE p95 / PRIO's BE p95 - 1`` (how much longer the BE tail gets);
+- *TE gain*: ``-change(TE p95, PRIO's TE p95) = 1 - TE p95 / PRIO's`` (how much of PRIO's TE
+  tail preemption removes);
+- *BE cost*: ``change(BE p95, PRIO's BE p95) = BE p95 / PRIO's - 1`` (how much longer the BE
+  tail gets);
 - preempting *stops paying off* at the first overhead where the BE cost exceeds the TE gain
   (both relative, same workload and seed), and *stops helping TE* at the first overhead where
   the TE p95 is no lower than PRIO's.
@@ -32,7 +40,8 @@ import numpy as np
 import pandas as pd
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .metrics import t_interval
+from .metrics import (CLASSES, class_stats, change, percent, reload_gpu_hours, t_interval,
+                      work_gpu_hours)
 
 #: The workloads of RQ6: shipped model names.
 WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
@@ -44,7 +53,15 @@ POLICIES = (("PRIO", "prio", {}), ("FitGpp s=1", "fitgpp", {"s": 1.0}),
 METRICS = {"te_p95": "TE p95 slowdown", "be_median": "BE median slowdown",
            "be_p95": "BE p95 slowdown", "preemptions_per_be": "preemptions per BE job",
            "reload_gpu_h": "GPU-hours lost to reloads",
-           "reload_share": "reloads, % of BE GPU-hours"}
+           "reload_share": "reloads, share of BE GPU-hours"}
+#: Columns that are fractions (changes against PRIO, shares): shown through metrics.percent.
+FRACTIONS = ("reload_share", "te_gain", "be_p95_cost", "be_median_cost", "net", "be_p95_growth",
+             "reload_share_max", "te_gain_0", "te_gain_max", "be_p95_cost_0", "be_p95_cost_max",
+             "be_median_cost_max")
+#: The restart overheads [s] ``fitgpp reproduce`` sweeps (at both sizes): 0, 10, 30 and 60
+#: min, the range of :data:`FULL` without its 1, 5 and 20 min, which keeps
+#: ``fitgpp reproduce --quick`` within about 20 s more than RQ1-RQ5.
+REPRODUCE_OVERHEADS = (0.0, 600.0, 1800.0, 3600.0)
 
 
 class RestartCostError(FitgppError):
@@ -118,6 +135,9 @@ def _label(policy: str, params: dict) -> str:
     raise RestartCostError(f"cell {policy} {params} is not one of RQ6's policies")
 
 
+TE, BE = CLASSES.index("TE"), CLASSES.index("BE")
+
+
 def cell_metrics(jobs: pd.DataFrame) -> dict:
     """RQ6's metrics of one run from its per-job columns (``te``, ``slowdown``,
     ``preemptions``, ``duration`` [s], ``reload`` [s], ``gpu`` per task, ``tasks``)."""
@@ -126,15 +146,15 @@ def cell_metrics(jobs: pd.DataFrame) -> dict:
     if missing:
         raise RestartCostError(f"a run lacks the per-job column(s) {sorted(missing)}: RQ6 needs "
                                "the simulator's per-job reload time, GPUs and tasks")
-    te, be = jobs["te"].to_numpy(bool), ~jobs["te"].to_numpy(bool)
-    sd = jobs["slowdown"].to_numpy(float)
-    gpus = jobs["gpu"].to_numpy(float) * jobs["tasks"].to_numpy(float)
-    lost = float(np.sum(jobs["reload"].to_numpy(float) * gpus) / 3600.0)
-    work_be = float(np.sum(jobs["duration"].to_numpy(float)[be] * gpus[be]) / 3600.0)
-    return {"te_p95": float(np.percentile(sd[te], 95)),
-            "be_median": float(np.median(sd[be])), "be_p95": float(np.percentile(sd[be], 95)),
-            "preemptions_per_be": float(jobs["preemptions"].to_numpy()[be].sum() / be.sum()),
-            "reload_gpu_h": lost, "reload_share": 100.0 * lost / work_be if work_be else 0.0}
+    te = jobs["te"].to_numpy(bool)
+    st = class_stats(te, jobs["slowdown"], jobs["preemptions"])
+    gpu, tasks = jobs["gpu"], jobs["tasks"]
+    lost = reload_gpu_hours(jobs["reload"], gpu, tasks)
+    work_be = work_gpu_hours(te, jobs["duration"], gpu, tasks, cls="BE")
+    return {"te_p95": float(st["slowdown_p95"][TE]), "be_median": float(st["slowdown_median"][BE]),
+            "be_p95": float(st["slowdown_p95"][BE]),
+            "preemptions_per_be": float(st["preemptions_per_job"][BE]),
+            "reload_gpu_h": lost, "reload_share": lost / work_be if work_be else 0.0}
 
 
 def _jobs_of(res: dict) -> pd.DataFrame:
@@ -164,22 +184,23 @@ def runs_of(workload: str, size: Size = QUICK) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- across seeds and findings
 def _vs_prio(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per run: TE gain and BE cost against PRIO on the same workload, seed and overhead."""
+    """Per run: TE gain and BE cost against PRIO on the same workload, seed and overhead
+    (fractions, :func:`fitgpp.metrics.change`)."""
     prio = runs[runs["policy"] == "PRIO"].set_index(["workload", "overhead_s", "seed"])
     key = pd.MultiIndex.from_frame(runs[["workload", "overhead_s", "seed"]])
     p = prio.reindex(key)
     out = runs.copy()
-    out["te_gain"] = 100.0 * (1.0 - runs["te_p95"].to_numpy() / p["te_p95"].to_numpy())
-    out["be_p95_cost"] = 100.0 * (runs["be_p95"].to_numpy() / p["be_p95"].to_numpy() - 1.0)
-    out["be_median_cost"] = 100.0 * (runs["be_median"].to_numpy() / p["be_median"].to_numpy()
-                                     - 1.0)
+    out["te_gain"] = -change(runs["te_p95"].to_numpy(), p["te_p95"].to_numpy())
+    out["be_p95_cost"] = change(runs["be_p95"].to_numpy(), p["be_p95"].to_numpy())
+    out["be_median_cost"] = change(runs["be_median"].to_numpy(), p["be_median"].to_numpy())
     out["net"] = out["te_gain"] - out["be_p95_cost"]
     return out
 
 
 def across_seeds(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean and 95 % interval (``<m>``, ``<m>_lo``, ``<m>_hi``; :func:`fitgpp.metrics.t_interval`,
-    no bounds below 3 seeds) over seeds of every metric, with the comparisons against PRIO."""
+    no bounds below 3 seeds) over seeds of every metric, with the comparisons against PRIO;
+    rows by workload (in the order run), overhead, then policy (as in :data:`POLICIES`)."""
     r = _vs_prio(runs)
     by = ["workload", "policy", "overhead_s"]
     cols = [c for c in r.columns if c not in (*by, "seed")]
@@ -191,7 +212,11 @@ def across_seeds(runs: pd.DataFrame) -> pd.DataFrame:
         for c in cols:
             row[c], row[f"{c}_lo"], row[f"{c}_hi"] = t_interval(g[c])
         rows.append(row)
-    return pd.DataFrame(rows).sort_values(by, kind="stable").reset_index(drop=True)
+    rank = {"workload": {w: i for i, w in enumerate(dict.fromkeys(runs["workload"]))},
+            "policy": {p[0]: i for i, p in enumerate(POLICIES)}}
+    return pd.DataFrame(rows).sort_values(
+        ["workload", "overhead_s", "policy"], kind="stable",
+        key=lambda c: c.map(rank[c.name]) if c.name in rank else c).reset_index(drop=True)
 
 
 def _first(ovh, cond) -> float:
@@ -213,7 +238,7 @@ def findings_table(table: pd.DataFrame) -> pd.DataFrame:
             "te_gain_0": a["te_gain"], "te_gain_max": b["te_gain"],
             "be_p95_cost_0": a["be_p95_cost"], "be_p95_cost_max": b["be_p95_cost"],
             "be_median_cost_max": b["be_median_cost"],
-            "be_p95_growth": 100.0 * (b["be_p95"] / a["be_p95"] - 1.0),
+            "be_p95_growth": change(b["be_p95"], a["be_p95"]),
             "preemptions_per_be_0": a["preemptions_per_be"],
             "preemptions_per_be_max": b["preemptions_per_be"],
             "reload_gpu_h_max": b["reload_gpu_h"], "reload_share_max": b["reload_share"],
@@ -230,6 +255,8 @@ def _when(x: float, top: float) -> str:
 
 def describe(findings: pd.DataFrame) -> str:
     """The finding, in sentences computed from :func:`findings_table` (no fixed result)."""
+    def pct(x):
+        return percent(x, 0, sign=False)
     out = []
     for wl, g in findings.groupby("workload", sort=False):
         g = g.set_index("policy")
@@ -237,64 +264,82 @@ def describe(findings: pd.DataFrame) -> str:
         parts = []
         for pol, r in g.iterrows():
             parts.append(
-                f"{pol}: TE gain over PRIO {r['te_gain_0']:.0f} % -> {r['te_gain_max']:.0f} %, "
-                f"BE p95 cost {r['be_p95_cost_0']:+.0f} % -> {r['be_p95_cost_max']:+.0f} %, "
+                f"{pol}: TE gain over PRIO {pct(r['te_gain_0'])} -> {pct(r['te_gain_max'])}, "
+                f"BE p95 cost {percent(r['be_p95_cost_0'], 0)} -> "
+                f"{percent(r['be_p95_cost_max'], 0)}, "
                 f"{r['preemptions_per_be_max']:.2f} preemptions per BE job, "
                 f"{r['reload_gpu_h_max']:.3g} GPU-h lost to reloads "
-                f"({r['reload_share_max']:.2g} % of BE work); stops paying off "
+                f"({percent(r['reload_share_max'], 1, sign=False)} of BE work); stops paying off "
                 f"{_when(r['stops_paying_min'], top)}")
-        fit = g[g.index.str.startswith("FitGpp")]
-        oth = g[~g.index.str.startswith("FitGpp")]
-        verdict = ""
-        if len(fit) and len(oth):
-            best_fit = fit["be_p95_cost_max"].idxmin()
-            f_lost, o_lost = fit["reload_gpu_h_max"].max(), oth["reload_gpu_h_max"].min()
-            f_cost, o_cost = fit["be_p95_cost_max"].max(), oth["be_p95_cost_max"].min()
-            verdict = (f" At {top:g} min, every FitGpp setting loses "
-                       f"{'fewer' if f_lost < o_lost else 'no fewer'} GPU-hours to reloads "
-                       f"than LRTP and RAND (at most {f_lost:.3g} against at least "
-                       f"{o_lost:.3g}) and its BE p95 cost over PRIO is "
-                       f"{'lower' if f_cost < o_cost else 'not lower'} (at most "
-                       f"{f_cost:+.0f} % against at least {o_cost:+.0f} %); the mildest "
-                       f"FitGpp is {best_fit}.")
+        verdict = _verdict(g, top)
         out.append(f"{wl}, restart overhead 0 -> {top:g} min. " + "; ".join(parts) + "."
-                   + verdict)
+                   + (f" {verdict}" if verdict else ""))
     return "\n".join(out)
 
 
+def _verdict(g: pd.DataFrame, top: float) -> str:
+    """FitGpp against LRTP and RAND at the largest overhead ``top`` [min], from the findings
+    of one workload indexed by policy ("" without both)."""
+    fit = g[g.index.str.startswith("FitGpp")]
+    oth = g[~g.index.str.startswith("FitGpp")]
+    if not (len(fit) and len(oth)):
+        return ""
+    best_fit = fit["be_p95_cost_max"].idxmin()
+    f_lost, o_lost = fit["reload_gpu_h_max"].max(), oth["reload_gpu_h_max"].min()
+    f_cost, o_cost = fit["be_p95_cost_max"].max(), oth["be_p95_cost_max"].min()
+    return (f"At {top:g} min, every FitGpp setting loses "
+            f"{'fewer' if f_lost < o_lost else 'no fewer'} GPU-hours to reloads "
+            f"than LRTP and RAND (at most {f_lost:.3g} against at least "
+            f"{o_lost:.3g}) and its BE p95 cost over PRIO is "
+            f"{'lower' if f_cost < o_cost else 'not lower'} (at most "
+            f"{percent(f_cost, 0)} against at least {percent(o_cost, 0)}); the mildest "
+            f"FitGpp is {best_fit}.")
+
+
 # ---------------------------------------------------------------- charts
-def workload_chart(table: pd.DataFrame, workload: str):
-    """Every metric of ``workload`` against the overhead, one line per policy, 95 % CIs."""
+def workload_chart(table: pd.DataFrame, workload: str, *, reloads: bool = False):
+    """The metrics of ``workload`` against the overhead, one line per policy, 95 % CIs: the
+    slowdowns and preemptions, or with ``reloads=True`` the fractions (:data:`FRACTIONS`,
+    the share of BE GPU time lost to reloads) on a percent axis."""
     from . import plots
     g = table[table["workload"] == workload]
     if g.empty:
         raise RestartCostError(f"nothing to draw for workload {workload!r}")
+    keys = [k for k in METRICS if (k in FRACTIONS) == reloads]
     long = pd.concat([g[["overhead_min", "policy"]].assign(
-        metric=title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"])
-        for k, title in METRICS.items()], ignore_index=True)
+        metric=METRICS[k], value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"]) for k in keys],
+        ignore_index=True)
+    caption = (f"{workload}: GPU time lost to reloads" if reloads
+               else f"{workload}: what restarts cost")
     return plots.metric_lines(long, x="overhead_min", x_title="restart overhead (min)",
-                              title=f"{workload}: what restarts cost")
+                              title=caption, percent=reloads)
 
 
 def charts(table: pd.DataFrame) -> dict:
-    """``rq6_<workload>``: :func:`workload_chart` of each workload; ``rq6_net``: TE gain minus
+    """``rq6_<workload>`` and ``rq6_<workload>_reloads``: :func:`workload_chart` of each
+    workload; ``rq6_net``: TE gain minus
     BE p95 cost against PRIO (below 0: preempting no longer pays off), one panel per
     workload."""
     from . import plots
-    out = {f"rq6_{wl}": workload_chart(table, wl) for wl in dict.fromkeys(table["workload"])}
+    out = {}
+    for wl in dict.fromkeys(table["workload"]):
+        out[f"rq6_{wl}"] = workload_chart(table, wl)
+        out[f"rq6_{wl}_reloads"] = workload_chart(table, wl, reloads=True)
     net = table[table["policy"] != "PRIO"]
     long = net[["overhead_min", "policy"]].assign(metric=net["workload"], value=net["net"],
                                                   lo=net["net_lo"], hi=net["net_hi"])
     out["rq6_net"] = plots.metric_lines(long, x="overhead_min",
                                         x_title="restart overhead (min)",
-                                        y_title="TE gain - BE p95 cost vs PRIO (%)")
+                                        y_title="TE gain - BE p95 cost vs PRIO",
+                                        percent=True)
     return out
 
 
 def at_overhead(result: RestartCost, workload: str, overhead_s: float,
                 policies=None) -> pd.DataFrame:
     """The across-seed numbers of ``workload`` at one overhead, for ``policies`` (labels;
-    default all): what the notebook's controls show beside the chart."""
+    default all): what the notebook's controls show beside the chart, as text
+    (:func:`readable`)."""
     t = result.table
     if workload not in set(t["workload"]):
         raise RestartCostError(f"workload {workload!r} is not in this result (has "
@@ -306,14 +351,30 @@ def at_overhead(result: RestartCost, workload: str, overhead_s: float,
     sel = t[(t["workload"] == workload) & np.isclose(t["overhead_s"], overhead_s)
             & t["policy"].isin(pols)]
     cols = ["policy", *METRICS, "te_gain", "be_p95_cost", "be_median_cost"]
-    return sel[cols].set_index("policy").round(3)
+    return readable(sel[cols].set_index("policy"))
 
 
-def chart_for(result: RestartCost, workload: str, policies=None):
+def readable(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` for reading: the fractions (:data:`FRACTIONS`, and their ``_lo``/``_hi``) in
+    percent through :func:`fitgpp.metrics.percent`, other numbers to 3 significant digits."""
+    out = df.copy()
+    for c in out.columns:
+        if not pd.api.types.is_float_dtype(out[c]):
+            continue
+        base = c.removesuffix("_lo").removesuffix("_hi")
+        if base in FRACTIONS:
+            share = base.startswith("reload_share")    # a share, not a change: no sign
+            out[c] = [percent(x, sign=not share) for x in out[c]]
+        else:
+            out[c] = [f"{x:.3g}" for x in out[c]]
+    return out
+
+
+def chart_for(result: RestartCost, workload: str, policies=None, *, reloads: bool = False):
     """:func:`workload_chart` of ``workload`` restricted to ``policies`` (labels)."""
     t = result.table
     pols = list(policies) if policies else list(dict.fromkeys(t["policy"]))
-    return workload_chart(t[t["policy"].isin(pols)], workload)
+    return workload_chart(t[t["policy"].isin(pols)], workload, reloads=reloads)
 
 
 # ---------------------------------------------------------------- the question
@@ -332,10 +393,11 @@ def restart_cost(size: Size = QUICK) -> RestartCost:
 
 
 # ---------------------------------------------------------------- as a study of fitgpp reproduce
-def study(overheads=FULL.overheads, workloads=WORKLOADS):
+def study(overheads=REPRODUCE_OVERHEADS, workloads=WORKLOADS):
     """RQ6 as a :class:`fitgpp.reproduce.Study` for ``fitgpp reproduce``: the workloads are
-    its variants (dimension ``workload``), the overheads its swept knob; ``n_jobs``, seeds and
-    load come from the reproduce size. Its analysis is :func:`analyze`."""
+    its variants (dimension ``workload``), the overheads its swept knob (default
+    :data:`REPRODUCE_OVERHEADS`: 0, 10, 30, 60 min); ``n_jobs``, seeds and load come from the
+    reproduce size. Its analysis is :func:`analyze`."""
     from .reproduce import Study
     from .workload import load_model
 
@@ -346,21 +408,84 @@ def study(overheads=FULL.overheads, workloads=WORKLOADS):
         return make
 
     fitgpp_s = sorted({p["s"] for _, n, p in POLICIES if n == "fitgpp"})
-    return Study(key="rq6", title=RestartCost.title, question=RestartCost.question,
+    minutes = ", ".join(f"{x / 60:g}" for x in overheads)
+    question = (f"{RestartCost.question} Every BE job reloads its checkpoint for a restart "
+                f"overhead of {minutes} min each time it restarts after a preemption; FitGpp "
+                f"(s = {', '.join(f'{x:g}' for x in fitgpp_s)}), LRTP and RAND against PRIO (TE "
+                f"first, never preempts) on {', '.join(f'`{w}`' for w in workloads)}. TE gain "
+                "= -change(TE p95, PRIO's), BE p95 cost = change(BE p95, PRIO's), paired per "
+                "seed (same workload and overhead); preempting stops paying off where the cost "
+                "exceeds the gain.")
+    return Study(key="rq6", title=RestartCost.title, question=question,
                  policies={"prio": {}, "fitgpp": {"s": fitgpp_s}, "lrtp": {}, "rand": {}},
                  knobs={"restart_overhead": tuple(float(x) for x in overheads)},
                  variants={w: variant(w) for w in workloads}, variant_dim="workload",
                  analyze=analyze)
 
 
+def summary(findings: pd.DataFrame) -> str:
+    """The finding in one sentence per workload (computed from :func:`findings_table`): where
+    preempting stops paying off against PRIO, by policy, and the GPU-hours FitGpp loses to
+    reloads against LRTP and RAND at the largest overhead."""
+    out = []
+    for wl, g in findings.groupby("workload", sort=False):
+        top = float(g["max_overhead_min"].iloc[0])
+        when: dict[str, list] = {}
+        for _, r in g.iterrows():
+            when.setdefault(_when(r["stops_paying_min"], top), []).append(r["policy"])
+        text = (f"{wl}: preempting stops paying off against PRIO "
+                + "; ".join(f"{k} for {', '.join(v)}" for k, v in when.items())
+                + f" (at {top:g} min: TE gain {percent(g['te_gain_max'].min())} to "
+                f"{percent(g['te_gain_max'].max())}, BE p95 cost "
+                f"{percent(g['be_p95_cost_max'].min(), 0)} to "
+                f"{percent(g['be_p95_cost_max'].max(), 0)}")
+        fit = g[g["policy"].str.startswith("FitGpp")]
+        oth = g[~g["policy"].str.startswith("FitGpp")]
+        if len(fit) and len(oth):
+            f_lost, o_lost = fit["reload_gpu_h_max"].max(), oth["reload_gpu_h_max"].min()
+            text += (f"; FitGpp loses {'fewer' if f_lost < o_lost else 'no fewer'} GPU-hours to "
+                     f"reloads than LRTP and RAND, at most {f_lost:.3g} against at least "
+                     f"{o_lost:.3g}")
+        out.append(text + ").")
+    return " ".join(out)
+
+
 def analyze(o):
     """A :class:`fitgpp.reproduce.Outcome` of :func:`study` -> its ``RQResult``: the
-    across-seed table of this module, the charts, the finding; the findings table is in
-    ``config["findings"]``."""
+    across-seed table of this module, the charts, the finding (:func:`summary`) and, as
+    ``details``, the sentences of :func:`describe` and the findings table."""
     from .reproduce import RQResult, _config
     runs = pd.DataFrame([_row(variant, cell, res) for (variant, cell), res in o.runs.items()])
     table = across_seeds(runs)
     found = findings_table(table)
-    return RQResult(o.study.key, o.study.title, o.study.question, table, charts(table), {},
-                    describe(found).replace("\n", " "),
-                    _config(o, findings=found.round(3).to_dict(orient="records")))
+    r = RQResult(o.study.key, o.study.title, o.study.question, table, charts(table), {},
+                 summary(found), _config(o, model="per workload (see workload)"))
+    r.details = details(found)
+    return r
+
+
+def details(findings: pd.DataFrame) -> str:
+    """Markdown for ``results.md``: how FitGpp fares against LRTP and RAND on each workload,
+    then the findings table (fractions in percent)."""
+    cols = {"workload": "workload", "policy": "policy",
+            "te_gain_0": "TE gain at 0", "te_gain_max": "TE gain at max",
+            "be_p95_cost_0": "BE p95 cost at 0", "be_p95_cost_max": "BE p95 cost at max",
+            "preemptions_per_be_max": "preemptions per BE job at max",
+            "reload_gpu_h_max": "GPU-h lost to reloads at max",
+            "reload_share_max": "share of BE work at max",
+            "stops_paying_min": "stops paying off",
+            "stops_helping_te_min": "stops helping TE"}
+    t = readable(findings[list(cols)])
+    for c in ("stops_paying_min", "stops_helping_te_min"):
+        t[c] = [_when(x, top) for x, top in zip(findings[c], findings["max_overhead_min"])]
+    t = t.rename(columns=cols)
+    lines = []
+    for wl, g in findings.groupby("workload", sort=False):
+        v = _verdict(g.set_index("policy"), float(g["max_overhead_min"].iloc[0]))
+        if v:
+            lines.append(f"- {wl}: {v}")
+    lines += ["", "Findings per workload and preempting policy (at 0 and at the largest "
+              "overhead, max):", "",
+              "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False)]
+    return "\n".join(lines)
