@@ -425,10 +425,7 @@ def save(chart, path, *, scale_factor: float = 2.0, cache=None) -> Path:
         raise PlotError(f"cannot save {path}: use one of {', '.join(FORMATS)}")
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
     spec = json.dumps(spec, sort_keys=True)
-    hit = None
-    if cache is not None:
-        key = hashlib.sha256(f"{spec}\0{ext}\0{scale_factor}\0{vlc.__version__}".encode()).hexdigest()
-        hit = Path(cache) / key[:2] / f"{key}{ext}"
+    hit = None if cache is None else _cached_file(spec, ext, scale_factor, cache)
     if hit is not None and hit.is_file():
         data = hit.read_bytes()
     elif ext == ".png":
@@ -445,11 +442,32 @@ def save(chart, path, *, scale_factor: float = 2.0, cache=None) -> Path:
     return path
 
 
+def _cached_file(spec: str, ext: str, scale_factor: float, cache) -> Path:
+    """Where the figure cache keeps ``spec`` (JSON, sorted keys) rendered as ``ext``."""
+    import vl_convert as vlc
+    key = hashlib.sha256(f"{spec}\0{ext}\0{scale_factor}\0{vlc.__version__}".encode()).hexdigest()
+    return Path(cache) / key[:2] / f"{key}{ext}"
+
+
+def _spec(chart, formats, scale_factor: float, cache) -> dict:
+    """The chart's Vega-Lite dict, validated against the schema (~0.1 s a chart) unless
+    every format of it is in the figure cache already: it was rendered from this exact spec
+    before, so it is not validated again (altair builds the same dict either way)."""
+    if not hasattr(chart, "to_dict"):
+        return chart
+    if cache is not None:
+        spec = chart.to_dict(validate=False)
+        text = json.dumps(spec, sort_keys=True)
+        if all(_cached_file(text, ext.lower(), scale_factor, cache).is_file() for ext in formats):
+            return spec
+    return chart.to_dict()
+
+
 def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
     """Save ``{name: chart}`` as ``out_dir/name.<ext>`` for every format; returns the paths."""
     out = []
     for name, chart in charts.items():
-        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart  # validated once
+        spec = _spec(chart, formats, kw.get("scale_factor", 2.0), kw.get("cache"))
         for ext in formats:
             out.append(save(spec, Path(out_dir) / f"{name}{ext}", **kw))
     return out
