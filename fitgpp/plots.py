@@ -157,13 +157,15 @@ def slowdown_cdf(results, *, points: int = 200) -> alt.Chart:
     ).properties(width=COLUMN_WIDTH * 0.75, height=150)
 
 
-def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95,
+                    cache=None) -> pd.DataFrame:
     """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs
     (:func:`fitgpp.metrics.bootstrap_interval`).
 
-    Returns rows ``class, stat ('median'|'p95'), value, lo, hi``.
+    Returns rows ``class, stat ('median'|'p95'), value, lo, hi``. ``cache``: a directory
+    where each interval is kept (see :func:`_cached_interval`); the numbers are the same.
     """
-    from .metrics import bootstrap_interval, class_stats
+    from .metrics import class_stats
     te = ds["cls"].to_numpy() == "TE"
     sd = ds["slowdown"].to_numpy()
     st = class_stats(te, sd, ds["preemptions"].to_numpy())
@@ -173,10 +175,45 @@ def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95
         if not len(x):
             continue
         for stat, p in (("median", 50), ("p95", 95)):
-            lo, hi = bootstrap_interval(x, p, n_resamples=n_boot, seed=seed, level=level)
+            lo, hi = _cached_interval(x, p, n_resamples=n_boot, seed=seed, level=level,
+                                      cache=cache)
             rows.append({"class": c, "stat": stat, "value": float(st[f"slowdown_{stat}"][i]),
                          "lo": lo, "hi": hi})
     return pd.DataFrame(rows)
+
+
+def _cached_interval(x, q, *, cache=None, **kw) -> tuple[float, float]:
+    """:func:`fitgpp.metrics.bootstrap_interval` of ``x``, read from ``cache`` (a directory)
+    when it was computed before: keyed by the sha256 of the values, ``q``, the resampling
+    parameters, the numpy and scipy versions and the digest of fitgpp's result code (which
+    covers fitgpp.metrics); the bounds are stored as JSON numbers, which round-trip exactly.
+    Resampling 300 times is most of a warm RQ5 (~0.8 s CPU on the full trace)."""
+    from .metrics import bootstrap_interval
+    if cache is None:
+        return bootstrap_interval(x, q, **kw)
+    import numpy
+    import scipy
+
+    from .sweep.cell import code_digest
+    x = np.ascontiguousarray(x, dtype=float)
+    doc = json.dumps({"q": float(q), **kw, "numpy": numpy.__version__, "scipy": scipy.__version__,
+                      "code": code_digest(), "n": len(x)}, sort_keys=True)
+    key = hashlib.sha256(doc.encode() + b"\0" + x.tobytes()).hexdigest()
+    path = Path(cache) / key[:2] / f"{key}.json"
+    try:
+        lo, hi = json.loads(path.read_text())
+        return float(lo), float(hi)
+    except (OSError, ValueError, TypeError):
+        pass  # missing or unreadable: compute it again
+    lo, hi = bootstrap_interval(x, q, **kw)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps([lo, hi]))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache: the interval is still right, just not kept
+    return lo, hi
 
 
 def stats_table(results, **kw) -> pd.DataFrame:

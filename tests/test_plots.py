@@ -138,3 +138,27 @@ def test_save_all_validates_a_spec_until_every_format_is_cached(tmp_path, monkey
     plots.save_all({"c": chart}, tmp_path / "three", (".svg", ".png"), cache=fig)
     assert calls and True not in calls
     assert (tmp_path / "three" / "c.png").read_bytes() == (tmp_path / "two" / "c.png").read_bytes()
+
+
+def test_bootstrap_intervals_from_their_cache_are_the_numbers_computed(tmp_path, monkeypatch):
+    from fitgpp import metrics
+
+    rng = np.random.default_rng(1)
+    x = 1 + rng.lognormal(0, 1, 500)
+    fresh = plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95)
+    first = plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+    assert first == fresh and fresh[0] < np.percentile(x, 95) < fresh[1]
+
+    def boom(*a, **k):
+        raise AssertionError("computed again although cached")
+    monkeypatch.setattr(metrics, "bootstrap_interval", boom)
+    assert plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95,
+                                  cache=tmp_path) == fresh
+    with pytest.raises(AssertionError, match="computed again"):  # other values, other key
+        plots._cached_interval(x[1:], 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+    with pytest.raises(AssertionError, match="computed again"):  # other resampling
+        plots._cached_interval(x, 95, n_resamples=101, seed=0, level=0.95, cache=tmp_path)
+    for f in tmp_path.rglob("*.json"):  # an unreadable entry is computed again
+        f.write_text("[1.0,")
+    with pytest.raises(AssertionError, match="computed again"):
+        plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
