@@ -312,13 +312,15 @@ def slowdown_cdf(results, *, points: int = 200, size: str | Preset = "full",
     return _finish(chart, p, title, notes, legend=st["order"])
 
 
-def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95,
+                    cache=None) -> pd.DataFrame:
     """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs
     (:func:`fitgpp.metrics.bootstrap_interval`).
 
-    Returns rows ``class, stat ('median'|'p95'), value, lo, hi``.
+    Returns rows ``class, stat ('median'|'p95'), value, lo, hi``. ``cache``: a directory
+    where each interval is kept (see :func:`_cached_interval`); the numbers are the same.
     """
-    from .metrics import bootstrap_interval, class_stats
+    from .metrics import class_stats
     te = ds["cls"].to_numpy() == "TE"
     sd = ds["slowdown"].to_numpy()
     st = class_stats(te, sd, ds["preemptions"].to_numpy())
@@ -328,10 +330,45 @@ def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95
         if not len(x):
             continue
         for stat, p in (("median", 50), ("p95", 95)):
-            lo, hi = bootstrap_interval(x, p, n_resamples=n_boot, seed=seed, level=level)
+            lo, hi = _cached_interval(x, p, n_resamples=n_boot, seed=seed, level=level,
+                                      cache=cache)
             rows.append({"class": c, "stat": stat, "value": float(st[f"slowdown_{stat}"][i]),
                          "lo": lo, "hi": hi})
     return pd.DataFrame(rows)
+
+
+def _cached_interval(x, q, *, cache=None, **kw) -> tuple[float, float]:
+    """:func:`fitgpp.metrics.bootstrap_interval` of ``x``, read from ``cache`` (a directory)
+    when it was computed before: keyed by the sha256 of the values, ``q``, the resampling
+    parameters, the numpy and scipy versions and the digest of fitgpp's result code (which
+    covers fitgpp.metrics); the bounds are stored as JSON numbers, which round-trip exactly.
+    Resampling 300 times is most of a warm RQ5 (~0.8 s CPU on the full trace)."""
+    from .metrics import bootstrap_interval
+    if cache is None:
+        return bootstrap_interval(x, q, **kw)
+    import numpy
+    import scipy
+
+    from .sweep.cell import code_digest
+    x = np.ascontiguousarray(x, dtype=float)
+    doc = json.dumps({"q": float(q), **kw, "numpy": numpy.__version__, "scipy": scipy.__version__,
+                      "code": code_digest(), "n": len(x)}, sort_keys=True)
+    key = hashlib.sha256(doc.encode() + b"\0" + x.tobytes()).hexdigest()
+    path = Path(cache) / key[:2] / f"{key}.json"
+    try:
+        lo, hi = json.loads(path.read_text())
+        return float(lo), float(hi)
+    except (OSError, ValueError, TypeError):
+        pass  # missing or unreadable: compute it again
+    lo, hi = bootstrap_interval(x, q, **kw)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps([lo, hi]))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache: the interval is still right, just not kept
+    return lo, hi
 
 
 def stats_table(results, **kw) -> pd.DataFrame:
@@ -675,10 +712,7 @@ def save(chart, path, *, dpi: int = DPI, cache=None) -> Path:
         raise PlotError(f"cannot save {path}: use one of {', '.join(FORMATS)}")
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
     spec = json.dumps(spec, sort_keys=True)
-    hit = None
-    if cache is not None:
-        key = hashlib.sha256(f"{spec}\0{ext}\0dpi{dpi}\0{vlc.__version__}".encode()).hexdigest()
-        hit = Path(cache) / key[:2] / f"{key}{ext}"
+    hit = None if cache is None else _cached_file(spec, ext, dpi, cache)
     if hit is not None and hit.is_file():
         data = hit.read_bytes()
     elif ext == ".png":
@@ -695,11 +729,32 @@ def save(chart, path, *, dpi: int = DPI, cache=None) -> Path:
     return path
 
 
+def _cached_file(spec: str, ext: str, dpi: int, cache) -> Path:
+    """Where the figure cache keeps ``spec`` (JSON, sorted keys) rendered as ``ext``."""
+    import vl_convert as vlc
+    key = hashlib.sha256(f"{spec}\0{ext}\0dpi{dpi}\0{vlc.__version__}".encode()).hexdigest()
+    return Path(cache) / key[:2] / f"{key}{ext}"
+
+
+def _spec(chart, formats, dpi: int, cache) -> dict:
+    """The chart's Vega-Lite dict, validated against the schema (~0.1 s a chart) unless
+    every format of it is in the figure cache already: it was rendered from this exact spec
+    before, so it is not validated again (altair builds the same dict either way)."""
+    if not hasattr(chart, "to_dict"):
+        return chart
+    if cache is not None:
+        spec = chart.to_dict(validate=False)
+        text = json.dumps(spec, sort_keys=True)
+        if all(_cached_file(text, ext.lower(), dpi, cache).is_file() for ext in formats):
+            return spec
+    return chart.to_dict()
+
+
 def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
     """Save ``{name: chart}`` as ``out_dir/name.<ext>`` for every format; returns the paths."""
     out = []
     for name, chart in charts.items():
-        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart  # validated once
+        spec = _spec(chart, formats, kw.get("dpi", DPI), kw.get("cache"))
         for ext in formats:
             out.append(save(spec, Path(out_dir) / f"{name}{ext}", **kw))
     return out

@@ -202,7 +202,8 @@ class Study:
         else:
             grid = xr.concat(list(grids.values()), dim=pd.Index(list(grids), name=self.variant_dim),
                              combine_attrs="drop_conflicts")
-        return Outcome(self, size, grid, runs, stats, exps)
+        from .sweep import cache_dir_for
+        return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache))
 
     def result(self, size: Size = QUICK, **kw) -> RQResult:
         """Run the study (see :meth:`run`) and analyze it."""
@@ -222,6 +223,7 @@ class Outcome:
     runs: dict       # {(variant label or None, Cell): cell result}
     stats: dict
     experiments: dict
+    cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
 
     def configurations(self) -> list[dict]:
         """Every configuration of the grid (without seeds): ``label``, ``name`` (policy),
@@ -614,7 +616,8 @@ def _rq5(o: Outcome) -> RQResult:
     fit = t.loc["FitGpp s=4"]
     kept = o.kept()
     charts = {f"{st.key}_slowdown_cdf": plots.slowdown_cdf(kept),
-              f"{st.key}_slowdown_bars": plots.slowdown_bars(plots.stats_table(kept))}
+              f"{st.key}_slowdown_bars": plots.slowdown_bars(
+                  plots.stats_table(kept, cache=o.cache_dir and o.cache_dir / "intervals"))}
     dropped = tr.source.get("dropped_fit_no_node", 0)
     finding = (f"On {len(tr.jobs)} real jobs ({dropped} dropped: they fit no node), FitGpp s=4 vs "
                f"FIFO: TE p95 {percent(fit['change_te_p95'])}, BE median "
