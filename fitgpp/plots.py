@@ -768,7 +768,7 @@ SERIES_TITLES = {"P": "P (max preemptions)", "policy": "policy",
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
                  x_title: str | None = None, y_title: str = "", series_title: str | None = None,
                  title: str | None = None, log_x: bool | None = None, percent: bool = False,
-                 size: str | Preset = "full") -> alt.Chart:
+                 share: bool = False, size: str | Preset = "full") -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
     with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi]).
 
@@ -776,7 +776,8 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     of 8 or more (s, grace scale). Series are drawn side by side (dodged a little along
     x) so their whiskers do not hide each other; tooltips give the true x.
     ``percent``: the values are fractions (changes, see :mod:`fitgpp.metrics`), shown in
-    percent. A change (``percent``, or a metric named ``... vs BASELINE (%)``) has its
+    percent. ``share``: the values are fractions of a whole (not changes), shown in
+    unsigned percent. A change (``percent``, or a metric named ``... vs BASELINE (%)``) has its
     whiskers stop at -100 % (nothing falls by more than all of it). Whiskers that reach far
     past the values are clipped at the plot's edge; the numbers are in the table."""
     need = {x, series, "metric", "value"}
@@ -786,12 +787,14 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     st = _styles(df[series].astype(str))
     d = df.assign(**{series: df[series].astype(str)})
     metrics = list(dict.fromkeys(d["metric"]))
-    change = percent or all(re.search(r" vs .+\(%\)$", m) for m in metrics)
+    change = (percent and not share) or all(re.search(r" vs .+\(%\)$", m) for m in metrics)
     vs = re.search(r" vs (.+?)( \(%\))?$", metrics[0])
     base = vs.group(1) if change and vs else "the baseline"
     floor = -1.0 if percent else -100.0          # a fraction, or already in percent
     y_title = y_title or (f"change against {base}" + ("" if percent else " (%)") if change
+                          else "share (see panel heading)" if share
                           else "value (see panel heading)")
+    pct = ".0%" if share else "+.0%" if percent else None   # axis format of fractions
     xv = d[x].to_numpy(float)
     if log_x is None:
         log_x = bool((xv > 0).all() and xv.max() / xv.min() >= 8)
@@ -824,11 +827,11 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
                                            title=y_title))
     else:
         ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False, nice=True, padding=10),
-                   axis=alt.Axis(format="+.0%") if percent else alt.Axis())
+                   axis=alt.Axis(format=pct) if pct else alt.Axis())
     s_title = series_title or SERIES_TITLES.get(series, series)
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=s_title))
     tip = [series, alt.Tooltip(f"{x}:Q", title=x_title or x), "metric",
-           alt.Tooltip("value:Q", format="+.1%" if percent else ".3g")]
+           alt.Tooltip("value:Q", format=pct.replace(".0", ".1") if pct else ".3g")]
     line = alt.Chart().mark_line(clip=True).encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
                                               title=s_title), **enc)

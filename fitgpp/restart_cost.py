@@ -312,7 +312,7 @@ def workload_chart(table: pd.DataFrame, workload: str, *, reloads: bool = False)
     caption = (f"{workload}: GPU time lost to reloads" if reloads
                else f"{workload}: what restarts cost")
     return plots.metric_lines(long, x="overhead_min", x_title="restart overhead (min)",
-                              title=caption, percent=reloads)
+                              title=caption, share=reloads)
 
 
 def charts(table: pd.DataFrame) -> dict:
