@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from types import SimpleNamespace
 
 import altair as alt
 import ipywidgets as W
@@ -74,14 +75,16 @@ def extend(study: Study, size: Size, dim: str, value) -> tuple[Study, Size]:
         return study.replace(model=str(value)), size
     if dim in POLICY_DIMS:
         cast = int if dim == "max_preemptions" else float
-        pols = {}
+        from .policies import registry
+        pols, added = {}, False
         for name, grid in study.policies.items():
             grid = dict(grid)
-            if dim in grid:
-                grid[dim] = sorted({*map(cast, grid[dim]), cast(value)})
+            if dim in grid or dim in dims and dim in registry.declared(name):
+                grid[dim] = sorted({*map(cast, grid.get(dim, dims[dim])), cast(value)})
+                added = True
             pols[name] = grid
-        if pols == {n: dict(g) for n, g in study.policies.items()} and dim not in dims:
-            raise PanelError(f"{study.key}: no policy sweeps {dim!r}")
+        if not added:
+            raise PanelError(f"{study.key}: no policy takes {dim!r}")
         return study.replace(policies=pols), size
     if dim in study.knobs:
         vals = tuple(sorted({*map(float, study.knobs[dim]), float(value)}))
@@ -253,7 +256,13 @@ class Panel(W.VBox):
                 self.progress.max, self.progress.value = max(total, 1), done
             t0 = time.perf_counter()
             o = self.study.run(self.size, cache=self.cache, progress=bar)
-            self._outcomes[k] = (o, self.study.analyze(o))
+            try:
+                result = self.study.analyze(o)
+            except Exception as exc:  # noqa: BLE001 - a variation its analysis was not written for
+                result = SimpleNamespace(table=o.table(), charts={}, finding=(
+                    f"none: {self.study.key}'s analysis does not cover this declaration "
+                    f"({type(exc).__name__}: {exc}); the numbers and charts above still hold"))
+            self._outcomes[k] = (o, result)
             s = o.stats
             self.status.value = (f"<small>{s['unique']} cells: {s['computed']} simulated, "
                                  f"{s['cached']} read from the cache, "
