@@ -440,3 +440,13 @@ class Panel(W.VBox):
         finally:
             self._quiet = False
         self._run(lambda: (self._enable(), self._draw_selection()))
+
+
+def findings_table(panel: Panel) -> str:
+    """The panel's result as a Markdown table for people: one row per configuration (its
+    declared knobs and variant, then the policy), slowdowns and changes against FIFO with
+    their intervals (none from fewer than 3 seeds), preemptions per BE job."""
+    from .reproduce import _md_table
+    st = panel.o.study
+    ids = [*st.knobs, *([st.variant_dim] if st.variants else []), "policy"]
+    return _md_table(panel.result.table, ids)
