@@ -108,7 +108,9 @@ def conf_of(o: Outcome, sel: dict) -> dict:
     raise PanelError(f"{st.key}: no computed configuration at {sel}")
 
 
-def _interval(x: np.ndarray, fmt) -> str:
+def interval_text(x: np.ndarray, fmt) -> str:
+    """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
+    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number."""
     m, lo, hi = t_interval(x)
     if np.isnan(m):
         return "–"
@@ -117,7 +119,7 @@ def _interval(x: np.ndarray, fmt) -> str:
     if len(x) == 1:
         return f"{fmt(m)} (1 seed)"
     lo, hi = fmt(np.min(x)), fmt(np.max(x))
-    return f"{fmt(m)} (both seeds)" if lo == hi and len(x) == 2 else \
+    return f"{fmt(m)} (same on both seeds)" if lo == hi and len(x) == 2 else \
         f"{fmt(m)} (range {lo} to {hi})"
 
 
@@ -135,8 +137,8 @@ def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
         b = base[var].sel(cls=cls).to_numpy()
         ch = f"{var}_vs_fifo"
         c = at[ch].sel(cls=cls).to_numpy() if ch in at else np.full_like(x, np.nan)
-        rows.append({"metric": name, "selected": _interval(x, num), "FIFO": _interval(b, num),
-                     "change vs FIFO": _interval(c, percent) if conf["name"] != "fifo" else "–"})
+        rows.append({"metric": name, "selected": interval_text(x, num), "FIFO": interval_text(b, num),
+                     "change vs FIFO": interval_text(c, percent) if conf["name"] != "fifo" else "–"})
     return pd.DataFrame(rows).set_index("metric")
 
 

@@ -69,3 +69,25 @@ def test_export_writes_png_and_prints_paths(wb, tmp_path):
     pngs = sorted((tmp_path / "figs").glob("*.png"))
     assert len(pngs) == 2
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+
+
+def test_several_seeds_give_intervals_and_a_pinned_baseline_stands_beside():
+    wb = Workbench(Values(n_jobs=600, n_seeds=3))
+    assert len(wb.dss) == 3 and [d.attrs["workbench_seed"] for d in wb.dss] == [0, 1, 2]
+    assert "[95 % interval]" in wb.text and "range" not in wb.text
+    wb.pin()
+    wb.w["s"].value = 0.5
+    assert "FitGpp s=0.5 vs pinned: FitGpp s=4" in wb.text
+    assert set(wb.charts) == {"slowdown_cdf", "utilization", "utilization_pinned"}
+    assert "pinned: FitGpp s=4" in json.dumps(wb.charts["slowdown_cdf"].to_dict())
+    assert wb.views["utilization_pinned"].layout.display is None
+    wb.unpin()
+    assert "vs pinned" not in wb.text and "utilization_pinned" not in wb.charts
+    wb.w["n_seeds"].value = 2
+    assert "an interval needs 3 seeds" in wb.text and "[" not in wb.text.split("over 2 seeds")[1]
+
+
+def test_slider_values_are_recorded_without_float_noise():
+    wb = Workbench(Values(n_jobs=300))
+    wb.w["load"].value = 0.3 + 20 * 0.05       # 1.3000000000000003
+    assert json.loads(wb.ds.attrs["workbench"])["load"] == 1.3
