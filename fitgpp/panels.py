@@ -451,4 +451,14 @@ def findings_table(panel: Panel) -> str:
     from .reproduce import _md_table
     st = panel.o.study
     ids = [*st.knobs, *([st.variant_dim] if st.variants else []), "policy"]
-    return _md_table(panel.result.table, ids)
+    head, rest = _md_table(panel.result.table, ids).split("\n", 1)
+    return " | ".join(HEADERS.get(c.strip(" |"), c.strip(" |")) for c in head.split(" | ")
+                      ).join(["| ", " |"]) + "\n" + rest
+
+
+#: Column headers of :func:`findings_table` (the table's own names stay in ``result.table``).
+HEADERS = {"te_p95": "TE p95", "be_median": "BE median", "be_p95": "BE p95",
+           "change_te_p95": "TE p95 vs FIFO", "change_be_median": "BE median vs FIFO",
+           "change_be_p95": "BE p95 vs FIFO", "preemptions_per_be": "preemptions per BE job",
+           "be_long_p95": "p95, longest 25 % of BE", "grace_scale": "grace scale",
+           "te_fraction": "TE share", "grace": "grace distribution"}

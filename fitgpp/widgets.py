@@ -286,12 +286,12 @@ class Workbench(W.VBox):
         self.update()
         self.views = {k: alt.JupyterChart(c) for k, c in self.charts.items()}
         self.views["utilization_pinned"] = alt.JupyterChart(self.charts["utilization"])
-        self.views["utilization_pinned"].layout.display = "none"
         for name, widget in self.w.items():
             widget.observe(lambda _ch: self._redraw(), names="value")
         grid = W.GridBox(list(self.w.values()),
                          layout=W.Layout(grid_template_columns="repeat(2, 340px)"))
-        side = W.HBox([self.views["utilization"], self.views["utilization_pinned"]])
+        # the pinned configuration's utilization joins the current one's once pinned
+        self.side = side = W.HBox([self.views["utilization"]])
         super().__init__([grid, W.HBox([self.pin_button, self.unpin_button]),
                           W.HBox([self.out_dir, self.export_button]), self.messages,
                           self.summary, self.views["slowdown_cdf"], side])
@@ -364,7 +364,8 @@ class Workbench(W.VBox):
         for k, view in self.views.items():
             if k in self.charts:
                 view.chart = self.charts[k]
-        self.views["utilization_pinned"].layout.display = None if self.pinned else "none"
+        self.side.children = [self.views["utilization"]] + (
+            [self.views["utilization_pinned"]] if self.pinned else [])
 
     def pin(self) -> None:
         """Keep the current configuration as the baseline to compare with (side by side)."""

@@ -80,9 +80,10 @@ def test_several_seeds_give_intervals_and_a_pinned_baseline_stands_beside():
     assert "FitGpp s=0.5 vs pinned: FitGpp s=4" in wb.text
     assert set(wb.charts) == {"slowdown_cdf", "utilization", "utilization_pinned"}
     assert "pinned: FitGpp s=4" in json.dumps(wb.charts["slowdown_cdf"].to_dict())
-    assert wb.views["utilization_pinned"].layout.display is None
+    assert wb.views["utilization_pinned"] in wb.side.children
     wb.unpin()
     assert "vs pinned" not in wb.text and "utilization_pinned" not in wb.charts
+    assert wb.views["utilization_pinned"] not in wb.side.children
     wb.w["n_seeds"].value = 2
     assert "an interval needs 3 seeds" in wb.text and "[" not in wb.text.split("over 2 seeds")[1]
 
