@@ -187,8 +187,14 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     for i, layer in enumerate(inner.layer):
         if getattr(layer.mark, "type", layer.mark) == "point":
             inner.layer[i] = layer.add_params(selection)
-    what = (f" at P={sel['max_preemptions']}" if "max_preemptions" in sel else "")
-    return chart.properties(title=f"Trade-off{what} (click a point to see its slowdowns)")
+    at = [f"P={sel['max_preemptions']}"] if len(st.dimensions(o.size).get(
+        "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
+    at += [f"{LABELS.get(k, k)} {float(sel[k]):g}" for k in st.knobs]
+    at += [f"{sel[st.variant_dim]} grace" if st.variant_dim == "grace" else
+           str(sel[st.variant_dim])] if st.variants else []
+    what = f" at {', '.join(at)}" if at else ""
+    return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
+                                  "slowdown distributions appear below)")
 
 
 # ------------------------------------------------------------------ the widgets
@@ -211,7 +217,7 @@ class Panel(W.VBox):
         self._outcomes: dict = {}
         self.last_seconds = 0.0
         self.o = self.result = None
-        style, lay = {"description_width": "150px"}, W.Layout(width="330px")
+        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
         self.size_w = W.ToggleButtons(options=list(self.sizes), value=size, description="size",
                                       style=style)
         self.progress = W.IntProgress(value=0, min=0, max=1, description="cells",
@@ -222,13 +228,14 @@ class Panel(W.VBox):
         self.add_value = W.Text(placeholder="e.g. 32", description="value",
                                 style={"description_width": "50px"},
                                 layout=W.Layout(width="180px"), continuous_update=False)
-        self.add_button = W.Button(description="run the missing cells", icon="play")
+        self.add_button = W.Button(description="add and run", icon="play",
+                                   tooltip="run only the cells this value adds, through the cache")
         self.add_button.on_click(lambda _b: self._add())
         self.messages = W.Output()
         self.numbers = W.HTML()
         self.finding = W.HTML()
         self.controls: dict[str, W.Widget] = {}
-        self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns="repeat(2, 340px)"))
+        self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns="repeat(2, 420px)"))
         self.views: dict[str, alt.JupyterChart] = {}
         self.study_box = W.VBox()
         self._quiet = False
@@ -283,7 +290,7 @@ class Panel(W.VBox):
         old = self.selection()
         self._quiet = True
         ws = {}
-        style, lay = {"description_width": "150px"}, W.Layout(width="330px")
+        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
         for dim, values in dims.items():
             desc = LABELS.get(dim, dim)
             if dim == "seed":
@@ -351,7 +358,7 @@ class Panel(W.VBox):
                "seeds); the range over the seeds is shown instead" if n > 1 else
                "1 seed: no interval")
         self.numbers.value = (f"<b>{label(self.o, sel)}</b> against FIFO, mean over {n} "
-                              f"seed{'s' if n > 1 else ''} ({why})" + nums.to_html())
+                              f"seed{'s' if n > 1 else ''} ({why})" + nums.to_html(index_names=False))
         cdf = cell_view(self.o, sel | {"seed": full["seed"]})
         # the trade-off depends on P, the knobs and the variant only: redrawn when they change
         tr_key = (id(self.o), json.dumps({k: v for k, v in full.items()
@@ -451,7 +458,13 @@ def findings_table(panel: Panel) -> str:
     from .reproduce import _md_table
     st = panel.o.study
     ids = [*st.knobs, *([st.variant_dim] if st.variants else []), "policy"]
-    head, rest = _md_table(panel.result.table, ids).split("\n", 1)
+    table = panel.result.table.copy()
+    fifo = table["name"] == "fifo"   # FIFO against itself: no change to show
+    for c in [c for c in table.columns if c.startswith("change_")]:
+        table.loc[fifo, c] = np.nan
+    head, rest = _md_table(table, ids).split("\n", 1)
+    while "| n/a |" in rest:   # overlapping matches: replace until none is left
+        rest = rest.replace("| n/a |", "| – |")
     return " | ".join(HEADERS.get(c.strip(" |"), c.strip(" |")) for c in head.split(" | ")
                       ).join(["| ", " |"]) + "\n" + rest
 
