@@ -374,4 +374,32 @@ def _drive_panel(page, lab, console: list[str], notebook: str):
           f"{time.monotonic() - t:.2f} s (browser round trip)")
     status = STATUS_JS
     assert panel.evaluate(status) == cells, "a value on the grid ran cells again"
+    if notebook.startswith("03_"):
+        _click_tradeoff(page, console, panel)
     _assert_no_error_text(page, f"after moving {label} to {option}")
+
+
+def _click_tradeoff(page, console, panel):
+    """Linked selection: a click on a FitGpp point of the trade-off (vega's SVG marks carry
+    their fields in aria-label) selects that cell: the numbers and the s control follow."""
+    before = panel.evaluate(NUMBERS_JS)
+    pts = panel.locator(".vega-embed").first.locator(
+        "g.mark-symbol path[aria-label*='policy: FitGpp s=']")
+    # a point not hidden under another (FIFO, LRTP or RAND may sit on one), s other than 4
+    free = pts.evaluate_all("""ps => ps.map((p, i) => { const r = p.getBoundingClientRect();
+        const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        return top === p && !/s=4;/.test(p.getAttribute('aria-label')) ? i : -1; })
+        .filter(i => i >= 0)""")
+    assert free, f"no FitGpp point of the trade-off can be clicked ({pts.count()} points)"
+    pts.nth(free[-1]).click()
+    now = _wait(page, console, "the numbers to follow a click on the trade-off",
+                f"([el, before]) => {{ const now = ({NUMBERS_JS})(el);"
+                " return now && now !== before ? now : false; }",
+                [panel.element_handle(), before])
+    m = re.match(r"FitGpp s=([\d.]+)", now)
+    assert m, f"after the click the numbers are not FitGpp's: {now[:80]!r}"
+    s_control = panel.locator(".widget-dropdown").filter(
+        has=page.locator(".widget-label", has_text=re.compile(r"^\s*threshold s\s*$")))
+    shown = s_control.locator("select").evaluate("el => el.options[el.selectedIndex].text")
+    assert float(shown) == float(m.group(1)), f"s control shows {shown}, numbers {now[:60]!r}"
+    _mark(f"clicked the trade-off: now {now[:30]!r}, s control {shown}")
