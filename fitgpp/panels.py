@@ -377,7 +377,11 @@ class Panel(W.VBox):
     def _draw_study(self) -> None:
         if not self.draw_study:
             return
-        self.study_box.children = [alt.JupyterChart(c) for c in self.result.charts.values()]
+        boxes = []
+        for name, chart in self.result.charts.items():
+            boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
+                      alt.JupyterChart(chart)]
+        self.study_box.children = boxes
 
     # -------------------------------------------------------------- events
     def _run(self, fn) -> None:
@@ -475,3 +479,35 @@ HEADERS = {"te_p95": "TE p95", "be_median": "BE median", "be_p95": "BE p95",
            "change_be_p95": "BE p95 vs FIFO", "preemptions_per_be": "preemptions per BE job",
            "be_long_p95": "p95, longest 25 % of BE", "grace_scale": "grace scale",
            "te_fraction": "TE share", "grace": "grace distribution"}
+
+
+#: Captions of the studies' figures, by the part of the figure's name after the study key.
+CAPTIONS = {
+    "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
+    "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
+                     "its 95 % interval from 3 seeds on.",
+    "utilization_fitgpp": "FitGpp s=4 over time (first seed): share of GPUs running, in grace "
+                          "periods and reserved for TE jobs; waiting jobs per class.",
+    "utilization_fifo": "FIFO over time (first seed), as above.",
+    "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
+                     "signals and grace periods.",
+    "change_vs_s": "Change against FIFO as a function of the threshold s, one line per P.",
+    "change_vs_grace": "Change against FIFO as grace periods are scaled, s=4 and s=8.",
+    "long_be_jobs": "p95 slowdown of the longest quarter of BE jobs as grace periods are scaled.",
+    "change_vs_mix": "Change against FIFO as a function of the TE share, one line per "
+                     "grace-period distribution.",
+}
+
+
+def caption(study: Study, name: str) -> str:
+    """A caption for figure ``name`` of ``study`` (``rq2_s_tradeoff_P3``: "TE against BE
+    slowdown, one point per s, at P=3")."""
+    part = name.removeprefix(f"{study.key}_")
+    if part.startswith("s_tradeoff_P"):
+        return (f"TE p95 against BE median and p95 slowdown, FitGpp one point per s at "
+                f"P={part.removeprefix('s_tradeoff_P')}, other policies as single points "
+                "(mean over the seeds).")
+    if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
+        return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
+                "over the jobs (one real trace, so no interval over seeds).")
+    return CAPTIONS.get(part, part.replace("_", " ").capitalize() + ".")

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from fitgpp import reproduce
-from fitgpp.panels import Panel, PanelError, extend, selection_numbers
+from fitgpp.panels import CAPTIONS, Panel, PanelError, caption, extend, selection_numbers
 from fitgpp.reproduce import Size
 
 TINY = Size(n_jobs=120, seeds=(0, 1), timeline_jobs=50, real_jobs=200)
@@ -97,3 +97,13 @@ def test_extend_refuses_what_the_study_does_not_declare():
     st, size = extend(reproduce.STUDIES["rq2"], TINY, "max_preemptions", 5)
     assert 5 in st.dimensions(size)["max_preemptions"]
     assert extend(reproduce.STUDIES["rq1"], TINY, "load", 0.7)[1].load == 0.7
+
+
+def test_the_study_figures_carry_captions_not_variable_names(rq3):
+    shown = [w.value for w in rq3.study_box.children if hasattr(w, "value")]
+    assert len(shown) == len(rq3.result.charts) > 0
+    for name, text in zip(rq3.result.charts, shown):
+        assert name not in text and caption(rq3.study, name) in text
+    assert caption(rq3.study, "rq3_long_be_jobs") == CAPTIONS["long_be_jobs"]
+    assert "P=10" in caption(reproduce.STUDIES["rq2"], "rq2_s_tradeoff_P10")
+    assert "bootstrap" in caption(reproduce.STUDIES["rq5"], "rq5_slowdown_bars")
