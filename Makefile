@@ -23,8 +23,11 @@ $(STAMP): pyproject.toml
 	$(call install,dev)
 	@touch $(STAMP)
 
+# lab-config/ (see its README) makes the printed URL open the quickstart notebook, not the
+# Launcher, and turns off JupyterLab's news pop-up and update check; ~/.jupyter still applies.
 lab: $(STAMP)
-	cd notebooks && ../$(BIN)/jupyter lab --port=$(PORT) $(ROOTFLAG) 00_quickstart.ipynb
+	cd notebooks && JUPYTER_CONFIG_PATH="$(CURDIR)/lab-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+		../$(BIN)/jupyter lab --port=$(PORT) $(ROOTFLAG) 00_quickstart.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

@@ -89,7 +89,7 @@ def main() -> None:
         return
     print(f"64 nodes x 8 GPUs, offered load 0.95, TE GPUs {a.te_gpus}"
           + (", gangs and restart overheads" if a.gangs else ""))
-    print(f"{'policy':<8}{'jobs':>9}{'wall s (median)':>17}{'jobs/s':>10}{'peak RSS MiB':>14}"
+    print(f"{'policy':<8}{'jobs':>9}{'wall s (median)':>17}{'CPU s':>7}{'jobs/s':>10}{'peak RSS MiB':>14}"
           f"{'TE p95':>9}{'BE med':>8}{'preempt':>9}{'util':>6}", flush=True)
     for n in a.sizes:
         for p in a.policies:
@@ -103,7 +103,8 @@ def main() -> None:
                 runs.append(json.loads(out.stdout))
             runs.sort(key=lambda r: r["wall"])
             r = runs[len(runs) // 2]
-            print(f"{p:<8}{n:>9}{r['wall']:>17.2f}{n / r['wall']:>10.0f}{r['maxrss_mib']:>14.0f}"
+            print(f"{p:<8}{n:>9}{r['wall']:>17.2f}{r['cpu']:>7.2f}{n / r['wall']:>10.0f}"
+                  f"{r['maxrss_mib']:>14.0f}"
                   f"{r['te_p95']:>9.2f}{r['be_med']:>8.2f}{r['preemptions']:>9d}{r['util']:>6.3f}",
                   flush=True)
 

@@ -13,6 +13,9 @@
 - **Against a baseline** (:func:`change`): always a *fraction*, ``(x - base) / base``;
   ``-0.966`` is a 96.6 % drop. Text shows it in percent through :func:`percent`, and
   nothing else converts.
+- **GPU time** (:func:`gpu_hours`, :func:`reload_gpu_hours`, :func:`work_gpu_hours`):
+  per-job seconds x GPUs per task x tasks, summed, in GPU-hours (RQ6's GPU-hours lost to
+  reloads and the BE work they are a share of).
 """
 
 from __future__ import annotations
@@ -90,6 +93,32 @@ def long_jobs_p95(te, duration, slowdown, *, cls: str = "BE", q: float = 0.75) -
     d = np.asarray(duration, dtype=float)[sel]
     sd = np.asarray(slowdown, dtype=float)[sel]
     return float(np.percentile(sd[d >= np.quantile(d, q)], 95))
+
+
+# ------------------------------------------------------------------ GPU time
+def gpu_hours(seconds, gpu, tasks=1) -> float:
+    """GPU-hours of per-job times: ``sum(seconds x gpu x tasks) / 3600`` (``gpu`` per task,
+    as the Dataset keeps it; ``tasks`` nodes per job, 1 without gangs)."""
+    s = np.asarray(seconds, dtype=float)
+    return float(np.sum(s * np.asarray(gpu, dtype=float) * np.asarray(tasks, dtype=float)) / 3600.0)
+
+
+def reload_gpu_hours(reload, gpu, tasks=1) -> float:
+    """GPU-hours lost to reloads: every job's time spent reloading its checkpoint [s] (lost
+    reloads included, the Dataset's ``reload``) on all the GPUs it holds."""
+    return gpu_hours(reload, gpu, tasks)
+
+
+def work_gpu_hours(te, duration, gpu, tasks=1, *, cls: str = "BE") -> float:
+    """GPU-hours of work of the ``cls`` jobs: their ``duration`` [s] on all their GPUs
+    (``te``: a boolean per job, or the class labels)."""
+    te = np.asarray(te)
+    if te.dtype != bool:
+        te = te.astype(str) == "TE"
+    sel = te if cls == "TE" else ~te
+    n = len(te)
+    per = lambda x: np.broadcast_to(np.asarray(x, dtype=float), (n,))[sel]  # noqa: E731
+    return gpu_hours(per(duration), per(gpu), per(tasks))
 
 
 # ------------------------------------------------------------------ against a baseline

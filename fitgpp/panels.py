@@ -455,32 +455,6 @@ class Panel(W.VBox):
         self._run(lambda: (self._enable(), self._draw_selection()))
 
 
-def findings_table(panel: Panel) -> str:
-    """The panel's result as a Markdown table for people: one row per configuration (its
-    declared knobs and variant, then the policy), slowdowns and changes against FIFO with
-    their intervals (none from fewer than 3 seeds), preemptions per BE job."""
-    from .reproduce import _md_table
-    st = panel.o.study
-    ids = [*st.knobs, *([st.variant_dim] if st.variants else []), "policy"]
-    table = panel.result.table.copy()
-    fifo = table["name"] == "fifo"   # FIFO against itself: no change to show
-    for c in [c for c in table.columns if c.startswith("change_")]:
-        table.loc[fifo, c] = np.nan
-    head, rest = _md_table(table, ids).split("\n", 1)
-    while "| n/a |" in rest:   # overlapping matches: replace until none is left
-        rest = rest.replace("| n/a |", "| – |")
-    return " | ".join(HEADERS.get(c.strip(" |"), c.strip(" |")) for c in head.split(" | ")
-                      ).join(["| ", " |"]) + "\n" + rest
-
-
-#: Column headers of :func:`findings_table` (the table's own names stay in ``result.table``).
-HEADERS = {"te_p95": "TE p95", "be_median": "BE median", "be_p95": "BE p95",
-           "change_te_p95": "TE p95 vs FIFO", "change_be_median": "BE median vs FIFO",
-           "change_be_p95": "BE p95 vs FIFO", "preemptions_per_be": "preemptions per BE job",
-           "be_long_p95": "p95, longest 25 % of BE", "grace_scale": "grace scale",
-           "te_fraction": "TE share", "grace": "grace distribution"}
-
-
 #: Captions of the studies' figures, by the part of the figure's name after the study key.
 CAPTIONS = {
     "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",

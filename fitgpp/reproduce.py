@@ -96,6 +96,7 @@ class RQResult:
     config: dict = field(default_factory=dict)
     grid: xr.Dataset | None = None     # the sweep Dataset every number comes from
     stats: dict = field(default_factory=dict)   # cells, cached, computed
+    details: str = ""    # Markdown shown in its section of results.md, after the question
 
 
 # ---------------------------------------------------------------- the declaration
@@ -201,7 +202,8 @@ class Study:
         else:
             grid = xr.concat(list(grids.values()), dim=pd.Index(list(grids), name=self.variant_dim),
                              combine_attrs="drop_conflicts")
-        return Outcome(self, size, grid, runs, stats, exps)
+        from .sweep import cache_dir_for
+        return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache))
 
     def result(self, size: Size = QUICK, **kw) -> RQResult:
         """Run the study (see :meth:`run`) and analyze it."""
@@ -221,6 +223,7 @@ class Outcome:
     runs: dict       # {(variant label or None, Cell): cell result}
     stats: dict
     experiments: dict
+    cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
 
     def configurations(self) -> list[dict]:
         """Every configuration of the grid (without seeds): ``label``, ``name`` (policy),
@@ -613,7 +616,8 @@ def _rq5(o: Outcome) -> RQResult:
     fit = t.loc["FitGpp s=4"]
     kept = o.kept()
     charts = {f"{st.key}_slowdown_cdf": plots.slowdown_cdf(kept),
-              f"{st.key}_slowdown_bars": plots.slowdown_bars(plots.stats_table(kept))}
+              f"{st.key}_slowdown_bars": plots.slowdown_bars(
+                  plots.stats_table(kept, cache=o.cache_dir and o.cache_dir / "intervals"))}
     dropped = tr.source.get("dropped_fit_no_node", 0)
     finding = (f"On {len(tr.jobs)} real jobs ({dropped} dropped: they fit no node), FitGpp s=4 vs "
                f"FIFO: TE p95 {percent(fit['change_te_p95'])}, BE median "
@@ -707,15 +711,20 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
     return lines
 
 
-def _md_table(table: pd.DataFrame, id_cols: list[str]) -> str:
-    cols = ["te_p95", "be_median", "be_p95", "change_te_p95", "change_be_median", "change_be_p95",
-            "preemptions_per_be"]
-    cols += [c for c in table.columns if c == "be_long_p95"]
+def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = None,
+              fractions=()) -> str:
+    """``cols`` (default: the changes against FIFO) with intervals; ``change_*`` columns and
+    ``fractions`` in percent."""
+    if cols is None:
+        cols = ["te_p95", "be_median", "be_p95", "change_te_p95", "change_be_median",
+                "change_be_p95", "preemptions_per_be"]
+        cols += [c for c in table.columns if c == "be_long_p95"]
     head = id_cols + cols
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
         cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
-        cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_")) for c in cols]
+        cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_") or c in fractions)
+                  for c in cols]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -740,13 +749,29 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
         md.append(f"- **{key.upper()}** — NOT RUN: {why}")
     md.append("")
     ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
+    # figures embedded by paths relative to results.md, so the report moves as one directory
+    import os
+    rel = {Path(p).stem: Path(os.path.relpath(p, out)).as_posix() for p in figures
+           if Path(p).suffix == ".png"}
     for key, r in results.items():
-        md += [f"## {r.title}", "", r.question, "", "Configuration: `" +
-               json.dumps(r.config, default=str) + "`", "", _md_table(r.table, ids.get(key, ["policy"])),
-               "", "Figures: " + ", ".join(f"`{n}.png`" for n in r.charts), ""]
-    md += ["## Files", ""] + [f"- `{Path(p).name}`" for p in figures]
+        table = (_md_table(r.table, ids.get(key, ["policy"])) if key not in REPORT_COLUMNS else
+                 _md_table(r.table, *REPORT_COLUMNS[key]))
+        md += [f"## {r.title}", "", r.question, "", *([r.details, ""] if r.details else []),
+               "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, ""]
+        for n, chart in r.charts.items():
+            if n in rel:
+                title = chart.to_dict().get("title", n)
+                title = title.get("text", n) if isinstance(title, dict) else title
+                md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
+            else:
+                md += [f"Figure `{n}` (no PNG exported)", ""]
+    md += ["## Files", ""] + [f"- [{Path(p).name}]({Path(os.path.relpath(p, out)).as_posix()})"
+                              for p in figures]
+    text = "\n".join(md) + "\n"
+    for prefix in {str(out.resolve()), str(out)}:   # no machine-specific paths in the report
+        text = text.replace(prefix + os.sep, "").replace(prefix, ".")
     path = out / "results.md"
-    path.write_text("\n".join(md) + "\n")
+    path.write_text(text)
     return path
 
 
@@ -810,3 +835,24 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
             scheduler.close()
     write_results(results, out, size, time.perf_counter() - t0, figures, not_run)
     return results
+
+
+# ---------------------------------------------------------------- RQ6, beyond the paper
+#: results.md columns of the studies whose table is not against FIFO: key -> (id columns,
+#: columns, the columns that are fractions).
+REPORT_COLUMNS: dict[str, tuple[list[str], list[str], tuple[str, ...]]] = {}
+
+
+def _register_rq6() -> None:
+    """RQ6 (restart cost) is declared in :mod:`fitgpp.restart_cost`, which needs
+    :class:`Study` from this module: registered here, after everything it uses."""
+    from . import restart_cost as rc
+    STUDIES["rq6"] = rc.study()
+    RQS["rq6"] = _study_fn(STUDIES["rq6"])
+    REPORT_COLUMNS["rq6"] = (["workload", "overhead_min", "policy"],
+                             ["te_p95", "be_median", "be_p95", "preemptions_per_be",
+                              "reload_gpu_h", "te_gain", "be_p95_cost"], rc.FRACTIONS)
+
+
+_register_rq6()
+rq6 = RQS["rq6"]

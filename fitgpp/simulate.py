@@ -102,9 +102,8 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     if policy_params and not isinstance(policy, (str, type)):
         raise SimulationError("policy parameters go into the policy object when one is given")
     policy = make_policy(policy, **policy_params)
-    if isinstance(tick, bool) or not isinstance(tick, (int, float)) or not math.isfinite(tick) \
-            or tick <= 0:
-        raise SimulationError(f"tick must be a number of seconds > 0, got {tick!r}")
+    from .validate import check_tick
+    tick = check_tick(tick, "tick", SimulationError)
     sample_ticks = None
     if sample_every is not None:
         if isinstance(sample_every, bool) or not isinstance(sample_every, (int, float)):
@@ -121,6 +120,7 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
     eng = Engine(cols, cluster.capacity, policy, check=check, segments=segments)
+    eng.tick_s = tick
     eng.run(jump=jump, progress=progress)
     ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
     if segments:
@@ -177,11 +177,13 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
         "node": np.asarray(eng.node, dtype=np.int64),
     }
+    # Variables built from numpy arrays directly (fastpath): xarray's generic conversion
+    # asks whether each array is a dask array, which imports dask.array (~0.3 s of a small
+    # ``fitgpp simulate``); these are plain 1-D numpy arrays, which it would keep as they are.
     ds = xr.Dataset(
-        {k: ("job", v, {"units": _JOB_VARS[k][0], "description": _JOB_VARS[k][1]})
-         for k, v in data.items()},
-        coords={"job": ("job", j["job_id"].to_numpy(np.int64),
-                        {"description": "job_id from the trace; (submit, job_id) order"})},
+        {k: _variable("job", v, *_JOB_VARS[k]) for k, v in data.items()},
+        coords={"job": _variable("job", j["job_id"].to_numpy(np.int64), None,
+                                 "job_id from the trace; (submit, job_id) order")},
     )
     total_gpu = cluster.total_gpus
     t0 = int(submit.min()) if n else 0
@@ -190,9 +192,9 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     scale = {"gpu_util": total_gpu, "gpu_stopping": total_gpu, "gpu_reserved": total_gpu}
     for k, v in series.items():
         vals = v / scale[k] if k in scale and total_gpu else v
-        ds[k] = ("time", vals, {"units": _TIME_VARS[k][0], "description": _TIME_VARS[k][1]})
-    ds = ds.assign_coords(time=("time", times * tick, {
-        "units": "s", "description": "start of each sample; values are time means over the sample"}))
+        ds[k] = _variable("time", vals, *_TIME_VARS[k])
+    ds = ds.assign_coords(time=_variable(
+        "time", times * tick, "s", "start of each sample; values are time means over the sample"))
     busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
     params = params_of(policy)
@@ -216,6 +218,14 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "spec": "fitgpp SPEC.md simulation contract",
     }
     return ds
+
+
+def _variable(dim: str, values: np.ndarray, units: str | None, description: str) -> xr.Variable:
+    """A 1-D Variable over ``dim`` from a numpy array, with its units and description."""
+    values = np.asarray(values)
+    attrs = {"description": description} if units is None else {"units": units,
+                                                                 "description": description}
+    return xr.Variable((dim,), values, attrs, fastpath=True)
 
 
 def _auto_sample(t_end: int) -> int:
@@ -249,9 +259,17 @@ def _integral(eng, edge: int, k: int) -> int:
     return int(_integral_at(t, v, np.array([edge]))[0])
 
 
+#: Most time samples a run may be asked for (5 series of float64: 400 MB).
+MAX_SAMPLE_BINS = 10_000_000
+
+
 def _sample(eng, t_end, sample_ticks):
     step = sample_ticks or _auto_sample(t_end)
     n_bins = max(1, math.ceil(t_end / step))
+    if n_bins > MAX_SAMPLE_BINS:
+        raise SimulationError(f"sample_every={step * eng.tick_s:g} s gives {n_bins} samples over "
+                              f"this run, more than {MAX_SAMPLE_BINS}; choose a longer step "
+                              "(or leave it out for at most 2000)")
     edges = np.arange(n_bins + 1, dtype=np.int64) * step
     series = {}
     for k, name in enumerate(_TIME_VARS):
@@ -279,16 +297,76 @@ def format_table(table: pd.DataFrame) -> list[str]:
 def save(ds: xr.Dataset, path: str | os.PathLike) -> None:
     """Write a result as netCDF4 (h5netcdf engine).
 
-    Through xarray's h5netcdf store with HDF5's process-wide lock, not ``Dataset.to_netcdf``,
-    which imports dask.distributed (about 0.15 s) only to ask which dask scheduler is active
-    (a result holds no dask arrays); the file is the same."""
+    A simulation result (1-D float64, int64 and string variables, dimension coordinates,
+    number and string attrs, no encoding set) is written through h5netcdf directly, with
+    the calls and values xarray's h5netcdf store makes (floats get ``_FillValue`` NaN,
+    strings are variable-length): xarray's encoders build each variable anew, and that
+    asks whether it is a dask array, which imports dask.array (~0.3 s of a small ``fitgpp
+    simulate``). Anything else goes through xarray's h5netcdf store with HDF5's
+    process-wide lock, not ``Dataset.to_netcdf``, which imports dask.distributed (about
+    0.15 s) only to ask which dask scheduler is active (a result holds no dask arrays).
+    Either way the file is the one ``Dataset.to_netcdf(engine="h5netcdf")`` writes."""
+    path = os.fspath(path)
+    if _plain(ds):
+        _save_plain(ds, path)
+    else:
+        _save_xarray(ds, path)
+
+
+def _save_xarray(ds: xr.Dataset, path: str) -> None:
     from xarray.backends.locks import HDF5_LOCK
-    store = xr.backends.H5NetCDFStore.open(os.fspath(path), mode="w", lock=HDF5_LOCK,
-                                           invalid_netcdf=False)
+    store = xr.backends.H5NetCDFStore.open(path, mode="w", lock=HDF5_LOCK, invalid_netcdf=False)
     try:
         ds.dump_to_store(store)
     finally:
         store.close()
+
+
+def _attr_ok(v) -> bool:
+    return isinstance(v, (str, int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def _plain(ds: xr.Dataset) -> bool:
+    """Whether :func:`_save_plain` writes ``ds`` exactly as xarray would."""
+    if not all(isinstance(k, str) and _attr_ok(v) for k, v in ds.attrs.items()):
+        return False
+    for name, v in ds.variables.items():
+        if not isinstance(name, str) or "/" in name or v.encoding or v.ndim != 1 \
+                or "_FillValue" in v.attrs or (name in ds.coords and v.dims != (name,)):
+            return False
+        if v.dtype not in (np.float64, np.int64) and v.dtype.kind != "U":
+            return False
+        if not all(isinstance(k, str) and _attr_ok(a) for k, a in v.attrs.items()):
+            return False
+        if name not in ds.xindexes and not isinstance(v._data, np.ndarray):
+            return False  # lazily loaded, wrapped or chunked data
+    return True
+
+
+def _save_plain(ds: xr.Dataset, path: str) -> None:
+    """What xarray's ``H5NetCDFStore`` does for a plain Dataset (see :func:`_plain`):
+    root attrs, then each dimension in order of first use, then each variable in order,
+    floats with a NaN fill value (netCDF's ``_FillValue``), strings variable-length."""
+    import h5netcdf
+    import h5py
+    from xarray.backends.locks import HDF5_LOCK
+    with HDF5_LOCK, h5netcdf.File(path, "w", invalid_netcdf=False, decode_vlen_strings=True,
+                                  format="NETCDF4") as f:
+        for k, a in ds.attrs.items():
+            f.attrs[k] = a
+        for v in ds.variables.values():
+            for d, size in zip(v.dims, v.shape):
+                if d not in f.dimensions:
+                    f.dimensions[d] = size
+        for name, v in ds.variables.items():
+            text = v.dtype.kind == "U"
+            var = f.create_variable(name, dimensions=v.dims,
+                                    dtype=h5py.special_dtype(vlen=str) if text else v.dtype,
+                                    fillvalue=np.float64(np.nan) if v.dtype == np.float64
+                                    else None)
+            for k, a in v.attrs.items():
+                var.attrs[k] = a
+            var[...] = v.values.astype(object) if text else v.values
 
 
 def load(path: str | os.PathLike) -> xr.Dataset:

@@ -13,8 +13,11 @@ its utilization chart stands beside the current one. The policy choices are the 
 policy given as ``Workbench(policies=[MyPolicy])``; the policy controls are built from the
 dataclass fields of those policies (type, default, and the range a field declares in
 ``metadata``), one control per field name, disabled while the chosen policy lacks it. The values used land in ``ds.attrs["workbench"]`` (JSON) and as
-``ds.attrs["workbench_<name>"]``. "Export figures" writes the charts as PNG, SVG and
-PDF into the chosen directory and prints the paths. Charts are ``alt.JupyterChart``
+``ds.attrs["workbench_<name>"]``. "Export figures" writes the charts as PNG (300 dpi),
+SVG and PDF into the chosen directory through :func:`fitgpp.export.export` (file names
+carry the values that differ from the defaults, the files and ``manifest.json`` carry
+all of them, nothing is overwritten) and prints the paths. :func:`export_panel` gives
+any notebook the same control over its own charts. Charts are ``alt.JupyterChart``
 widgets in offline mode, so they draw without network (see ../shared/NOTES.md).
 """
 
@@ -28,6 +31,7 @@ from pathlib import Path
 import altair as alt
 import ipywidgets as W
 
+from . import export as _export
 from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
@@ -381,15 +385,56 @@ class Workbench(W.VBox):
         self._redraw()
 
     def export(self, out_dir: str | Path | None = None, formats=plots.FORMATS) -> list[Path]:
-        """Write the current charts to ``out_dir`` (default: the "export to" box); print the paths."""
+        """Write the current charts to ``out_dir`` (default: the "export to" box) with
+        :func:`fitgpp.export.export`; print the paths."""
         out = Path(out_dir if out_dir is not None else self.out_dir.value).expanduser()
-        v = self.values()
-        tag = "_".join([registry.label(registry.policy_class(v.policy)),
-                        *(f"{k}{x:g}" if isinstance(x, float) else f"{k}{x}"
-                          for k, x in v.params), f"seed{v.seed}"])
-        paths = plots.save_all({f"{k}_{tag}": c for k, c in self.charts.items()}, out, formats)
+        config = {**self.values().record(), "cluster": self.cluster.describe(),
+                  "baseline": "fifo" if self.fifo is not None else None}
+        defaults = {**Values().record(), "cluster": DEFAULT_CLUSTER.describe(), "baseline": "fifo"}
         self.messages.clear_output(wait=True)
         with self.messages:
-            for p in paths:
-                print(f"wrote {p.resolve()}")
-        return paths
+            try:
+                return _export.export(self.charts, out, config=config, defaults=defaults,
+                                      formats=formats, log=lambda m: print(
+                                          m.replace(str(out), str(out.resolve()))))
+            except FitgppError as exc:
+                print(f"error: {exc}")
+                return []
+
+
+def export_panel(charts, config: dict, *, defaults: dict | None = None,
+                 out_dir: str | Path = "figures") -> W.VBox:
+    """An "export to" box, format and size choices, an overwrite switch and an Export
+    button for any notebook: ``export_panel(r.charts, r.config)``.
+
+    ``charts``: ``{name: chart}``, or a function ``size -> {name: chart}`` (``size`` is
+    ``"column"`` or ``"full"``) when the charts can be rebuilt at the chosen size; then a
+    size menu is shown. ``config``/``defaults``: as for :func:`fitgpp.export.export`.
+    """
+    style = {"description_width": "80px"}
+    box = W.Text(value=str(out_dir), description="export to", style=style,
+                 layout=W.Layout(width="330px"))
+    fmts = {ext: W.Checkbox(value=True, description=ext[1:].upper(), indent=False,
+                            layout=W.Layout(width="70px")) for ext in plots.FORMATS}
+    size = W.Dropdown(options=[("full width (7 in)", "full"), ("column (3.3 in)", "column")],
+                      value="full", description="size", style=style,
+                      layout=W.Layout(width="230px", display="" if callable(charts) else "none"))
+    overwrite = W.Checkbox(value=False, description="overwrite existing files", indent=False)
+    button = W.Button(description="Export figures", icon="download", button_style="primary")
+    out = W.Output()
+
+    def click(_b=None):
+        out.clear_output(wait=True)
+        with out:
+            todo = charts(size.value) if callable(charts) else charts
+            try:
+                _export.export(todo, Path(box.value).expanduser(), config=config,
+                               defaults=defaults, overwrite=overwrite.value, log=print,
+                               formats=[e for e, c in fmts.items() if c.value])
+            except FitgppError as exc:
+                print(f"error: {exc}")
+
+    button.on_click(click)
+    panel = W.VBox([W.HBox([box, size]), W.HBox([*fmts.values(), overwrite, button]), out])
+    panel.export = click          # the same as clicking, for scripts and tests
+    return panel

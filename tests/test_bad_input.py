@@ -129,7 +129,7 @@ def test_policy_params_and_classes_from_the_command_line(trace, tmp_path, capsys
     refused(["simulate", trace, "--nodes", "2", "--policy", "rand", "--param",
              "seed=" + "1" * 21, *out(tmp_path)], capsys, "seed", str(MAX_SEED))
     refused(["simulate", trace, "--nodes", "2", "--policy", "../../x:Y", *out(tmp_path)],
-            capsys, "--policy ../../x:Y", "cannot import")
+            capsys, "--policy ../../x:Y", "import")
 
 
 def test_node_resources_beyond_2_40(trace, tmp_path, capsys):
@@ -368,7 +368,7 @@ def test_cache_entry_with_a_valid_checksum_but_wrong_content(cached_sweep, edit)
     if edit == "short":
         res = {**res, **{k: res[k][:3] for k in ("te", "slowdown", "wait", "preemptions")}}
     elif edit == "nan":
-        res["slowdown"] = np.full_like(res["slowdown"], np.nan)
+        res = {**res, "slowdown": np.full(len(res["slowdown"]), np.nan)}
     elif edit == "strings":
         res["wait"] = np.array(["x"] * len(res["wait"]))
     else:
@@ -510,3 +510,22 @@ def test_outputs_honour_the_umask(trace, tmp_path):
     assert len(files) == 4
     for f in files:
         assert stat.S_IMODE(f.stat().st_mode) == 0o640, f
+
+
+# ---- the Python API itself -----------------------------------------------------------------
+
+@pytest.mark.parametrize("tick", [1e-300, 0.0, -1.0, float("nan"), 1e300])
+def test_simulate_bounds_the_tick(trace, tick):
+    """simulate() applies the CLI's tick bounds: 1e-300 s used to overflow while rounding."""
+    with pytest.raises(fitgpp.SimulationError, match=r"tick \(seconds\) must be a number in"):
+        fitgpp.simulate(trace, fitgpp.Cluster.homogeneous(2), "fifo", tick=tick)
+
+
+def test_simulate_caps_the_number_of_samples(monkeypatch):
+    """A sample_every far below the run's length is refused before allocating the series."""
+    import sys
+    import fitgpp.simulate  # noqa: F401  (the submodule; fitgpp.simulate stays the function)
+    monkeypatch.setattr(sys.modules["fitgpp.simulate"], "MAX_SAMPLE_BINS", 50)
+    df = spec_rows(20)
+    with pytest.raises(fitgpp.SimulationError, match="more than 50; choose a longer step"):
+        fitgpp.simulate(df, fitgpp.Cluster.homogeneous(2), "fifo", sample_every=60)

@@ -273,7 +273,7 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
         assert st.st_mtime >= t_click - 2, f"{p} is older than the click"
         w, h = _png_info(p)
         assert w > 100 and h > 100, f"{p} is {w}x{h} pixels"
-    assert f"s{s1:g}" in " ".join(p.name for p in pngs), \
+    assert f"s={s1:g}" in " ".join(p.name for p in pngs), \
         f"exported files do not carry the current s={s1:g}: {[p.name for p in pngs]}"
     _assert_no_error_text(page, "after Export figures")
     _mark(f"exported {len(pngs)} PNG files; {len(console)} console lines, "

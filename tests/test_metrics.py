@@ -73,3 +73,15 @@ def test_bootstrap_interval_brackets_the_statistic():
     lo, hi = metrics.bootstrap_interval(x, 95)
     assert lo < np.percentile(x, 95) < hi
     assert metrics.bootstrap_interval(np.ones(10), 95) == (1.0, 1.0)
+
+
+def test_gpu_hours_count_every_gpu_of_every_task():
+    # job 0: 1 h reloading on 2 tasks x 8 GPUs; job 1: 30 min on 4 GPUs; job 2 (TE) none
+    reload, gpu, tasks = [3600.0, 1800.0, 0.0], [8, 4, 1], [2, 1, 1]
+    assert metrics.reload_gpu_hours(reload, gpu, tasks) == pytest.approx(16 + 2)
+    assert metrics.reload_gpu_hours(reload, gpu) == pytest.approx(8 + 2)     # no gangs
+    te, duration = [False, False, True], [7200.0, 3600.0, 600.0]
+    assert metrics.work_gpu_hours(te, duration, gpu, tasks) == pytest.approx(2 * 16 + 4)
+    assert metrics.work_gpu_hours(["BE", "BE", "TE"], duration, gpu, tasks, cls="TE") == \
+        pytest.approx(600 / 3600)
+    assert metrics.work_gpu_hours(te, duration, gpu) == pytest.approx(2 * 8 + 4)

@@ -30,7 +30,7 @@ PAPER_NUMBERS = {"-96.6 %", "+18.0 %", "+23.9 %", "96.6 %", "18.0 %", "23.9 %",
                  "95 %"}   # and the level of the intervals
 EXPECTED = ["00_quickstart", "01_workloads", "02_rq1_te_latency", "03_rq2_threshold_s",
             "04_rq3_long_jobs_and_grace", "05_rq4_mix_and_grace_distribution",
-            "06_rq5_real_trace", "08_write_a_policy"]
+            "06_rq5_real_trace", "07_rq6_restart_cost", "08_write_a_policy"]
 
 
 def test_the_numbered_notebooks_are_all_there():

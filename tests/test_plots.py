@@ -114,3 +114,51 @@ def test_save_reuses_a_rendered_figure_from_its_cache(tmp_path, monkeypatch):
     other = chart.properties(title="changed")
     with pytest.raises(AssertionError, match="rendered again"):
         plots.save(other, tmp_path / "c.svg", cache=tmp_path / "fig")
+
+
+def test_save_all_validates_a_spec_until_every_format_is_cached(tmp_path, monkeypatch):
+    import altair as alt
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_line().encode(x="x", y="y")
+    assert chart.to_dict(validate=False) == chart.to_dict()
+    calls = []
+    to_dict = alt.Chart.to_dict
+
+    def spy(self, *a, validate=True, **k):
+        calls.append(validate)
+        return to_dict(self, *a, validate=validate, **k)
+    monkeypatch.setattr(alt.Chart, "to_dict", spy)
+    fig = tmp_path / "fig"
+    plots.save_all({"c": chart}, tmp_path / "one", (".svg",), cache=fig)
+    assert True in calls, "a figure rendered for the first time is validated"
+    calls.clear()
+    plots.save_all({"c": chart}, tmp_path / "two", (".svg", ".png"), cache=fig)
+    assert True in calls, "the .png is not cached yet: validated"
+    calls.clear()
+    plots.save_all({"c": chart}, tmp_path / "three", (".svg", ".png"), cache=fig)
+    assert calls and True not in calls
+    assert (tmp_path / "three" / "c.png").read_bytes() == (tmp_path / "two" / "c.png").read_bytes()
+
+
+def test_bootstrap_intervals_from_their_cache_are_the_numbers_computed(tmp_path, monkeypatch):
+    from fitgpp import metrics
+
+    rng = np.random.default_rng(1)
+    x = 1 + rng.lognormal(0, 1, 500)
+    fresh = plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95)
+    first = plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+    assert first == fresh and fresh[0] < np.percentile(x, 95) < fresh[1]
+
+    def boom(*a, **k):
+        raise AssertionError("computed again although cached")
+    monkeypatch.setattr(metrics, "bootstrap_interval", boom)
+    assert plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95,
+                                  cache=tmp_path) == fresh
+    with pytest.raises(AssertionError, match="computed again"):  # other values, other key
+        plots._cached_interval(x[1:], 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+    with pytest.raises(AssertionError, match="computed again"):  # other resampling
+        plots._cached_interval(x, 95, n_resamples=101, seed=0, level=0.95, cache=tmp_path)
+    for f in tmp_path.rglob("*.json"):  # an unreadable entry is computed again
+        f.write_text("[1.0,")
+    with pytest.raises(AssertionError, match="computed again"):
+        plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)

@@ -52,7 +52,7 @@ def test_simulate_refuses_empty_trace_and_bad_arguments():
         fitgpp.simulate(_one_job().iloc[:0], cl, "fifo")
     with pytest.raises(fitgpp.SimulationError, match="sample_every must be a number"):
         fitgpp.simulate(_one_job(), cl, "fifo", sample_every="60")
-    with pytest.raises(fitgpp.SimulationError, match="tick must be"):
+    with pytest.raises(fitgpp.SimulationError, match=r"tick \(seconds\) must be a number in \[0.001"):
         fitgpp.simulate(_one_job(), cl, "fifo", tick=0)
     with pytest.raises(fitgpp.SimulationError, match="cluster must be"):
         fitgpp.simulate(_one_job(), {"nodes": 1}, "fifo")

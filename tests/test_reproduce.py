@@ -113,8 +113,9 @@ def test_reproduce_quick_writes_every_figure_and_results_md(tmp_path, capsys):
     elapsed = time.perf_counter() - t0
     md = (tmp_path / "results.md").read_text()
     for needle in ("-96.6 %", "+18.0 %", "+23.9 %", "FitGpp s=4", "RQ1", "RQ2", "RQ3", "RQ4", "RQ5",
-                   "paper-default"):
+                   "RQ6", "paper-default"):
         assert needle in md, needle
+    assert (tmp_path / "rq6.csv").is_file() and (tmp_path / "rq6_net.png").is_file()
     # RQ5 runs on the real trace shipped in traces/: nothing may be left out
     assert "NOT RUN" not in md and (tmp_path / "rq5.csv").is_file()
     pngs = sorted(tmp_path.glob("*.png"))

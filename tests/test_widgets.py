@@ -9,6 +9,7 @@ import time
 import ipywidgets as W
 import pytest
 
+from fitgpp.export import read_config
 from fitgpp.widgets import Values, Workbench, run
 
 
@@ -69,6 +70,27 @@ def test_export_writes_png_and_prints_paths(wb, tmp_path):
     pngs = sorted((tmp_path / "figs").glob("*.png"))
     assert len(pngs) == 2
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    # the files carry the values; a second click adds files instead of replacing them
+    assert read_config(pngs[0])["config"]["policy"] == wb.values().policy
+    wb.export_button.click()
+    assert len(list((tmp_path / "figs").glob("*.png"))) == 4
+
+
+def test_export_panel_exports_any_notebooks_charts(wb, tmp_path):
+    from fitgpp.widgets import export_panel
+    sizes = []
+
+    def make(size):
+        sizes.append(size)
+        return {"cdf": wb.charts["slowdown_cdf"]}
+
+    panel = export_panel(make, {"n_jobs": 600, "seeds": [0, 1]}, defaults={"n_jobs": 10000,
+                                                                          "seeds": [0, 1]},
+                         out_dir=tmp_path)
+    panel.export()
+    assert sizes == ["full"]
+    assert sorted(p.name for p in tmp_path.glob("cdf*")) == [
+        "cdf__n_jobs=600.pdf", "cdf__n_jobs=600.png", "cdf__n_jobs=600.svg"]
 
 
 def test_several_seeds_give_intervals_and_a_pinned_baseline_stands_beside():

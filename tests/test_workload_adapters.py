@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import fitgpp
 from fitgpp.workload import from_alibaba_v2023, from_philly_chronus, models_dir, read_format
-from fitgpp.workload.adapters import AdapterError
+from fitgpp.workload.adapters import AdapterError, split_gpus
 
 TRACES = models_dir()
 ALI = TRACES / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz"
@@ -84,16 +85,59 @@ def test_chronus_against_the_raw_file(path, te_types):
     raw = pd.read_csv(path)
     tr, rep = from_philly_chronus(path)
     _consistent(tr, rep)
-    ok = (raw["num_gpu"] >= 1) & (raw["num_gpu"] <= 8)
-    assert rep.dropped["num_gpu == 0: no GPU, and the file records no CPU or memory"] == (
-        raw["num_gpu"] == 0).sum()
+    # every job with a GPU fits the default cluster (16 nodes x 8 GPUs; at most 32 GPUs here)
+    ok = raw["num_gpu"] >= 1
+    assert raw["num_gpu"].max() <= 16 * 8 and (raw["num_gpu"] > 8).sum() > 100
+    assert rep.dropped == {"num_gpu == 0: no GPU, and the file records no CPU or memory":
+                           (raw["num_gpu"] == 0).sum()}
+    assert rep.rows_out == ok.sum()
     kept = raw[ok]
     j = tr.jobs.set_index("job_id").loc[np.flatnonzero(ok)]
     np.testing.assert_allclose(j["submit_time"], kept["submit_time"] * 60.0)
     np.testing.assert_allclose(j["duration"], kept["duration"] * 60.0)
     np.testing.assert_array_equal(j["cls"] == "TE", kept["job_type"].isin(te_types))
-    np.testing.assert_array_equal(j["cpu_milli"], kept["num_gpu"] * 12000)
+    # gangs: the fewest 8-GPU nodes, GPUs spread evenly, never fewer than asked
+    want = -(-kept["num_gpu"].to_numpy() // 8)
+    np.testing.assert_array_equal(j["tasks"], want)
+    total = j["tasks"] * j["gpu"]
+    assert (total >= kept["num_gpu"].to_numpy()).all()
+    assert (total - kept["num_gpu"].to_numpy() < j["tasks"]).all()
+    assert (j["gpu"] <= 8).all()
+    np.testing.assert_array_equal(j["cpu_milli"], j["gpu"] * 12000)
+    assert sum(rep.gangs.values()) == (raw["num_gpu"] > 8).sum()
     assert tr.source["options"]["time_unit_s"] == 60.0
+
+
+def test_chronus_drops_only_gangs_that_fit_no_cluster():
+    raw = pd.read_csv(MIX1)
+    small = fitgpp.Cluster.homogeneous(3)  # 24 GPUs: the 32-GPU jobs (4 tasks) cannot run
+    tr, rep = from_philly_chronus(MIX1, cluster=small)
+    _consistent(tr, rep)
+    why = [r for r in rep.dropped if r.startswith("does not fit the cluster")]
+    assert len(why) == 1 and rep.dropped[why[0]] == (raw["num_gpu"] > 24).sum() > 0
+    assert rep.rows_out == ((raw["num_gpu"] >= 1) & (raw["num_gpu"] <= 24)).sum()
+    # nodes of 4 GPUs split differently: 16 GPUs -> 4 tasks of 4
+    tr4, rep4 = from_philly_chronus(MIX1, cluster=fitgpp.Cluster.homogeneous(16, gpu=4))
+    assert rep4.gangs["16 GPUs -> 4 tasks x 4 GPUs"] == (raw["num_gpu"] == 16).sum()
+    assert tr4.jobs["gpu"].max() == 4
+    # the old behaviour, on request
+    tr8, rep8 = from_philly_chronus(MIX1, max_gpu=8)
+    assert rep8.dropped["more than max_gpu=8 GPUs (max_gpu option)"] == (raw["num_gpu"] > 8).sum()
+    assert (tr8.jobs["tasks"] == 1).all() and not rep8.gangs
+
+
+@pytest.mark.parametrize("gpus, node, tasks, per", [
+    (1, 8, 1, 1), (8, 8, 1, 8), (9, 8, 2, 5), (12, 8, 2, 6), (16, 8, 2, 8), (20, 8, 3, 7),
+    (32, 8, 4, 8), (33, 8, 5, 7), (7, 4, 2, 4), (5, 1, 5, 1)])
+def test_split_rule(gpus, node, tasks, per):
+    k, p = split_gpus([gpus], node)
+    assert (k[0], p[0]) == (tasks, per)
+    assert k[0] * p[0] - gpus < k[0] and p[0] <= node
+
+
+def test_split_rule_rejects_a_bad_node_size():
+    with pytest.raises(AdapterError, match="node_gpus must be an integer >= 1"):
+        split_gpus([3], 0)
 
 
 def test_chronus_philly_runtimes_and_time_unit_option():
@@ -122,10 +166,15 @@ def test_chronus_labels_that_disagree_are_dropped(tmp_path):
     rows = ["job_id,num_gpu,submit_time,duration,best_effort,job_type"]
     rows += [f"{i},1,{i},{10 + i},{1 if i % 3 == 0 else 0},{'best' if i % 3 == 0 else 'strict'}"
              for i in range(12)]
-    rows += ["12,1,5,10,0,best", "13,2,6,10,0,weird", "14,16,7,10,0,strict"]
+    rows += ["12,1,5,10,0,best", "13,2,6,10,0,weird", "14,16,7,10,0,strict",
+             "15,200,8,10,0,strict"]
     p.write_text("\n".join(rows) + "\n")
     tr, rep = from_philly_chronus(p, philly_runtime=None)
     assert rep.dropped == {"unknown job_type": 1,
                            "best_effort flag disagrees with job_type": 1,
-                           "more than max_gpu=8 GPUs (a job runs on one node)": 1}
-    assert rep.rows_out == 12 and (tr.jobs["cls"] == "BE").sum() == 4
+                           "does not fit the cluster (16x(8 GPU, 96000 mCPU, 786432 MiB)): "
+                           "its tasks fit on fewer nodes than it has tasks": 1}
+    assert rep.rows_out == 13 and (tr.jobs["cls"] == "BE").sum() == 4
+    assert rep.gangs == {"16 GPUs -> 2 tasks x 8 GPUs": 1}
+    assert tr.jobs.set_index("job_id").loc[14, ["gpu", "tasks"]].tolist() == [8, 2]
+    assert "gang" in str(rep) and rep.to_dict()["gangs"] == rep.gangs

@@ -36,7 +36,7 @@ def test_shipped_models_are_listed_load_and_carry_provenance():
         assert "fitgpp_version" in prov
         if not name.startswith("paper-"):  # the paper-* models are hand-written, not fitted
             src = prov["source"]
-            assert len(src["sha256"]) == 64 and src["file"].endswith(".csv")
+            assert len(src["sha256"]) == 64 and src["file"].endswith((".csv", ".csv.gz"))
             assert src["options"] and src["mapping"] and src["report"]["rows_in"] > 0
             assert prov["rows"] == src["report"]["rows_out"]
             assert "citation" in prov
@@ -199,3 +199,86 @@ def test_truncated_sampling_respects_max():
     assert x.max() <= d.max and x.min() > 0
     assert x.mean() == pytest.approx(d.mean(), rel=0.03)
     assert np.median(x) == pytest.approx(d.median(), rel=0.03)
+
+
+# ---- the optional tasks distribution (multi-node jobs) --------------------------------------
+
+def _with_tasks():
+    """paper-default whose 8-GPU BE jobs are 1, 2 or 4 tasks."""
+    import dataclasses
+    m = paper_default()
+    be = m.classes["BE"]
+    tasks = {g: ((1, 1.0),) for g in be.gpu.values}
+    tasks[8] = ((1, 6.0), (2, 3.0), (4, 1.0))
+    return dataclasses.replace(m, classes={"TE": m.classes["TE"],
+                                           "BE": dataclasses.replace(be, tasks=tasks)})
+
+
+def test_round_trip_with_tasks_and_without_is_byte_identical(tmp_path):
+    m = _with_tasks()
+    m.save(tmp_path / "t.json")
+    back = WorkloadModel.load(tmp_path / "t.json")
+    assert back == m and back.to_json() == m.to_json()
+    assert back.classes["BE"].tasks[8] == ((1, 6.0), (2, 3.0), (4, 1.0))
+    assert back.classes["TE"].tasks is None
+    assert "tasks" in back.to_dict()["classes"]["BE"]
+    # without tasks: no key written, and every shipped file reads back byte for byte
+    assert "tasks" not in paper_default().to_dict()["classes"]["BE"]
+    for name in SHIPPED:
+        m = load_model(name)
+        assert m.sha256() == m.file_sha256, name
+
+
+def test_tasks_marginal_and_mean_gpus():
+    be = _with_tasks().classes["BE"]
+    p8 = dict(zip(be.gpu.values, be.gpu.probs))[8]
+    marg = dict(zip(*[be.tasks_marginal().values, be.tasks_marginal().probs]))
+    assert marg[4] == pytest.approx(p8 * 0.1) and marg[2] == pytest.approx(p8 * 0.3)
+    assert sum(marg.values()) == pytest.approx(1.0)
+    base = paper_default().classes["BE"]
+    assert be.mean_gpus() == pytest.approx(base.gpu.mean() + p8 * 8 * (1.6 - 1.0))
+    assert base.tasks_given_gpu(8).values == (1,)
+
+
+TASK_CASES = [
+    (f"{BE}.tasks", [], f"{BE}.tasks", "expected an object"),
+    (f"{BE}.tasks.8", KeyError, f"{BE}.tasks.8", "missing"),
+    (f"{BE}.tasks.8", [], f"{BE}.tasks.8", "no (tasks, weight)"),
+    (f"{BE}.tasks.8", [[2]], f"{BE}.tasks.8[0]", "expected [tasks, weight]"),
+    (f"{BE}.tasks.8", [[0, 1.0]], f"{BE}.tasks.8[0][0]", "at least 1 task"),
+    (f"{BE}.tasks.8", [[1.5, 1.0]], f"{BE}.tasks.8[0][0]", "integer"),
+    (f"{BE}.tasks.8", [[2, 0]], f"{BE}.tasks.8[0][1]", "must be > 0"),
+    (f"{BE}.tasks.8", [[2, 1.0], [2, 3.0]], f"{BE}.tasks.8", "listed twice"),
+    (f"{BE}.tasks.3", [[1, 1.0]], f"{BE}.tasks", "not in gpu.values"),
+]
+
+
+@pytest.mark.parametrize("path, value, field, problem", TASK_CASES,
+                         ids=[c[0] + ":" + c[3] for c in TASK_CASES])
+def test_every_malformed_tasks_field_is_named(tmp_path, path, value, field, problem):
+    doc = json.loads(_with_tasks().to_json())
+    _set(doc, path, value)
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(WorkloadModelError) as exc:
+        WorkloadModel.load(p)
+    msg = str(exc.value)
+    assert f"field '{field}'" in msg and problem in msg, msg
+
+
+def test_fit_records_tasks_only_for_traces_with_gangs():
+    import pandas as pd
+    from fitgpp.workload import fit, synthesize
+    tr = synthesize(paper_default(), n_jobs=400, seed=3)
+    assert all(c.tasks is None for c in fit(tr).classes.values())
+    jobs = tr.jobs.copy()
+    be8 = (jobs["cls"] == "BE") & (jobs["gpu"] == 8)
+    jobs["tasks"] = 1
+    jobs.loc[be8[be8].index[::3], "tasks"] = 4
+    m = fit(fitgpp.read_trace(jobs))
+    want = jobs[be8]["tasks"].value_counts().sort_index()
+    assert m.classes["BE"].tasks[8] == tuple((int(k), float(v)) for k, v in want.items())
+    assert m.classes["BE"].tasks[1] == ((1, float(((jobs["cls"] == "BE") & (jobs["gpu"] == 1))
+                                                   .sum())),)
+    assert set(m.classes["TE"].tasks) == set(m.classes["TE"].gpu.values)
+    assert pd.Series([k for k, _ in m.classes["TE"].tasks[1]]).tolist() == [1]

@@ -62,7 +62,8 @@ def build(traces: Path) -> list[WorkloadModel]:
     tr, _ = from_philly_chronus(_file(traces, "philly-chronus-derived", "trace_job_Philly_MIX1.csv"))
     models.append(_relative(fit(tr, name="philly-chronus-mix1", description=(
         "Chronus' Philly-derived MIX1 job list (semi-synthetic; times in minutes): best->BE, "
-        "strict->TE; labels are synthetic, so TE and BE run times are alike")), traces,
+        "strict->TE; labels are synthetic, so TE and BE run times are alike; jobs of more "
+        "than 8 GPUs are gangs of 8-GPU-node tasks")), traces,
         CHRONUS_CITE))
     return models
 

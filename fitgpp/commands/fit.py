@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..validate import MAX_TIME_S
-from .common import atomic_write, check_out_path, int_at_least, number_in, seed_int
+from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
+                     int_at_least, number_in, seed_int)
 
 #: fitgpp.workload.adapters.FORMATS, named here so that building the parser does not import
 #: scipy (tests/test_workload_cli.py checks the two agree)
@@ -34,12 +35,15 @@ def add_parser(sub) -> None:
     p.add_argument("--sharing", choices=("whole", "drop"), default=None,
                    help="alibaba-v2023: GPU-sharing pods count as 1 GPU (default) or are dropped")
     p.add_argument("--max-gpu", type=int_at_least(1, 2**31 - 1), default=None,
-                   help="real formats: drop jobs asking more GPUs than this (default 8)")
+                   help="real formats: drop jobs asking more GPUs than this (default: 8 for "
+                        "alibaba-v2023; none for philly-chronus, which splits a job larger "
+                        "than a node into a gang of tasks)")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="real formats: seed for grace periods and re-drawn run times (default 0)")
     p.add_argument("--grace", choices=("default", "fit"), default="default",
                    help="model grace periods: documented default (default) or fitted to the "
                         "trace's BE grace periods (spec format only)")
+    add_cluster_args(p, required=False)
     p.set_defaults(run=run)
 
 
@@ -52,6 +56,12 @@ def _options(args) -> dict:
     if args.format == "spec" and opts:
         raise UsageError(f"--format spec takes no adapter options (got "
                          f"{', '.join('--' + k.replace('_', '-') for k in opts)})")
+    cluster = cluster_from_args(args)
+    if cluster is not None:
+        if args.format != "philly-chronus":
+            raise UsageError("--nodes/--cluster apply to --format philly-chronus only (the "
+                             "node size that splits large jobs into gangs)")
+        opts["cluster"] = cluster
     if args.format == "philly-chronus":
         for k in ("other_qos", "sharing"):
             if k in opts:

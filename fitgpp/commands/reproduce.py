@@ -8,12 +8,12 @@ from .common import int_at_least
 
 #: the research questions of fitgpp.reproduce.RQS, named here so that building the
 #: parser does not import altair (tests/test_reproduce.py checks the two agree)
-RQ_NAMES = ("rq1", "rq2", "rq2w", "rq3", "rq4", "rq5")
+RQ_NAMES = ("rq1", "rq2", "rq2w", "rq3", "rq4", "rq5", "rq6")
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("reproduce", help="run every research question and write figures + results.md",
-                       description="Run RQ1-RQ5, each a declared experiment, through the sweep "
+                       description="Run RQ1-RQ6, each a declared experiment, through the sweep "
                                    "runner and its cell cache (a second run simulates nothing); "
                                    "write each figure as PNG, SVG and PDF, a CSV per RQ and "
                                    "DIR/results.md.")

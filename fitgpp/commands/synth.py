@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
                      int_at_least, number_in, seed_int)
-from ..validate import MAX_GRACE_SCALE, MAX_JOBS
+from ..validate import MAX_GRACE_SCALE, MAX_JOBS, MAX_NODES, MAX_TIME_S
 
 
 def add_parser(sub) -> None:
@@ -25,6 +25,17 @@ def add_parser(sub) -> None:
                    help="TE share of jobs (default: model's)")
     p.add_argument("--grace-scale", type=number_in(0, MAX_GRACE_SCALE),
                    help="factor on BE grace periods (default 1)")
+    p.add_argument("--gang-fraction", type=number_in(0, 1), metavar="F",
+                   help="share of BE jobs drawn as multi-node gangs (default: the model's "
+                        "tasks distribution, one task if it has none)")
+    p.add_argument("--gang-tasks", type=int_at_least(2, MAX_NODES), metavar="K",
+                   help="with --gang-fraction: gangs have 2..K tasks, uniformly (default 4)")
+    p.add_argument("--restart-overhead", type=number_in(0, MAX_TIME_S), metavar="SECONDS",
+                   help="median time a preempted BE job spends reloading its checkpoint "
+                        "each time it starts again (default 0)")
+    p.add_argument("--restart-sigma", type=number_in(0, 10), metavar="SIGMA",
+                   help="log-spread of the lognormal restart overhead (default 0: every BE "
+                        "job the same)")
     p.add_argument("--on-unfit", choices=("error", "restrict"), default="error",
                    help="demands that fit no node: fail (default) or draw only those that fit")
     add_cluster_args(p, required=False)
@@ -56,7 +67,10 @@ def run(args) -> int:
     try:
         trace = synthesize(model, n_jobs=args.jobs, seed=args.seed, load=args.load,
                            te_fraction=args.te_fraction, grace_scale=args.grace_scale,
-                           cluster=cluster, on_unfit=args.on_unfit)
+                           cluster=cluster, on_unfit=args.on_unfit,
+                           gang_fraction=args.gang_fraction, gang_tasks=args.gang_tasks,
+                           restart_overhead=args.restart_overhead,
+                           restart_sigma=args.restart_sigma)
     except TraceError as exc:  # the draws left the trace schema's bounds
         shown = ", ".join(str(r) for r in exc.rows[:5]) + (" ..." if len(exc.rows) > 5 else "")
         raise UsageError(f"model {model.name!r} with these options draws jobs out of bounds "
@@ -67,8 +81,10 @@ def run(args) -> int:
         json.dumps(trace.source, indent=1, sort_keys=True) + "\n"))
     n_te = int((trace.jobs["cls"] == "TE").sum())
     load = trace.source["offered_load"]
+    n_gang = int((trace.jobs["tasks"] > 1).sum()) if "tasks" in trace.jobs else 0
     print(f"{len(trace)} jobs from model {model.name!r} (seed {args.seed}): {n_te} TE, "
-          f"{len(trace) - n_te} BE; arrival rate {trace.source['arrival_rate_per_s'] * 3600:.4g}"
+          f"{len(trace) - n_te} BE" + (f" ({n_gang} multi-node)" if n_gang else "")
+          + f"; arrival rate {trace.source['arrival_rate_per_s'] * 3600:.4g}"
           f" jobs/h" + (f"; offered GPU load {load:.3f}" if load is not None else ""))
     if trace.source["restricted"]:
         print(f"restricted (demands that fit no node, removed): {trace.source['restricted']}")

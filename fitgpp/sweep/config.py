@@ -24,7 +24,8 @@ from ..validate import (MAX_CONFIG_BYTES, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPT
 from ..trace import Trace
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
-KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale")
+KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale", "gang_fraction", "gang_tasks",
+         "restart_overhead", "restart_sigma")
 #: Parameters of the built-in policies that span a dimension of the result (any dataclass
 #: field of a policy does; see :attr:`Experiment.grid_params`). Kept for older code.
 GRID_PARAMS = ("s", "max_preemptions")
@@ -71,6 +72,10 @@ _KNOB_CHECKS = {
     "load": lambda w, k, v: _number(w, k, v, lo=0, lo_open=True, hi=1e3),
     "te_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
     "grace_scale": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_GRACE_SCALE),
+    "gang_fraction": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
+    "gang_tasks": lambda w, k, v: _number(w, k, v, lo=2, hi=2**20, integer=True),
+    "restart_overhead": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_TIME_S),
+    "restart_sigma": lambda w, k, v: _number(w, k, v, lo=0, hi=10),
 }
 
 
@@ -88,6 +93,10 @@ class Workload:
     load: float | Sequence[float] | None = None
     te_fraction: float | Sequence[float] | None = None
     grace_scale: float | Sequence[float] | None = None
+    gang_fraction: float | Sequence[float] | None = None
+    gang_tasks: int | Sequence[int] | None = None
+    restart_overhead: float | Sequence[float] | None = None
+    restart_sigma: float | Sequence[float] | None = None
     on_unfit: str | None = None
 
     def __post_init__(self):
@@ -122,6 +131,9 @@ class Workload:
             if self.trace is not None:
                 _fail(where, f"key '{key}' applies to a workload model, not to a trace")
             object.__setattr__(self, key, _values(where, key, v, _KNOB_CHECKS[key]))
+        for key, needs in (("gang_tasks", "gang_fraction"), ("restart_sigma", "restart_overhead")):
+            if getattr(self, key) is not None and getattr(self, needs) is None:
+                _fail(where, f"key '{key}' needs key '{needs}'")
 
     @property
     def swept(self) -> dict[str, tuple]:

@@ -28,6 +28,11 @@ _COORD_ATTRS = {
     "load": {"units": "1", "description": "offered GPU load as a fraction of the cluster's GPUs"},
     "te_fraction": {"units": "1", "description": "share of TE jobs in the workload"},
     "grace_scale": {"units": "1", "description": "factor on the model's grace periods"},
+    "gang_fraction": {"units": "1", "description": "share of BE jobs drawn as multi-node gangs"},
+    "gang_tasks": {"units": "tasks", "description": "largest gang drawn (2..gang_tasks tasks)"},
+    "restart_overhead": {"units": "s", "description": "median checkpoint reload time of a "
+                                                      "preempted BE job, each restart"},
+    "restart_sigma": {"units": "1", "description": "log-spread of the lognormal reload time"},
     "seed": {"description": "workload seed (RAND's seed too unless its grid gives one)"},
     "cls": {"description": "job class: TE (trial-and-error) or BE (best-effort)"},
 }
@@ -115,27 +120,33 @@ def _attrs(exp: Experiment, broadcast: dict, workload_sha256: str) -> dict:
 
 
 def _add_summaries(ds: xr.Dataset) -> None:
+    """Mean and CI over seeds of every metric, and the change against FIFO (with its mean
+    and CI): each statistic is computed on a Dataset of all the metrics at once (the same
+    per-variable arithmetic as one DataArray at a time) and the results are added in one
+    update, in the same order as one by one."""
     names = [*CLASS_METRICS, "gpu_util"]
     has_fifo = "fifo" in ds["policy"].values
+    new = {}
+    mean, ci = mean_ci(ds[names])
     for k in names:
         units = ds[k].attrs["units"]
         desc = ds[k].attrs["description"]
-        mean, ci = mean_ci(ds[k])
-        ds[f"{k}_mean"] = mean.assign_attrs(units=units, description=f"mean over seeds of: {desc}")
-        ds[f"{k}_ci95"] = ci.assign_attrs(units=units, description=f"95% CI half-width over "
-                                                                   f"seeds of: {desc}")
-    if not has_fifo:
-        return
-    for k in VS_FIFO:
-        base = ds[k].sel(policy="fifo", drop=True)
-        rel = change(ds[k], base)
+        new[f"{k}_mean"] = mean[k].assign_attrs(units=units, description=f"mean over seeds of: {desc}")
+        new[f"{k}_ci95"] = ci[k].assign_attrs(units=units, description=f"95% CI half-width over "
+                                                                       f"seeds of: {desc}")
+    if has_fifo:
+        sub = ds[list(VS_FIFO)]
+        rel = change(sub, sub.sel(policy="fifo", drop=True))
         mean, ci = mean_ci(rel)
-        what = f"relative change of {k} against FIFO on the same workload"
-        ds[f"{k}_vs_fifo"] = rel.assign_attrs(units="1", description=what)
-        ds[f"{k}_vs_fifo_mean"] = mean.assign_attrs(units="1", description=f"mean over seeds: "
-                                                                           f"{what}")
-        ds[f"{k}_vs_fifo_ci95"] = ci.assign_attrs(units="1", description=f"95% CI half-width over "
-                                                                         f"seeds: {what}")
+        for k in VS_FIFO:
+            what = f"relative change of {k} against FIFO on the same workload"
+            new[f"{k}_vs_fifo"] = rel[k].assign_attrs(units="1", description=what)
+            new[f"{k}_vs_fifo_mean"] = mean[k].assign_attrs(units="1", description=f"mean over "
+                                                                                   f"seeds: {what}")
+            new[f"{k}_vs_fifo_ci95"] = ci[k].assign_attrs(units="1", description=f"95% CI "
+                                                                                 f"half-width over "
+                                                                                 f"seeds: {what}")
+    ds.update(new)
 
 
 def format_table(ds: xr.Dataset) -> str:

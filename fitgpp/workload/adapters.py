@@ -17,6 +17,15 @@ run time drawn (with replacement, seeded) from the real Philly run times shorter
 ``split`` seconds (default 1 h), and each BE job one from those of at least ``split``;
 zero run times are excluded. Arrivals, classes and sizes stay those of the trace.
 
+Multi-node jobs (Chronus): a job asking more GPUs than a node has becomes a gang (the
+trace's ``tasks`` column) by :func:`split_gpus`: ``k = ceil(gpus / G)`` tasks of
+``ceil(gpus / k)`` GPUs each, ``G`` the GPUs of the cluster's largest node. That is the
+fewest nodes that can hold the job, with the GPUs spread evenly; when ``k`` does not divide
+``gpus`` each task is rounded up, so the job holds up to ``k - 1`` GPUs more than it asked
+(20 GPUs on 8-GPU nodes: 3 tasks of 7, one GPU more). The report counts each split
+(``AdapterReport.gangs``) and the GPUs added by rounding; only jobs whose tasks fit on fewer
+than ``k`` nodes of the cluster are dropped.
+
 Compressed files: every adapter reads a CSV plain or compressed with gzip, xz or bzip2
 (recognized by its first bytes, whatever the file is named); the ``sha256`` recorded is that
 of the CSV itself, after decompression, so a trace and its compressed copy give one
@@ -38,6 +47,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from ..cluster import DEFAULT_CLUSTER, Cluster
 from ..errors import FitgppError
 from ..trace import TraceError, _record_lines, read_trace
 from ..validate import MAX_SEED, MAX_TIME_S, check_int, check_number, read_regular
@@ -52,7 +62,9 @@ class AdapterError(FitgppError):
 
 @dataclass
 class AdapterReport:
-    """What an adapter read, kept, dropped (reason -> count) and changed (notes)."""
+    """What an adapter read, kept, dropped (reason -> count) and changed (notes); ``split``
+    counts the multi-node jobs by how their GPUs were split into tasks
+    (``"20 GPUs -> 3 tasks x 7 GPUs"`` -> jobs)."""
 
     format: str
     path: str
@@ -62,17 +74,22 @@ class AdapterReport:
     dropped: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     options: dict = field(default_factory=dict)
+    gangs: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"format": self.format, "path": self.path, "sha256": self.sha256,
-                "rows_in": self.rows_in, "rows_out": self.rows_out,
-                "dropped": dict(self.dropped), "notes": list(self.notes),
-                "options": dict(self.options)}
+        out = {"format": self.format, "path": self.path, "sha256": self.sha256,
+               "rows_in": self.rows_in, "rows_out": self.rows_out,
+               "dropped": dict(self.dropped), "notes": list(self.notes),
+               "options": dict(self.options)}
+        if self.gangs:  # absent when no job was split, so older reports read the same
+            out["gangs"] = dict(self.gangs)
+        return out
 
     def __str__(self) -> str:
         lines = [f"{self.format}: {Path(self.path).name}: read {self.rows_in} rows, "
                  f"kept {self.rows_out}, dropped {self.rows_in - self.rows_out}"]
         lines += [f"  dropped {n:>6}  {why}" for why, n in self.dropped.items()]
+        lines += [f"  gang    {n:>6}  {how}" for how, n in self.gangs.items()]
         lines += [f"  note: {s}" for s in self.notes]
         return "\n".join(lines)
 
@@ -344,9 +361,39 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
 CHRONUS_COLUMNS = ("job_id", "num_gpu", "submit_time", "duration", "best_effort", "job_type")
 
 
+def split_gpus(gpus, node_gpus: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(tasks, GPUs per task)`` of jobs asking ``gpus`` GPUs on nodes of ``node_gpus``.
+
+    ``tasks = ceil(gpus / node_gpus)`` (the fewest nodes that can hold the job) and each task
+    gets ``ceil(gpus / tasks)`` GPUs (spread evenly; rounded up when ``tasks`` does not divide
+    ``gpus``, so a job may hold up to ``tasks - 1`` GPUs more than it asked). A job that fits
+    one node stays one task of ``gpus`` GPUs.
+    """
+    if isinstance(node_gpus, bool) or not isinstance(node_gpus, (int, np.integer)) \
+            or node_gpus < 1:
+        raise AdapterError(f"node_gpus must be an integer >= 1, got {node_gpus!r}")
+    g = np.asarray(gpus, dtype=np.int64)
+    tasks = np.maximum(1, -(-g // node_gpus))
+    return tasks, -(-g // tasks)
+
+
+def _gang_counts(g, tasks, per) -> dict:
+    """{"20 GPUs -> 3 tasks x 7 GPUs (+1 rounded up)": jobs} for the jobs split into tasks."""
+    out = {}
+    gang = tasks > 1
+    for gg, k, p in sorted(set(zip(g[gang].tolist(), tasks[gang].tolist(),
+                                   per[gang].tolist()))):
+        n = int(((g == gg) & (tasks == k)).sum())
+        extra = k * p - gg
+        out[f"{gg} GPUs -> {k} tasks x {p} GPUs" + (f" (+{extra} rounded up)" if extra
+                                                   else "")] = n
+    return out
+
+
 def from_philly_chronus(path, *, time_unit: float = 60.0,
                         runtimes: Literal["observed", "philly"] = "observed",
-                        philly_runtime=None, split: float = 3600.0, max_gpu: int | None = 8,
+                        philly_runtime=None, split: float = 3600.0, max_gpu: int | None = None,
+                        cluster: Cluster | None = None,
                         cpu_per_gpu_milli: int = 12000, mem_per_gpu_mib: int = 98304,
                         grace_period: float | None = None, seed: int = 0):
     """Chronus' Philly-derived job list (``trace_job_Philly_MIX*.csv``) -> (Trace, report).
@@ -356,19 +403,29 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     seconds): submit times run 1..20151 (14 days in minutes; 5.6 h in seconds would mean
     1.5 Philly jobs per second) and the median duration is 60 (1 h in minutes, near
     Philly's run times; 1 min in seconds would be implausibly short). The file has no
-    CPU or memory: each job gets ``cpu_per_gpu_milli`` and ``mem_per_gpu_mib`` per GPU
-    (default: 1/8 of a default node per GPU). Jobs with 0 GPUs (nothing to demand) or more
-    than ``max_gpu`` GPUs are dropped.
+    CPU or memory: each task gets ``cpu_per_gpu_milli`` and ``mem_per_gpu_mib`` per GPU
+    (default: 1/8 of a default node per GPU). Jobs asking more GPUs than a node of
+    ``cluster`` (default :data:`fitgpp.DEFAULT_CLUSTER`) has become gangs, split by
+    :func:`split_gpus` (column ``tasks``; ``gpu``, ``cpu_milli``, ``mem_mib`` per task);
+    dropped are jobs with 0 GPUs (nothing to demand), jobs whose tasks fit on fewer nodes
+    of ``cluster`` than they have tasks, and, if ``max_gpu`` is given, jobs of more GPUs.
     """
     fmt = "philly-chronus"
     _choice("runtimes", runtimes, ("observed", "philly"))
     if not (isinstance(time_unit, (int, float)) and time_unit > 0):
         raise AdapterError(f"time_unit must be a number of seconds > 0, got {time_unit!r}")
     _check_options(seed, split, max_gpu, grace_period)
+    cluster = DEFAULT_CLUSTER if cluster is None else cluster
+    if not isinstance(cluster, Cluster):
+        raise AdapterError(f"cluster must be a fitgpp.Cluster or None, got {cluster!r}")
+    caps = cluster.capacity
+    node_gpus = int(caps[:, 0].max())
+    if node_gpus < 1:
+        raise AdapterError(f"cluster ({cluster.describe()}) has no GPUs: Chronus jobs need them")
     df, rpath, sha = _read(path, CHRONUS_COLUMNS, fmt)
     options = {"time_unit_s": time_unit, "runtimes": runtimes, "split_s": split,
-               "max_gpu": max_gpu, "cpu_per_gpu_milli": cpu_per_gpu_milli,
-               "mem_per_gpu_mib": mem_per_gpu_mib,
+               "max_gpu": max_gpu, "cluster": cluster.to_dict(),
+               "cpu_per_gpu_milli": cpu_per_gpu_milli, "mem_per_gpu_mib": mem_per_gpu_mib,
                "grace_period": grace_period if grace_period is not None else "DEFAULT_GRACE",
                "seed": seed}
     rep = AdapterReport(fmt, rpath, sha, len(df), options=options)
@@ -381,7 +438,14 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
     flt.drop(ngpu == 0, "num_gpu == 0: no GPU, and the file records no CPU or memory")
     if max_gpu is not None:
-        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (a job runs on one node)")
+        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (max_gpu option)")
+    g_all = ngpu.fillna(0).clip(lower=0).astype(np.int64).to_numpy()
+    tasks_all, per_all = split_gpus(g_all, node_gpus)
+    dem = np.stack([per_all, per_all * int(cpu_per_gpu_milli),
+                    per_all * int(mem_per_gpu_mib)], axis=1)
+    n_fit = (dem[:, None, :] <= caps[None, :, :]).all(axis=2).sum(axis=1)
+    flt.drop(n_fit < tasks_all, f"does not fit the cluster ({cluster.describe()}): its "
+                                "tasks fit on fewer nodes than it has tasks")
     sub = pd.to_numeric(df["submit_time"], errors="coerce").to_numpy(float) * time_unit
     flt.drop(~np.isfinite(sub) | (sub < 0), "submit_time missing or negative")
     dur0 = pd.to_numeric(df["duration"], errors="coerce").to_numpy(float) * time_unit
@@ -398,18 +462,27 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     else:
         ppath = philly_runtime or philly_runtime_path(path)
         dur, extra["philly_runtime"] = _redraw(cls, ppath, split, (rng_te, rng_be), rep)
-    g = ngpu[k].astype(np.int64).to_numpy()
+    tasks, g = tasks_all[k], per_all[k]
+    rep.gangs = _gang_counts(g_all[k], tasks, g)
+    if rep.gangs:
+        n_gang = int((tasks > 1).sum())
+        added = int((tasks * g - g_all[k]).sum())
+        rep.notes.append(
+            f"{n_gang} jobs of more than {node_gpus} GPUs (a node) kept as gangs of "
+            f"ceil(gpus / {node_gpus}) tasks of ceil(gpus / tasks) GPUs"
+            + (f"; rounding up added {added} GPU(s) in all" if added else ""))
     out = pd.DataFrame({
         "job_id": np.flatnonzero(k), "cls": cls, "submit_time": sub[k], "duration": dur,
         "gpu": g, "cpu_milli": g * int(cpu_per_gpu_milli), "mem_mib": g * int(mem_per_gpu_mib),
-        "grace_period": _grace(cls, grace_period, rng_g)})
+        "grace_period": _grace(cls, grace_period, rng_g), "tasks": tasks})
     mapping = {"cls": "job_type best -> BE, strict/soft -> TE",
                "submit_time": f"submit_time x {time_unit:g} s (minutes)",
                "duration": (f"duration x {time_unit:g} s" if runtimes == "observed"
                             else "re-drawn from philly_runtime.csv by class (split_s)"),
-               "gpu": "num_gpu",
-               "cpu_milli": f"num_gpu x {cpu_per_gpu_milli}",
-               "mem_mib": f"num_gpu x {mem_per_gpu_mib}",
+               "gpu": "per task: ceil(num_gpu / tasks)",
+               "tasks": f"ceil(num_gpu / {node_gpus}) (GPUs of the largest node)",
+               "cpu_milli": f"gpu x {cpu_per_gpu_milli}",
+               "mem_mib": f"gpu x {mem_per_gpu_mib}",
                "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
                                          else f"fixed {grace_period} s"),
                "job_id": "0-based row of the source file"}

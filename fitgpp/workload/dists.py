@@ -95,8 +95,11 @@ class Categorical:
     probs: tuple[float, ...]
 
     def rvs(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        return np.asarray(self.values, dtype=np.int64)[
-            _pick(np.asarray(self.probs), rng.random(n))]
+        return self.rvs_from(rng.random(n))
+
+    def rvs_from(self, u: np.ndarray) -> np.ndarray:
+        """The values for given uniforms ``u`` in [0, 1) (inverse-CDF)."""
+        return np.asarray(self.values, dtype=np.int64)[_pick(np.asarray(self.probs), u)]
 
     def mean(self) -> float:
         return float(np.dot(self.values, self.probs))

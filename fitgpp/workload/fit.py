@@ -8,7 +8,10 @@ starts at trace time 0). Run times: :func:`~fitgpp.workload.dists.fit_best` (MLE
 seen). GPUs: empirical categorical. CPU and memory: the empirical (cpu_milli, mem_mib)
 pairs seen for each GPU count, with their counts as weights. Grace periods: the documented
 default :data:`~fitgpp.workload.model.DEFAULT_GRACE` (traces carry none), unless
-``grace="fit"`` fits the BE grace periods of the trace like run times.
+``grace="fit"`` fits the BE grace periods of the trace like run times. Tasks: when the
+trace has multi-node jobs (a ``tasks`` column with a value above 1), the empirical numbers
+of tasks seen for each GPU count (per task), with their counts as weights, for both
+classes; otherwise none is recorded (every job one task).
 """
 
 from __future__ import annotations
@@ -56,6 +59,14 @@ def _cpu_mem(df: pd.DataFrame) -> dict:
     return out
 
 
+def _tasks(df: pd.DataFrame) -> dict:
+    out = {}
+    for g, grp in df.groupby("gpu", sort=True):
+        n = grp.groupby("tasks").size()
+        out[int(g)] = tuple((int(k), float(c)) for k, c in n.items())
+    return out
+
+
 def fit(trace, *, name: str | None = None, description: str = "",
         families: tuple[str, ...] = FAMILIES, grace: Literal["default", "fit"] = "default",
         source: dict | None = None) -> WorkloadModel:
@@ -75,6 +86,9 @@ def fit(trace, *, name: str | None = None, description: str = "",
     span = t1 - t0
     if span <= 0:
         raise FitError("all jobs are submitted at the same time; an arrival rate needs a span")
+    gangs = "tasks" in jobs.columns and bool((jobs["tasks"].fillna(1) > 1).any())
+    if gangs:
+        jobs = jobs.assign(tasks=jobs["tasks"].fillna(1).astype(np.int64))
     classes, stats_out = {}, {}
     for c in CLASSES:
         sub = jobs[jobs["cls"] == c]
@@ -91,7 +105,8 @@ def fit(trace, *, name: str | None = None, description: str = "",
                            what="BE grace periods") if grace == "fit" else DEFAULT_GRACE)
         classes[c] = ClassModel(rate=len(sub) / span, daily_profile=prof, run_time=run,
                                 gpu=Categorical.from_values(sub["gpu"]),
-                                cpu_mem=_cpu_mem(sub), grace_period=gp)
+                                cpu_mem=_cpu_mem(sub), grace_period=gp,
+                                tasks=_tasks(sub) if gangs else None)
         stats_out[c] = {"jobs": int(len(sub)), "run_time_family": run.family,
                         "run_time_aic": run.fit["aic"], "run_time_ks": run.fit["ks"]}
     src = dict(source if source is not None else tr.source)

@@ -9,7 +9,12 @@ A :class:`WorkloadModel` is a small frozen object saved as readable JSON
 - ``gpu``: an empirical categorical distribution of GPUs per job;
 - ``cpu_mem``: for each GPU count, the empirical (cpu_milli, mem_mib) pairs with weights;
 - ``grace_period`` (BE only): a Dist [s]; traces carry none, so usually the documented
-  default :data:`DEFAULT_GRACE`.
+  default :data:`DEFAULT_GRACE`;
+- ``tasks`` (optional): for each GPU count (per task), the empirical numbers of tasks with
+  weights, like ``cpu_mem``. Absent (every shipped model before multi-node jobs, and any
+  model fitted to a trace without gangs) means every job is one task. It is conditional on
+  the GPUs because gangs are not spread evenly: in Philly only jobs of whole 6- to 8-GPU
+  tasks are gangs, and an independent draw would make 4-node gangs of 1-GPU tasks.
 
 plus the TE share (TE rate / total rate) and the provenance (source file, sha256, filters
 and mapping, rows, fit statistics, package version). Loading checks every field and raises
@@ -64,9 +69,10 @@ class ClassModel:
     gpu: Categorical
     cpu_mem: dict                                # {gpu: ((cpu_milli, mem_mib, weight), ...)}
     grace_period: Dist | None = None             # seconds; BE only
+    tasks: dict | None = None                    # {gpu: ((tasks, weight), ...)}; None: 1 task
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "arrival": {"rate_per_s": self.rate,
                         "daily_profile": list(self.daily_profile) if self.daily_profile else None},
             "run_time": self.run_time.to_dict(),
@@ -74,9 +80,35 @@ class ClassModel:
             "cpu_mem": {str(g): [list(p) for p in pairs] for g, pairs in self.cpu_mem.items()},
             "grace_period": self.grace_period.to_dict() if self.grace_period else None,
         }
+        if self.tasks is not None:  # absent means one task: older files stay byte-identical
+            out["tasks"] = {str(g): [list(p) for p in pairs] for g, pairs in self.tasks.items()}
+        return out
+
+    def tasks_given_gpu(self, g: int) -> Categorical:
+        """Distribution of the number of tasks of a job of ``g`` GPUs per task."""
+        if self.tasks is None:
+            return Categorical((1,), (1.0,))
+        pairs = self.tasks[g]
+        tot = sum(w for _, w in pairs)
+        return Categorical(tuple(int(k) for k, _ in pairs), tuple(w / tot for _, w in pairs))
+
+    def tasks_marginal(self) -> Categorical:
+        """Distribution of the number of tasks of a job, over all GPU counts."""
+        acc: dict = {}
+        for g, p_g in zip(self.gpu.values, self.gpu.probs):
+            c = self.tasks_given_gpu(g)
+            for k, p in zip(c.values, c.probs):
+                acc[k] = acc.get(k, 0.0) + p_g * p
+        ks = sorted(acc)
+        return Categorical(tuple(ks), tuple(acc[k] for k in ks))
+
+    def mean_gpus(self) -> float:
+        """Mean GPUs of a whole job (GPUs per task x tasks)."""
+        return float(sum(p_g * g * self.tasks_given_gpu(g).mean()
+                         for g, p_g in zip(self.gpu.values, self.gpu.probs)))
 
     def mean_gpu_seconds(self) -> float:
-        return self.gpu.mean() * self.run_time.mean()
+        return self.mean_gpus() * self.run_time.mean()
 
 
 @dataclass(frozen=True)
@@ -146,8 +178,14 @@ class WorkloadModel:
                    if "aic" in fit else "")
             lines.append(f"  {c}: {k.rate * 3600:.4g} jobs/h, run time {k.run_time.describe()}"
                          f"{gof}, mean {k.run_time.mean():.4g} s; GPUs "
-                         + ", ".join(f"{v}:{p:.3f}" for v, p in zip(k.gpu.values, k.gpu.probs)))
+                         + ", ".join(f"{v}:{p:.3f}" for v, p in zip(k.gpu.values, k.gpu.probs))
+                         + ("" if k.tasks is None else "; tasks " + ", ".join(
+                             f"{v}:{p:.4f}" for v, p in zip(*_vp(k.tasks_marginal())))))
         return "\n".join(lines)
+
+
+def _vp(c: Categorical):
+    return c.values, c.probs
 
 
 # ---- validation -----------------------------------------------------------------------------
@@ -277,7 +315,36 @@ def _class(w: _Where, c, d, name: str) -> ClassModel:
     if c == "BE" and gp is None:
         w.fail(f"{name}.grace_period", "BE jobs need a grace-period distribution")
     grace = _dist(w, gp, f"{name}.grace_period") if gp is not None else None
-    return ClassModel(rate, prof, run, gpu, cpu_mem, grace)
+    return ClassModel(rate, prof, run, gpu, cpu_mem, grace, _tasks(w, d.get("tasks"), vals, name))
+
+
+def _tasks(w: _Where, tk, vals, name: str) -> dict | None:
+    """The optional ``tasks`` field: {gpu: [[tasks, weight], ...]} for every GPU count."""
+    if tk is None:
+        return None
+    if not isinstance(tk, dict):
+        w.fail(f"{name}.tasks", "expected an object {gpu: [[tasks, weight], ...]} or null")
+    out = {}
+    for v in vals:
+        pairs = w.get(tk, str(v), f"{name}.tasks.{v}", list)
+        if not pairs:
+            w.fail(f"{name}.tasks.{v}", "no (tasks, weight) entries")
+        rows = []
+        for i, p in enumerate(pairs):
+            at = f"{name}.tasks.{v}[{i}]"
+            if not isinstance(p, list) or len(p) != 2:
+                w.fail(at, f"expected [tasks, weight], got {p!r}")
+            k = w.integer(p[0], at + "[0]")
+            if k < 1:
+                w.fail(at + "[0]", f"a job has at least 1 task, got {k}")
+            rows.append((k, w.number(p[1], at + "[1]", positive=True)))
+        if len({k for k, _ in rows}) != len(rows):
+            w.fail(f"{name}.tasks.{v}", "a number of tasks is listed twice")
+        out[v] = tuple(rows)
+    extra = sorted(set(tk) - {str(v) for v in vals})
+    if extra:
+        w.fail(f"{name}.tasks", f"entries for GPU counts not in gpu.values: {', '.join(extra)}")
+    return out
 
 
 def from_dict(doc, where: str = "<model>") -> WorkloadModel:

@@ -20,6 +20,29 @@ Demands that fit no node of ``cluster``: ``on_unfit="error"`` (default) raises a
 the demands and their probability; ``on_unfit="restrict"`` removes them from the GPU and
 CPU/memory distributions of that class (renormalising the rest) before drawing, and
 records the removed probability in ``source["restricted"]``. Nothing is dropped silently.
+
+Multi-node jobs (gangs): a job's number of tasks is drawn from the model's ``tasks``
+distribution given its GPUs per task (one task when the model has none). For sweeps,
+``gang_fraction=f`` replaces it for BE jobs: each BE job is a gang with probability ``f``,
+of a number of tasks uniform on ``2..gang_tasks`` (default 4); the GPUs, CPU and memory
+drawn are per task. The offered load counts every task (``gpu * tasks * duration``), so at
+a fixed ``load`` more gangs mean fewer arrivals. A gang needs ``tasks`` distinct nodes that
+each fit its per-task demand; with ``cluster``, a draw that could break that is an error.
+
+Restart overhead (seconds a preempted job spends reloading its checkpoint each time it
+starts again; SPEC "Restart cost"): ``restart_overhead=m`` gives every BE job ``m``, or
+with ``restart_sigma=σ > 0`` a lognormal value of median ``m`` and log-spread ``σ``. It does
+not scale with the job's GPUs or run time: reloading reads the model and optimizer state
+(the size of the model, which the traces do not record; data-parallel tasks read the same
+checkpoint in parallel) and restarts the data pipeline and process group (about fixed), so
+no recorded attribute predicts it, and one number the experiments sweep is the plainest
+assumption; ``restart_sigma`` tests whether the spread matters. TE jobs are never preempted
+and get 0.
+
+Columns ``tasks`` and ``restart_overhead`` are written only when some job's value differs
+from the default (1 and 0), so traces without gangs or reloads stay byte-identical to
+those of earlier versions; the new random streams come after the old ones in the spawn
+order, so they do not change the old streams' values.
 """
 
 from __future__ import annotations
@@ -40,7 +63,10 @@ from .model import CLASSES, WorkloadModel, list_models, load_model
 
 #: Independent random streams, one per attribute (and class), in spawn order.
 STREAMS = ("arrival", "class", "run_time_TE", "run_time_BE", "gpu_TE", "gpu_BE",
-           "cpu_mem_TE", "cpu_mem_BE", "grace_period")
+           "cpu_mem_TE", "cpu_mem_BE", "grace_period", "tasks_TE", "tasks_BE",
+           "restart_overhead")
+#: Default largest gang (tasks) drawn with ``gang_fraction``.
+GANG_TASKS = 4
 
 
 class SynthesisError(FitgppError):
@@ -86,17 +112,84 @@ def _arrivals(n: int, rate: float, profile, rng) -> np.ndarray:
     return 3600.0 * k + (e - cum[k]) / (rate * p[k % 24])
 
 
+def _nonneg(name, v, *, hi=None):
+    if v is None:
+        return None
+    if not (isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+            and v >= 0 and (hi is None or v <= hi)):
+        rng = f"in [0, {hi}]" if hi is not None else "a number >= 0"
+        raise SynthesisError(f"{name} must be {rng}, got {v!r}")
+    return float(v)
+
+
+def _gang_args(gang_fraction, gang_tasks, restart_overhead, restart_sigma):
+    f = _nonneg("gang_fraction", gang_fraction, hi=1.0)
+    if gang_tasks is not None:
+        if f is None:
+            raise SynthesisError("gang_tasks needs gang_fraction (the share of BE jobs that "
+                                 "are gangs)")
+        if isinstance(gang_tasks, bool) or not isinstance(gang_tasks, (int, np.integer)) \
+                or gang_tasks < 2:
+            raise SynthesisError(f"gang_tasks must be an integer >= 2, got {gang_tasks!r}")
+    ro = _nonneg("restart_overhead", restart_overhead)
+    sig = _nonneg("restart_sigma", restart_sigma)
+    if sig is not None and ro is None:
+        raise SynthesisError("restart_sigma needs restart_overhead (the median, in seconds)")
+    return f, (None if gang_tasks is None else int(gang_tasks)), ro, sig
+
+
+def _check_gangs(c, rows, tasks_of, cluster):
+    """Every (demand, tasks) that can be drawn fits on ``tasks`` distinct nodes."""
+    if cluster is None:
+        return
+    dem = np.array([r[:3] for r in rows], dtype=np.int64).reshape(-1, 3)
+    n_fit = (dem[:, None, :] <= cluster.capacity[None, :, :]).all(axis=2).sum(axis=1)
+    for (g, cpu, mem, _), nf in zip(rows, n_fit):
+        k = tasks_of(g)
+        if k > nf:
+            raise SynthesisError(
+                f"class {c}: a gang of {k} tasks of ({g} GPU, {cpu} mCPU, {mem} MiB) can be "
+                f"drawn, but only {nf} node(s) of the cluster ({cluster.describe()}) fit one "
+                "task: use a cluster with more nodes, or fewer tasks (gang_tasks)")
+
+
+def _most_tasks(cm, c, gang_fraction, gang_tasks):
+    """``g -> the largest number of tasks a job of g GPUs per task can be drawn with``."""
+    if c == "BE" and gang_fraction is not None:
+        return lambda g: gang_tasks if gang_fraction > 0 else 1
+    return lambda g: max(cm.tasks_given_gpu(g).values)
+
+
+def _draw_tasks(cm, c, gdraw, u, gang_fraction, gang_tasks) -> np.ndarray:
+    """Tasks per job of class ``c``: the model's given the GPUs, or the gang knob for BE."""
+    if c == "BE" and gang_fraction is not None:
+        extra = np.floor(u[:, 1] * (gang_tasks - 1)).astype(np.int64)
+        return np.where(u[:, 0] < gang_fraction, 2 + np.minimum(extra, gang_tasks - 2), 1)
+    tasks = np.ones(len(gdraw), dtype=np.int64)
+    if cm.tasks is not None:
+        for g in np.unique(gdraw):
+            sel = gdraw == g
+            tasks[sel] = cm.tasks_given_gpu(int(g)).rvs_from(u[sel, 0])
+    return tasks
+
+
 def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
                te_fraction: float | None = None, grace_scale: float | None = None,
                cluster: Cluster | None = None,
-               on_unfit: Literal["error", "restrict"] = "error") -> Trace:
+               on_unfit: Literal["error", "restrict"] = "error",
+               gang_fraction: float | None = None, gang_tasks: int | None = None,
+               restart_overhead: float | None = None,
+               restart_sigma: float | None = None) -> Trace:
     """Draw ``n_jobs`` jobs from ``model`` (a WorkloadModel, shipped name or JSON path).
 
     ``load``: target offered GPU load as a fraction of ``cluster``'s GPUs (needs
     ``cluster``); default: the model's own arrival rate. ``te_fraction``: TE share of
     jobs (default the model's). ``grace_scale``: factor on BE grace periods (default 1).
-    ``cluster``: validate demands against it (see ``on_unfit``). Returns a validated
-    :class:`~fitgpp.Trace` whose ``source`` is the full recipe.
+    ``cluster``: validate demands against it (see ``on_unfit``). ``gang_fraction``: share
+    of BE jobs that are gangs of 2..``gang_tasks`` tasks (default: the model's tasks
+    distribution). ``restart_overhead``: median reload time of a preempted BE job [s]
+    (default 0), lognormal with log-spread ``restart_sigma`` (default 0: fixed). Returns a
+    validated :class:`~fitgpp.Trace` whose ``source`` is the full recipe.
     """
     m: WorkloadModel = load_model(model)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
@@ -121,6 +214,9 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     load = None if load is None else float(load)
     if on_unfit not in ("error", "restrict"):
         raise SynthesisError(f"on_unfit must be 'error' or 'restrict', got {on_unfit!r}")
+    gfrac, gtasks, ro_med, ro_sig = _gang_args(gang_fraction, gang_tasks, restart_overhead,
+                                               restart_sigma)
+    gmax = GANG_TASKS if gtasks is None else gtasks
 
     rngs = dict(zip(STREAMS, (np.random.default_rng(s)
                               for s in np.random.SeedSequence(seed).spawn(len(STREAMS)))))
@@ -132,6 +228,7 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     cpu = np.empty(n, dtype=np.int64)
     mem = np.empty(n, dtype=np.int64)
     grace = np.full(n, np.nan)
+    tasks = np.ones(n, dtype=np.int64)
     restricted = {}
     for c in CLASSES:
         cm = m.classes[c]
@@ -157,26 +254,36 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
             cpu_c[sel] = np.array([r[1] for r in pairs])[idx]
             mem_c[sel] = np.array([r[2] for r in pairs])[idx]
         cpu[mask], mem[mask] = cpu_c, mem_c
+        _check_gangs(c, rows, _most_tasks(cm, c, gfrac, gmax), cluster)
+        tasks[mask] = _draw_tasks(cm, c, gdraw, rngs[f"tasks_{c}"].random((n, 2))[:k],
+                                  gfrac, gmax)
         if c == "BE":
             grace[mask] = cm.grace_period.rvs(n, rngs["grace_period"])[:k] * gscale
 
     duration = np.maximum(np.round(duration, 3), 0.001)
     grace = np.round(grace, 3)
+    z = rngs["restart_overhead"].standard_normal(n)
+    reload = np.where(cls == "BE", (ro_med or 0.0) * np.exp((ro_sig or 0.0) * z), 0.0)
+    reload = np.round(reload, 3)
     profile_mix = _mix_profiles(m, share)
     rate = m.rate  # without load, the model's total arrival rate, whatever the TE share
     offered = None
     if load is not None:
-        work = float(np.sum(gpu * duration))
+        work = float(np.sum(gpu * tasks * duration))
         if work <= 0:
             raise SynthesisError("the drawn jobs demand no GPUs, so no arrival rate gives "
                                  f"a GPU load of {load}")
         rate = float(load * cluster.total_gpus * n / work)
     submit = np.round(_arrivals(n, rate, profile_mix, rngs["arrival"]), 3)
     if cluster is not None and cluster.total_gpus > 0:
-        offered = float(np.sum(gpu * duration) / (cluster.total_gpus * n / rate))
+        offered = float(np.sum(gpu * tasks * duration) / (cluster.total_gpus * n / rate))
     df = pd.DataFrame({"job_id": np.arange(n, dtype=np.int64), "cls": cls,
                        "submit_time": submit, "duration": duration, "gpu": gpu,
                        "cpu_milli": cpu, "mem_mib": mem, "grace_period": grace})
+    if (tasks > 1).any():  # only when not the default, so older traces stay byte-identical
+        df["tasks"] = tasks
+    if (reload > 0).any():
+        df["restart_overhead"] = reload
     model_file, model_file_sha256 = m.file_ref()
     source = {
         "kind": "synthetic",
@@ -197,6 +304,9 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
         "streams": list(STREAMS),
         "fitgpp_version": __version__,
     }
+    knobs = {"gang_fraction": gfrac, "gang_tasks": gtasks, "restart_overhead": ro_med,
+             "restart_sigma": ro_sig}
+    source.update({k: v for k, v in knobs.items() if v is not None})  # older recipes unchanged
     return read_trace(df, cluster=cluster, source=source)
 
 
@@ -211,11 +321,13 @@ def _mix_profiles(m: WorkloadModel, share: float):
 
 
 def offered_load(trace: Trace | pd.DataFrame, cluster: Cluster, span: float | None = None) -> float:
-    """``sum(gpu * duration) / (total GPUs * span)``; span defaults to the last submit time."""
+    """``sum(gpu * tasks * duration) / (total GPUs * span)``; span defaults to the last
+    submit time; ``tasks`` is 1 where the trace has none."""
     jobs = trace.jobs if isinstance(trace, Trace) else trace
     if span is None:
         span = float(jobs["submit_time"].max())
-    return float((jobs["gpu"] * jobs["duration"]).sum() / (cluster.total_gpus * span))
+    tasks = jobs["tasks"].fillna(1) if "tasks" in jobs.columns else 1
+    return float((jobs["gpu"] * tasks * jobs["duration"]).sum() / (cluster.total_gpus * span))
 
 
 def from_recipe(source: dict, model=None) -> Trace:
@@ -237,4 +349,7 @@ def from_recipe(source: dict, model=None) -> Trace:
     cl = Cluster.from_json(source["cluster"]) if source.get("cluster") else None
     return synthesize(m, source["n_jobs"], seed=source["seed"], load=source["load"],
                       te_fraction=source["te_fraction"], grace_scale=source["grace_scale"],
-                      cluster=cl, on_unfit=source.get("on_unfit", "error"))
+                      cluster=cl, on_unfit=source.get("on_unfit", "error"),
+                      **{k: source[k] for k in ("gang_fraction", "gang_tasks",
+                                                "restart_overhead", "restart_sigma")
+                         if source.get(k) is not None})

@@ -1,0 +1,269 @@
+"""Export figures with what produced them, never silently overwriting.
+
+    from fitgpp.export import export
+    export({"rq1_slowdown_cdf": chart}, "figures", config=r.config)
+
+Each chart becomes ``NAME[__DIFF].png/.svg/.pdf`` in ``out_dir`` where ``DIFF`` lists the
+parameters of ``config`` that differ from ``defaults`` (``__load=1.3_max_preemptions=5``;
+a hash when that gets long). The whole ``config`` goes
+
+- into every file: a PNG ``tEXt`` chunk (keyword ``fitgpp``), an SVG ``<metadata>``
+  element, the PDF document information (``/Subject``, added as an incremental update);
+- and into ``manifest.json`` beside the figures: one entry per file with the chart name,
+  the full configuration, what differs from the defaults, the size preset, DPI and time.
+
+A file that exists is never replaced unless ``overwrite=True``: the new figure gets the
+next free name (``NAME-2``), and all formats of one chart share that name.
+:func:`read_config` reads the configuration back from any of the three formats.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+import struct
+import zlib
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from .errors import FitgppError
+from .plots import DPI, FORMATS
+
+MANIFEST = "manifest.json"
+KEYWORD = "fitgpp"
+SVG_NS = "https://fitgpp.invalid/figure-config"   # a name for the element, never fetched
+
+
+class ExportError(FitgppError):
+    """A figure cannot be exported as asked; the message names the file or parameter."""
+
+
+# ------------------------------------------------------------------ names
+def differs(config: dict, defaults: dict | None) -> dict:
+    """The entries of ``config`` whose value is not the one in ``defaults`` (all, if None)."""
+    if defaults is None:
+        return {}
+    return {k: v for k, v in config.items()
+            if k not in defaults or _jsonable(defaults[k]) != _jsonable(v)}
+
+
+def _jsonable(v):
+    return json.loads(json.dumps(v, default=str, sort_keys=True))
+
+
+def _token(v) -> str:
+    if isinstance(v, float):
+        v = f"{v:.6g}"
+    return re.sub(r"[^A-Za-z0-9._+]+", "-", str(v)).strip("-") or "none"
+
+
+def stem(name: str, config: dict, defaults: dict | None, *, limit: int = 80) -> str:
+    """``name`` plus ``__k=v_k=v`` for each parameter that differs from ``defaults``."""
+    if not re.fullmatch(r"[A-Za-z0-9_.=+-]+", name):
+        raise ExportError(f"figure name {name!r}: use letters, digits and _ . = + - only")
+    diff = differs(config, defaults)
+    if not diff:
+        return name
+    tail = "_".join(f"{_token(k)}={_token(v)}" for k, v in sorted(diff.items()))
+    if len(tail) > limit:
+        digest = hashlib.sha256(json.dumps(_jsonable(diff), sort_keys=True).encode()).hexdigest()
+        tail = f"cfg-{digest[:10]}"
+    return f"{name}__{tail}"
+
+
+def _free_stem(out: Path, base: str, formats, overwrite: bool) -> str:
+    if overwrite:
+        return base
+    k, s = 1, base
+    while any((out / f"{s}{ext}").exists() for ext in formats):
+        k += 1
+        s = f"{base}-{k}"
+    return s
+
+
+# ------------------------------------------------------------------ embedding
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def embed_png(data: bytes, text: str) -> bytes:
+    """``data`` with an ``iTXt`` chunk ``fitgpp`` holding ``text`` (UTF-8) before ``IEND``."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ExportError("not a PNG: cannot embed the configuration")
+    end = data.rfind(b"IEND") - 4
+    chunk = _png_chunk(b"iTXt", KEYWORD.encode() + b"\x00\x00\x00\x00\x00" + text.encode())
+    return data[:end] + chunk + data[end:]
+
+
+def embed_svg(data: bytes, text: str) -> bytes:
+    """``data`` with ``<metadata><fitgpp:config>text</fitgpp:config></metadata>`` first in
+    the root ``<svg>`` element."""
+    s = data.decode()
+    m = re.search(r"<svg\b[^>]*>", s)
+    if not m:
+        raise ExportError("not an SVG: cannot embed the configuration")
+    meta = (f'<metadata><fitgpp:config xmlns:fitgpp="{SVG_NS}">{escape(text)}'
+            "</fitgpp:config></metadata>")
+    return (s[:m.end()] + meta + s[m.end():]).encode()
+
+
+def _pdf_text(text: str) -> bytes:
+    return b"<FEFF" + text.encode("utf-16-be").hex().upper().encode() + b">"
+
+
+def embed_pdf(data: bytes, text: str, title: str) -> bytes:
+    """``data`` with an incremental update whose document information keeps the old
+    entries and adds ``/Title`` and ``/Subject`` (the configuration)."""
+    trailer = data.rfind(b"trailer")
+    start = re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", data)
+    if trailer < 0 or not start:
+        raise ExportError("PDF without a classic trailer: cannot embed the configuration")
+    tr = data[trailer:start.start()]
+    size = int(re.search(rb"/Size\s+(\d+)", tr).group(1))
+    root = re.search(rb"/Root\s+(\d+\s+\d+\s+R)", tr).group(1)
+    old = b""
+    info = re.search(rb"/Info\s+(\d+)\s+(\d+)\s+R", tr)
+    if info:
+        obj = re.search(rb"\n" + info.group(1) + rb"\s+" + info.group(2) + rb"\s+obj\s*<<(.*?)>>\s*endobj",
+                        data, re.S)
+        old = re.sub(rb"/(Title|Subject)\s*(\([^)]*\)|<[^>]*>)", b"", obj.group(1)) if obj else b""
+    body = data if data.endswith(b"\n") else data + b"\n"
+    offset = len(body)
+    obj = (f"{size} 0 obj\n<<".encode() + old + b" /Title " + _pdf_text(title)
+           + b" /Subject " + _pdf_text(text) + b" >>\nendobj\n")
+    xref = len(body) + len(obj)
+    tail = (f"xref\n0 1\n0000000000 65535 f \n{size} 1\n{offset:010d} 00000 n \ntrailer\n<< /Size {size + 1} /Root ".encode()
+            + root + f" /Info {size} 0 R /Prev {int(start.group(1))} >>\nstartxref\n{xref}\n"
+                     "%%EOF\n".encode())
+    return body + obj + tail
+
+
+def read_config(path) -> dict:
+    """The configuration embedded by :func:`export` in a PNG, SVG or PDF file."""
+    path = Path(path)
+    data = path.read_bytes()
+    ext = path.suffix.lower()
+    if ext == ".png":
+        i = 8
+        while i < len(data):
+            n, kind = struct.unpack(">I4s", data[i:i + 8])
+            body = data[i + 8:i + 8 + n]
+            if kind == b"iTXt" and body.startswith(KEYWORD.encode() + b"\x00"):
+                return json.loads(body[len(KEYWORD) + 5:].decode())
+            i += 12 + n
+    elif ext == ".svg":
+        m = re.search(r"<fitgpp:config[^>]*>(.*?)</fitgpp:config>", data.decode(), re.S)
+        if m:
+            from xml.sax.saxutils import unescape
+            return json.loads(unescape(m.group(1)))
+    elif ext == ".pdf":
+        hits = re.findall(rb"/Subject\s*<FEFF([0-9A-F]*)>", data)
+        if hits:
+            return json.loads(bytes.fromhex(hits[-1].decode()).decode("utf-16-be"))
+    raise ExportError(f"{path}: no fitgpp configuration embedded")
+
+
+# ------------------------------------------------------------------ writing
+def _render(chart, ext: str, dpi: int) -> bytes:
+    import vl_convert as vlc
+    spec = json.dumps(chart.to_dict() if hasattr(chart, "to_dict") else chart)
+    if ext == ".png":
+        return vlc.vegalite_to_png(spec, scale=1, ppi=dpi)   # ppi scales by dpi / 72
+    if ext == ".svg":
+        return vlc.vegalite_to_svg(spec).encode()
+    return vlc.vegalite_to_pdf(spec)
+
+
+def _write(path: Path, data: bytes, overwrite: bool) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    if overwrite:
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path)        # fails if path appeared meanwhile: never replaced silently
+    except FileExistsError:
+        raise ExportError(f"{path} appeared while exporting; not replaced") from None
+    except OSError:               # a file system without hard links: create exclusively
+        try:
+            with open(path, "xb") as f:
+                f.write(data)
+        except FileExistsError:
+            raise ExportError(f"{path} appeared while exporting; not replaced") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _caption(chart) -> str:
+    t = (chart.to_dict() if hasattr(chart, "to_dict") else chart).get("title", "")
+    t = t.get("text", "") if isinstance(t, dict) else t
+    return " ".join(t) if isinstance(t, list) else str(t)
+
+
+def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
+           formats=FORMATS, dpi: int = DPI, overwrite: bool = False, check: bool = True,
+           log=None) -> list[Path]:
+    """Write ``charts`` (``{name: chart}``) into ``out_dir`` in every format, with ``config``
+    embedded and recorded in ``out_dir/manifest.json``; return the paths written.
+
+    ``defaults``: the configuration's defaults; parameters that differ from them are put
+    in the file names. ``check``: refuse charts that fail :func:`fitgpp.figcheck.check`.
+    ``log``: called with one line per file written (e.g. ``print``)."""
+    from .figcheck import assert_paper_ready
+    from .simulate import __version__
+    formats = [f if f.startswith(".") else f".{f}" for f in formats]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        raise ExportError(f"cannot export as {', '.join(bad)}: use {', '.join(FORMATS)}")
+    if not isinstance(charts, dict):
+        raise ExportError("charts: pass {name: chart}")
+    try:
+        cfg = _jsonable(config)
+    except (TypeError, ValueError) as exc:
+        raise ExportError(f"config cannot be written as JSON: {exc}") from None
+    diff = differs(cfg, None if defaults is None else _jsonable(defaults))
+    out = Path(out_dir).expanduser()
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / MANIFEST
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    manifest.setdefault("figures", {})
+    if check:                     # all charts first: a refused chart leaves nothing half-written
+        for name, chart in charts.items():
+            assert_paper_ready(chart, name)
+    written = []
+    for name, chart in charts.items():
+        base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
+                          formats,
+                          overwrite)
+        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
+        meta = (spec.get("usermeta") or {}).get("fitgpp", {})
+        record = {"chart": name, "caption": _caption(chart), "config": cfg,
+                  "differs_from_defaults": diff if defaults is not None else None,
+                  "preset": meta.get("preset"), "inches": meta.get("inches"),
+                  "fitgpp_version": __version__,
+                  "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+        text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
+                                                  "fitgpp_version")}, sort_keys=True)
+        for ext in formats:
+            data = _render(chart, ext, dpi)
+            if ext == ".png":
+                data = embed_png(data, text)
+            elif ext == ".svg":
+                data = embed_svg(data, text)
+            else:
+                data = embed_pdf(data, text, record["caption"] or name)
+            path = out / f"{base}{ext}"
+            _write(path, data, overwrite)
+            manifest["figures"][path.name] = {**record, "format": ext[1:],
+                                              "dpi": dpi if ext == ".png" else None,
+                                              "bytes": len(data)}
+            written.append(path)
+            if log:
+                log(f"wrote {path}")
+    tmp = manifest_path.with_name(f".{MANIFEST}.tmp")
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, manifest_path)
+    return written

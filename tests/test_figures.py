@@ -1,0 +1,192 @@
+"""Every chart the package makes passes the paper-ready check (fitgpp.figcheck), and the check
+fires on a chart broken in each of the ways it looks for."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from fitgpp import Cluster, figcheck, plots, simulate
+
+CLUSTER = Cluster.homogeneous(2, gpu=4, cpu_milli=32000, mem_mib=65536)
+
+
+def _trace(seed=3, n=80):
+    rng = np.random.default_rng(seed)
+    te = rng.random(n) < 0.4
+    return pd.DataFrame({
+        "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"),
+        "submit_time": np.sort(rng.uniform(0, 6 * 3600, n)),
+        "duration": np.where(te, rng.uniform(60, 900, n), rng.uniform(1800, 4 * 3600, n)),
+        "gpu": rng.choice([1, 2, 4], n), "cpu_milli": 1000, "mem_mib": 1024,
+        "grace_period": np.where(te, 0.0, rng.uniform(0, 600, n))})
+
+
+def _change_lines(series: str, values, *, same=()):
+    """Long table as the research questions hand to metric_lines: change vs FIFO (%) with
+    intervals, one of them reaching below -100 %; the series in ``same`` get equal values."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for metric in ("TE p95 slowdown vs FIFO (%)", "BE p95 slowdown vs FIFO (%)"):
+        for x in (1.0, 4.0, 16.0):
+            base = rng.normal(-50, 20)
+            for i, v in enumerate(values):
+                val = base if v in same else base + 7 * i
+                rows.append({"x": x, series: v, "metric": metric, "value": val,
+                             "lo": val - 80, "hi": val + 30})
+    return pd.DataFrame(rows)
+
+
+def build_charts(size="full"):
+    """One of each chart the package makes, built from small simulation results."""
+    tr = _trace()
+    fifo = simulate(tr, CLUSTER, "fifo")
+    fits = {s: simulate(tr, CLUSTER, "fitgpp", s=s) for s in (0.5, 4.0, 16.0)}
+    runs = [fifo, fits[4.0], simulate(tr, CLUSTER, "lrtp")]
+    table = plots.tradeoff_table([fifo, *fits.values(), simulate(tr, CLUSTER, "rand")])
+    seg = plots.segments(tr, CLUSTER, "fitgpp", s=4.0)
+    return {
+        "slowdown_cdf": plots.slowdown_cdf(runs, size=size),
+        "slowdown_cdf_identical": plots.slowdown_cdf({"FIFO": fifo, "FitGpp s=4": fits[4.0],
+                                                     "FitGpp s=16": fits[16.0]}, size=size),
+        "slowdown_bars": plots.slowdown_bars(plots.stats_table(runs, n_boot=50), size=size),
+        "s_tradeoff": plots.s_tradeoff(table, size=size),
+        "utilization": plots.utilization(fits[4.0], size=size),
+        "node_timeline": plots.node_timeline(seg, nodes=[0, 1], size=size),
+        "distribution_fit": plots.distribution_fit(_trace(3, 200), _trace(4, 200), size=size),
+        "metric_lines_P": plots.metric_lines(_change_lines("P", ["1", "3", "10"]), x="x",
+                                             series="P", x_title="threshold s", size=size),
+        "metric_lines_same": plots.metric_lines(
+            _change_lines("policy", ["FitGpp s=4", "FitGpp s=8"], same=("FitGpp s=4", "FitGpp s=8")),
+            x="x", x_title="grace-period scale", size=size),
+    }
+
+
+@pytest.fixture(scope="module")
+def charts():
+    return build_charts("full")
+
+
+CHART_NAMES = ["slowdown_cdf", "slowdown_cdf_identical", "slowdown_bars", "s_tradeoff",
+               "utilization", "node_timeline", "distribution_fit", "metric_lines_P",
+               "metric_lines_same"]
+
+
+@pytest.mark.parametrize("name", CHART_NAMES)
+def test_every_chart_is_paper_ready(charts, name):
+    figcheck.assert_paper_ready(charts[name], name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", ["column", "full"])
+def test_exported_png_fits_its_preset_at_300_dpi(size, tmp_path):
+    inches = plots.preset(size).inches
+    for name, chart in build_charts(size).items():
+        figcheck.assert_paper_ready(chart, f"{name} ({size})")
+        png = plots.save(chart, tmp_path / f"{name}.png").read_bytes()
+        width = int.from_bytes(png[16:20], "big")
+        assert width / plots.DPI <= inches + 0.05, f"{name}: {width / plots.DPI:.2f} in wide"
+
+
+def _broken_chart():
+    """A chart with every fault the check looks for, as the issue found them."""
+    df = pd.DataFrame({"te_p95": [3.0, 30, 40, 100, 200, 3.0, 30, 40, 100, 200],
+                       "be_p95": [1.0, 2, 3, 4, 5, 1.0, 2, 3, 4, 5],
+                       "lo": [-150.0, 0, 1, 2, 3, -150.0, 0, 1, 2, 3],
+                       "hi": [9.0] * 10,
+                       "P": ["1", "1", "1", "1", "1", "10", "10", "10", "10", "10"]})
+    df = pd.concat([df, df.head(5).assign(P="3", be_p95=[2.0, 3, 4, 5, 6])])
+    x = alt.X("te_p95:Q", scale=alt.Scale(type="log"), title="te_p95")  # default log ticks
+    line = alt.Chart(df).mark_line().encode(x=x, y="be_p95:Q",    # no y title in any layer
+                                            color=alt.Color("P:N", title=None))  # sorted as text
+    bars = alt.Chart(df).mark_rule().encode(                      # runs past the fixed domain
+        x=x, y=alt.Y("lo:Q", scale=alt.Scale(domain=[-100, 10])), y2="hi:Q")
+    return alt.layer(line, bars).properties(title="rq2_s_tradeoff_P1")  # a variable name
+
+
+def test_check_fires_each_rule_on_a_broken_chart():
+    problems = figcheck.check(_broken_chart())
+    fired = {p.rule for p in problems}
+    assert fired == set(figcheck.RULES), (set(figcheck.RULES) - fired, problems)
+    text = "\n".join(map(str, problems))
+    assert "1, 10, 3" in text                      # the P legend as the issue saw it
+    assert "'1' and '10'" in text                  # the coinciding series named
+    assert "rq2_s_tradeoff_P1" in text and "'te_p95' is a variable name" in text
+    assert "the y axis has no title" in text
+    with pytest.raises(figcheck.FigureError, match="broken is not paper-ready"):
+        figcheck.assert_paper_ready(_broken_chart(), "broken")
+
+
+def test_each_fix_silences_its_rule():
+    """The rules are not noise: fixing the broken chart's faults one by one removes them."""
+    spec = _broken_chart().to_dict()
+    spec["title"] = {"text": "TE latency against BE slowdown",
+                     "subtitle": "P 1 and 10 coincide."}
+    line, bars = spec["layer"]
+    line["encoding"]["x"]["title"] = bars["encoding"]["x"]["title"] = "TE p95 slowdown"
+    ticks = {"values": [10, 20, 30, 40, 50, 100, 200]}           # "3040" at 200 px
+    line["encoding"]["x"]["axis"] = bars["encoding"]["x"]["axis"] = ticks
+    line["encoding"]["y"]["title"] = "BE p95 slowdown"
+    line["encoding"]["color"]["title"] = "P (max preemptions)"
+    line["encoding"]["color"]["scale"] = {"domain": ["1", "3", "10"]}
+    assert {p.rule for p in figcheck.check(spec)} == {"clip", "log-labels"}
+    bars["mark"] = {"type": "rule", "clip": True}
+    line["encoding"]["x"]["axis"] = bars["encoding"]["x"]["axis"] = {"values": [3, 30, 300]}
+    assert figcheck.check(spec) == []
+
+
+def test_log_ticks_never_collide_at_column_width():
+    p = plots.preset("column")
+    for dom in ([1, 2], [1, 50], [1, 1000], [0.5, 2e5], [60, 3e6]):
+        ticks = plots.log_ticks(dom, plots._panel(p, 2), p.font)
+        assert len(ticks) >= 2 and ticks == sorted(ticks), dom
+        assert plots._ticks_fit(ticks, *dom, plots._panel(p, 2), p.font), dom
+
+
+def test_numbers_inside_labels_sort_as_numbers():
+    st = plots._styles(["FitGpp s=16", "FIFO", "FitGpp s=4", "FitGpp s=0.5"])
+    assert st["order"] == ["FIFO", "FitGpp s=0.5", "FitGpp s=4", "FitGpp s=16"]
+    assert plots._styles(["10", "3", "1"])["order"] == ["1", "3", "10"]
+
+
+def test_coincident_names_the_equal_series_and_where():
+    df = pd.DataFrame({"s": ["a", "b", "c"] * 2, "panel": ["p"] * 3 + ["q"] * 3,
+                       "x": [1, 1, 2, 1, 3, 2], "y": [0, 0, 0, 0, 0, 0]})
+    assert plots.coincident(df, "s", ["x", "y"], ["panel"]) == [
+        "a and b coincide in p (identical values: one line hides the other)."]
+    assert plots.coincident(df.assign(x=1), "s", ["x", "y"], ["panel"]) == [
+        "a, b and c coincide (identical values: one line hides the other)."]
+
+
+@pytest.mark.slow
+def test_every_research_question_chart_is_paper_ready():
+    """The charts fitgpp reproduce exports (RQ1-RQ4, RQ6), at a tiny size (RQ5: same
+    functions as RQ1, on the real trace)."""
+    from fitgpp import reproduce
+    size = reproduce.Size(n_jobs=200, seeds=(0, 1), timeline_jobs=60)
+    problems = {}
+    for rq in (reproduce.rq1, reproduce.rq3, reproduce.rq4):
+        for name, chart in rq(size).charts.items():
+            problems[name] = figcheck.check(chart)
+    r2 = reproduce.rq2(size, s_values=(1.0, 4.0, 16.0), p_values=(1, 3, 10))
+    problems.update({n: figcheck.check(c) for n, c in r2.charts.items()})
+    from fitgpp import restart_cost as rc
+    r6 = rc.restart_cost(rc.Size(n_jobs=200, seeds=(0, 1), overheads=(0.0, 600.0)))
+    problems.update({n: figcheck.check(c) for n, c in rc.charts(r6.table).items()})
+    assert len(problems) >= 15
+    assert not any(problems.values()), {k: list(map(str, v)) for k, v in problems.items() if v}
+
+
+def test_point_labels_take_free_corners_or_none():
+    df = pd.DataFrame({"x": [2.0, 2.05, 2.1, 50.0], "y": [1.0, 1.0, 1.0, 2.0],
+                       "lab": ["s=1", "s=2", "s=4", ""], "panel": "p"})
+    pos = plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
+    assert pos[3] == "" and pos[0] in plots._LABEL_OFFSETS
+    # three points within a few pixels: at most the corners that do not overlap are used
+    placed = [p for p in pos[:3] if p]
+    assert len(placed) == len(set(placed)) and len(placed) >= 2
+    far = plots._place_labels(df.assign(x=[2.0, 8.0, 30.0, 50.0]), "x", "y", "lab", "panel",
+                              [1, 100], 200, 100, 9)
+    assert all(far[:3])
