@@ -383,19 +383,26 @@ def _click_tradeoff(page, console, panel):
     """Linked selection: a click on a FitGpp point of the trade-off (vega's SVG marks carry
     their fields in aria-label) selects that cell: the numbers and the s control follow."""
     before = panel.evaluate(NUMBERS_JS)
-    pts = panel.locator(".vega-embed").first.locator(
-        "g.mark-symbol path[aria-label*='policy: FitGpp s=']")
-    # a point not hidden under another (FIFO, LRTP or RAND may sit on one), s other than 4
+    chart = panel.locator(".vega-embed").first
+    chart.scroll_into_view_if_needed()
+    pts = chart.locator("g.mark-symbol path[aria-label*='FitGpp']")
+    # points not hidden under another (FIFO, LRTP or RAND may sit on one)
     free = pts.evaluate_all("""ps => ps.map((p, i) => { const r = p.getBoundingClientRect();
         const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
-        return top === p && !/s=4;/.test(p.getAttribute('aria-label')) ? i : -1; })
-        .filter(i => i >= 0)""")
+        return top === p ? i : -1; }).filter(i => i >= 0)""")
     assert free, f"no FitGpp point of the trade-off can be clicked ({pts.count()} points)"
-    pts.nth(free[-1]).click()
-    now = _wait(page, console, "the numbers to follow a click on the trade-off",
-                f"([el, before]) => {{ const now = ({NUMBERS_JS})(el);"
-                " return now && now !== before ? now : false; }",
-                [panel.element_handle(), before])
+    now = None
+    for i in reversed(free):   # the selected s's own point changes nothing: try the next
+        pts.nth(i).click()
+        try:
+            now = _wait(page, console, "the numbers to follow a click on the trade-off",
+                        f"([el, before]) => {{ const now = ({NUMBERS_JS})(el);"
+                        " return now && now !== before ? now : false; }",
+                        [panel.element_handle(), before], timeout=5)
+            break
+        except AssertionError:
+            continue
+    assert now, f"clicking {len(free)} FitGpp points of the trade-off changed no numbers"
     m = re.match(r"FitGpp s=([\d.]+)", now)
     assert m, f"after the click the numbers are not FitGpp's: {now[:80]!r}"
     s_control = panel.locator(".widget-dropdown").filter(
