@@ -15,7 +15,10 @@ Every research-question notebook (02-06), at the quick size (``size = "quick"`` 
 after its parameters cell, as papermill does): Run All, every chart drawn, no error
 text; then one control of its panel moved (a dropdown built from the study's
 declaration), and the panel's numbers and its charts must change, with no simulation
-(the value is on the computed grid). One JupyterLab serves them all.
+(the value is on the computed grid); in 03 a click on a point of the s trade-off must
+select that cell (numbers and the s control follow); then the notebook's export control
+must write the figures (PNG checked) and a manifest naming them. One JupyterLab serves
+them all.
 """
 
 from __future__ import annotations
@@ -319,7 +322,7 @@ def rq_lab(tmp_path_factory):
 
 
 @pytest.mark.parametrize("notebook", list(RQ_MOVES), ids=[n[:-6] for n in RQ_MOVES])
-def test_research_question_panel_in_chromium(rq_lab, notebook):
+def test_research_question_panel_in_chromium(rq_lab, notebook, tmp_path):
     sync_playwright = require_browser()
     console: list[str] = []
     page_ref: dict = {}
@@ -333,12 +336,12 @@ def test_research_question_panel_in_chromium(rq_lab, notebook):
                 page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
                 page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
                 page.set_default_timeout(STEP_TIMEOUT * 1000)
-                _drive_panel(page, rq_lab, console, notebook)
+                _drive_panel(page, rq_lab, console, notebook, tmp_path / "exported")
         finally:
             browser.close()
 
 
-def _drive_panel(page, lab, console: list[str], notebook: str):
+def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path):
     label, option = RQ_MOVES[notebook]
     _open_and_run_all(page, lab, console, notebook)
     nb = page.locator(PANEL)
@@ -376,6 +379,7 @@ def _drive_panel(page, lab, console: list[str], notebook: str):
     assert panel.evaluate(status) == cells, "a value on the grid ran cells again"
     if notebook.startswith("03_"):
         _click_tradeoff(page, console, panel)
+    _export_rq(page, console, nb, export_dir)
     _assert_no_error_text(page, f"after moving {label} to {option}")
 
 
@@ -410,3 +414,31 @@ def _click_tradeoff(page, console, panel):
     shown = s_control.locator("select").evaluate("el => el.options[el.selectedIndex].text")
     assert float(shown) == float(m.group(1)), f"s control shows {shown}, numbers {now[:60]!r}"
     _mark(f"clicked the trade-off: now {now[:30]!r}, s control {shown}")
+
+
+def _export_rq(page, console, nb, export_dir: Path):
+    """The notebook's export control writes every figure as PNG (and SVG, PDF) into a fresh
+    directory with a manifest naming each file; no file existed before the click."""
+    import json
+    cell = nb.locator(".jp-CodeCell").filter(has=page.locator("button", has_text="Export figures"))
+    assert cell.count() == 1, f"expected one export control, found {cell.count()}"
+    cell.scroll_into_view_if_needed()
+    box = cell.locator(".widget-text").filter(has=page.locator(".widget-label", has_text="export to"))
+    box.locator("input").fill(str(export_dir))
+    box.locator("input").press("Enter")
+    assert not export_dir.exists()
+    t = time.monotonic()
+    cell.locator("button", has_text="Export figures").click()
+    manifest = export_dir / "manifest.json"
+    while not manifest.is_file() and time.monotonic() - t < STEP_TIMEOUT:
+        time.sleep(0.25)
+    assert manifest.is_file(), f"Export figures wrote no {manifest}: {sorted(export_dir.glob('*'))}"
+    pngs = sorted(export_dir.glob("*.png"))
+    assert pngs, f"Export figures wrote no PNG into {export_dir}"
+    for p in pngs:
+        w, h = _png_info(p)
+        assert w > 300 and h > 100, f"{p} is {w}x{h} pixels"
+    listed = json.dumps(json.loads(manifest.read_text()))
+    missing = [p.name for p in pngs if p.name not in listed]
+    assert not missing, f"the manifest does not name {missing}"
+    _mark(f"exported {len(pngs)} PNG files with a manifest in {time.monotonic() - t:.1f} s")
