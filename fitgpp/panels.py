@@ -116,8 +116,8 @@ def interval_text(x: np.ndarray, fmt) -> str:
         return "–"
     if len(x) >= MIN_CI_VALUES:
         return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
-    if len(x) == 1:
-        return f"{fmt(m)} (1 seed)"
+    if len(x) == 1:   # the caption says there is one run
+        return fmt(m)
     lo, hi = fmt(np.min(x)), fmt(np.max(x))
     return f"{fmt(m)} (same on both seeds)" if lo == hi and len(x) == 2 else \
         f"{fmt(m)} (range {lo} to {hi})"
@@ -130,7 +130,7 @@ def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
     conf = conf_of(o, sel)
     fifo = {**conf, "name": "fifo", "params": {}}
     at, base = o.at(conf), o.at(fifo)
-    num = lambda x: f"{x:.3g}"  # noqa: E731
+    num = lambda x: f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"  # noqa: E731 - no 1.8e+04
     rows = []
     for _k, (var, cls, name) in NUMBERS.items():
         x = at[var].sel(cls=cls).to_numpy()
@@ -354,11 +354,12 @@ class Panel(W.VBox):
         nums = selection_numbers(self.o, sel)
         n = len(self.o.study.seeds(self.size))
         why = ("95 % Student-t intervals over the seeds" if n >= MIN_CI_VALUES else
-               f"{n} seed{'s' if n > 1 else ''}: no interval (it needs {MIN_CI_VALUES} or more "
-               "seeds); the range over the seeds is shown instead" if n > 1 else
-               "1 seed: no interval")
-        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against FIFO, mean over {n} "
-                              f"seed{'s' if n > 1 else ''} ({why})" + nums.to_html(index_names=False))
+               f"{n} seeds: no interval (it needs {MIN_CI_VALUES} or more seeds); the range "
+               "over the seeds is shown instead")
+        over = (f"mean over {n} seeds ({why})" if n > 1 else
+                "one run (one seed: no interval over seeds)")
+        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against FIFO, {over}"
+                              + nums.to_html(index_names=False))
         cdf = cell_view(self.o, sel | {"seed": full["seed"]})
         # the trade-off depends on P, the knobs and the variant only: redrawn when they change
         tr_key = (id(self.o), json.dumps({k: v for k, v in full.items()
