@@ -5,7 +5,11 @@
     wb                        # in JupyterLab: controls, a summary and two charts
 
 Every change reruns :func:`run` (a plain function you can call without widgets) and
-redraws. The policy choices are the registry's (:data:`fitgpp.policies.POLICIES`) plus any
+redraws. ``n_seeds`` workloads (seeds ``seed``, ``seed + 1``, ...) run per change: the
+summary gives each number's mean with a 95 % interval over them (from 3 seeds; the range
+from 2). "Pin as baseline" keeps the current configuration: from then on the summary puts
+it side by side with the current one (with the change against it), the CDF draws both, and
+its utilization chart stands beside the current one. The policy choices are the registry's (:data:`fitgpp.policies.POLICIES`) plus any
 policy given as ``Workbench(policies=[MyPolicy])``; the policy controls are built from the
 dataclass fields of those policies (type, default, and the range a field declares in
 ``metadata``), one control per field name, disabled while the chosen policy lacks it. The values used land in ``ds.attrs["workbench"]`` (JSON) and as
@@ -36,7 +40,7 @@ from .metrics import change, percent
 from .simulate import format_table, simulate, summarize
 
 #: Workload fields of :class:`Values` (the rest are the policy and its parameters).
-WORKLOAD = ("te_fraction", "load", "grace_scale", "seed", "model", "n_jobs")
+WORKLOAD = ("te_fraction", "load", "grace_scale", "seed", "model", "n_jobs", "n_seeds")
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,11 @@ class Values:
     seed: int = 0
     model: str = "paper-default"
     n_jobs: int = 2000
+    n_seeds: int = 1                   # workloads run: seeds seed, seed + 1, ...
+
+    def seeds(self) -> list[Values]:
+        """One value set per seed, ``n_seeds`` of them."""
+        return [replace(self, seed=self.seed + i, n_seeds=1) for i in range(self.n_seeds)]
 
     def workload_key(self) -> tuple:
         return (self.model, self.n_jobs, self.seed, self.load, self.te_fraction, self.grace_scale)
@@ -95,6 +104,51 @@ def run(v: Values, cluster: Cluster = DEFAULT_CLUSTER, trace=None):
         if x is not None:
             ds.attrs[f"workbench_{k}"] = int(x) if isinstance(x, bool) else x
     return ds
+
+
+def run_seeds(v: Values, cluster: Cluster = DEFAULT_CLUSTER, traces=None) -> list:
+    """:func:`run` on each of ``v.seeds()``; ``traces``: ``{workload_key: Trace}`` to reuse
+    (and fill)."""
+    traces = {} if traces is None else traces
+    out = []
+    for one in v.seeds():
+        key = one.workload_key()
+        if key not in traces:
+            traces[key] = workload(one, cluster)
+        out.append(run(one, cluster, trace=traces[key]))
+    return out
+
+
+#: The numbers of the seeds table: (name, variable, class).
+SEED_NUMBERS = (("TE median", "slowdown_median", "TE"), ("TE p95", "slowdown_p95", "TE"),
+                ("BE median", "slowdown_median", "BE"), ("BE p95", "slowdown_p95", "BE"),
+                ("preempt/BE job", "preemptions_per_job", "BE"))
+
+
+def seeds_table(runs: dict, against: str | None = None):
+    """``{label: [Dataset per seed]}`` -> a table of each label's mean over the seeds with
+    its interval (95 % Student-t from 3 seeds, else the range; see
+    :func:`fitgpp.panels.interval_text`); if ``against`` names a label, the first label's
+    change against it, paired per seed, in the column after the two."""
+    import numpy as np
+    import pandas as pd
+    from .panels import interval_text
+    stats = {lb: [summarize(ds) for ds in dss] for lb, dss in runs.items()}
+    first = next(iter(runs))
+    num = lambda x: f"{x:.3g}"  # noqa: E731
+    rows = {}
+    for name, var, cls in SEED_NUMBERS:
+        vals = {lb: np.array([t.loc[cls, var] for t in ts], float) for lb, ts in stats.items()}
+        row = {lb: interval_text(x, num) for lb, x in vals.items()}
+        if against is not None:
+            x, b = vals[first], vals[against]
+            ch = (interval_text(np.array([change(a, c) for a, c in zip(x, b)]), percent)
+                  if var != "preemptions_per_job" and len(x) == len(b) else "–")
+            order = [first, against, f"{first} vs {against}"]
+            row = {**{k: row[k] for k in order[:2]}, order[2]: ch,
+                   **{k: v for k, v in row.items() if k not in order}}
+        rows[name] = row
+    return pd.DataFrame(rows).T
 
 
 def policy_choices(extra=()) -> list[tuple[str, object]]:
@@ -168,7 +222,8 @@ def summary_text(ds, baseline=None) -> str:
         ch = lambda c, k: percent(change(t.loc[c, k], b.loc[c, k]))  # noqa: E731
         lines.append(f"vs FIFO: TE p95 {ch('TE', 'slowdown_p95')}, BE median "
                      f"{ch('BE', 'slowdown_median')}, BE p95 {ch('BE', 'slowdown_p95')}")
-    lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f}")
+    lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f} (the time mean from the first "
+                 "submission to the last finish: the drain after the last arrival counts)")
     return "\n".join(lines)
 
 
@@ -210,35 +265,51 @@ class Workbench(W.VBox):
                                      style=style, layout=lay),
             "model": W.Dropdown(options=models, value=values.model, description="workload model",
                                 style=style, layout=lay),
+            "n_seeds": W.BoundedIntText(value=values.n_seeds, min=1, max=50,
+                                        description="seeds (count)", style=style, layout=lay),
         }
         self.n_jobs = values.n_jobs
         self.out_dir = W.Text(value=str(out_dir), description="export to", style=style, layout=lay)
         self.export_button = W.Button(description="Export figures", icon="download",
                                       button_style="primary")
         self.export_button.on_click(lambda _b: self.export())
+        self.pin_button = W.Button(description="Pin as baseline", icon="thumb-tack")
+        self.unpin_button = W.Button(description="Unpin", icon="times")
+        self.pin_button.on_click(lambda _b: self.pin())
+        self.unpin_button.on_click(lambda _b: self.unpin())
+        self.pinned = None     # (label, Values, [Dataset per seed]) once pinned
         self.summary = W.Output()
         self.messages = W.Output()
         self.last_seconds = 0.0
         self.ds = self.fifo = None
+        self.dss: list = []
+        self.fifos: list = []
         self.text = ""
         self.charts: dict = {}
         self._enable_params()
         self.update()
         self.views = {k: alt.JupyterChart(c) for k, c in self.charts.items()}
+        self.views["utilization_pinned"] = alt.JupyterChart(self.charts["utilization"])
         for name, widget in self.w.items():
             widget.observe(lambda _ch: self._redraw(), names="value")
         grid = W.GridBox(list(self.w.values()),
                          layout=W.Layout(grid_template_columns="repeat(2, 340px)"))
-        super().__init__([grid, W.HBox([self.out_dir, self.export_button]), self.messages,
-                          self.summary, *self.views.values()])
+        # the pinned configuration's utilization joins the current one's once pinned
+        self.side = side = W.HBox([self.views["utilization"]])
+        super().__init__([grid, W.HBox([self.pin_button, self.unpin_button]),
+                          W.HBox([self.out_dir, self.export_button]), self.messages,
+                          self.summary, self.views["slowdown_cdf"], side])
 
     # -------------------------------------------------------------- plain methods
     def values(self) -> Values:
         policy = self.w["policy"].value
         fields = registry.declared(policy)
         params = tuple((k, w.value) for k, w in self.params.items() if k in fields)
-        return Values(policy=policy, params=params, n_jobs=self.n_jobs,
-                      **{k: self.w[k].value for k in WORKLOAD if k in self.w})
+        given = {k: self.w[k].value for k in WORKLOAD if k in self.w}
+        # slider steps add float noise (0.3 + 20 * 0.05 = 1.3000000000000003)
+        given = {k: round(x, 9) if isinstance(x, float) else x for k, x in given.items()}
+        params = tuple((k, round(x, 9) if isinstance(x, float) else x) for k, x in params)
+        return Values(policy=policy, params=params, n_jobs=self.n_jobs, **given)
 
     def _enable_params(self) -> None:
         fields = registry.declared(self.w["policy"].value)
@@ -249,18 +320,38 @@ class Workbench(W.VBox):
         """Rerun with the current widget values; refresh Dataset, charts and summary."""
         t0 = time.perf_counter()
         v = self.values()
-        key = v.workload_key()
-        if key not in self._traces:
-            self._traces = {key: workload(v, self.cluster)}   # keep one: memory stays flat
-        tr = self._traces[key]
-        self.ds = run(v, self.cluster, trace=tr)
-        self.fifo = None
+        keys = [one.workload_key() for one in v.seeds()]
+        # keep the current seeds' workloads only: memory stays flat
+        self._traces = {k: t for k, t in self._traces.items() if k in keys}
+        self.dss = run_seeds(v, self.cluster, self._traces)
+        self.ds = self.dss[0]
+        self.fifo, self.fifos = None, []
         if self.baseline_on:
-            if key not in self._fifo:
-                self._fifo = {key: run(replace(v, policy="fifo"), self.cluster, trace=tr)}
-            self.fifo = self._fifo[key]
+            if [k for k in keys if k not in self._fifo]:
+                self._fifo = {k: self._fifo.get(k) or run(replace(one, policy="fifo"),
+                                                            self.cluster, trace=self._traces[k])
+                              for k, one in zip(keys, v.seeds())}
+            self.fifos = [self._fifo[k] for k in keys]
+            self.fifo = self.fifos[0]
         self.charts = charts(self.ds, self.fifo)
         self.text = summary_text(self.ds, self.fifo)
+        runs = {plots.policy_label(self.ds): self.dss}
+        if self.fifos and self.ds.attrs["policy"] != "fifo":
+            runs["FIFO"] = self.fifos
+        if self.pinned is not None:
+            label, _pv, pdss = self.pinned
+            runs[label] = pdss
+            cdf_runs = {plots.policy_label(self.ds): self.ds, label: pdss[0]}
+            if self.fifo is not None and self.ds.attrs["policy"] != "fifo":
+                cdf_runs["FIFO"] = self.fifo
+            self.charts["slowdown_cdf"] = plots.slowdown_cdf(cdf_runs)
+            self.charts["utilization_pinned"] = plots.utilization(pdss[0]).properties(
+                title=label)
+        n = len(self.dss)
+        self.text += (f"\n\nover {n} seed{'s' * (n > 1)} ({v.seed}-{v.seed + n - 1}): mean "
+                      + ("[95 % interval]" if n >= 3 else "(range; an interval needs 3 seeds)"
+                         if n == 2 else "(one seed: no interval)") + "\n"
+                      + seeds_table(runs, self.pinned[0] if self.pinned else None).to_string())
         self.summary.clear_output(wait=True)
         with self.summary:
             print(self.text)
@@ -275,7 +366,23 @@ class Workbench(W.VBox):
                 print(f"error: {exc}")
             return
         for k, view in self.views.items():
-            view.chart = self.charts[k]
+            if k in self.charts:
+                view.chart = self.charts[k]
+        self.side.children = [self.views["utilization"]] + (
+            [self.views["utilization_pinned"]] if self.pinned else [])
+
+    def pin(self) -> None:
+        """Keep the current configuration as the baseline to compare with (side by side)."""
+        v = self.values()
+        now = v.record()
+        label = "pinned: " + plots.policy_label(self.ds)
+        self.pinned = (label, v, list(self.dss))
+        self._pinned_record = now
+        self._redraw()
+
+    def unpin(self) -> None:
+        self.pinned = None
+        self._redraw()
 
     def export(self, out_dir: str | Path | None = None, formats=plots.FORMATS) -> list[Path]:
         """Write the current charts to ``out_dir`` (default: the "export to" box) with

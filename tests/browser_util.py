@@ -153,10 +153,11 @@ class JupyterLab:
         with urllib.request.urlopen(f"{self.url}/api/kernels", timeout=10) as r:
             return json.loads(r.read())
 
-    def wait_kernel_connected(self, timeout: float = 120.0) -> dict:
+    def wait_kernel_connected(self, timeout: float = 120.0, exclude=()) -> dict:
         """Wait until a kernel is idle with a browser connected to it, and return it. The page's
         status indicator can read 'idle' before the kernel has started, and a Run All sent
-        then is lost; the server knows better."""
+        then is lost; the server knows better. ``exclude``: ids of kernels to ignore (those
+        of notebooks opened before, on a server that serves several)."""
         deadline = time.monotonic() + timeout
         seen: list = []
         while time.monotonic() < deadline:
@@ -169,6 +170,8 @@ class JupyterLab:
                 time.sleep(0.25)
                 continue
             for k in seen:
+                if isinstance(k, dict) and k.get("id") in exclude:
+                    continue   # an earlier notebook's kernel
                 if isinstance(k, dict) and k.get("connections", 0) >= 1 and k.get("execution_state") == "idle":
                     return k
             time.sleep(0.25)

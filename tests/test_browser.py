@@ -1,4 +1,4 @@
-"""The quickstart workbook as a user sees it: JupyterLab in a real Chromium.
+"""The notebooks as a user sees them: JupyterLab in a real Chromium.
 
 In-process widget tests cannot see a chart that does not draw offline, a slider whose
 change never reaches the kernel, or an export button that writes nothing. This test
@@ -10,17 +10,27 @@ from the Run menu, checks the widgets and charts are drawn without error text, m
 Needs /usr/bin/chromium (Debian: apt-get install chromium chromium-driver) and the Python
 package playwright (never `playwright install`). Without them the test is skipped saying
 so, except under CI (environment variable CI set), where it fails instead.
+
+Every research-question notebook (02-06), at the quick size (``size = "quick"`` injected
+after its parameters cell, as papermill does): Run All, every chart drawn, no error
+text; then one control of its panel moved (a dropdown built from the study's
+declaration), and the panel's numbers and its charts must change, with no simulation
+(the value is on the computed grid); in 03 a click on a point of the s trade-off must
+select that cell (numbers and the s control follow); then the notebook's export control
+must write the figures (PNG checked) and a manifest naming them. One JupyterLab serves
+them all.
 """
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
 import struct
 import time
 import uuid
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from browser_util import (CHROMIUM, CHROMIUM_ARGS, REPO, JupyterLab, artifacts_on_failure,
@@ -88,12 +98,19 @@ def _assert_no_error_text(page, when: str):
     assert not bad, f"{when}: notebook outputs show {bad}:\n{text[-3000:]}"
 
 
+def copy_quick(name: str, nb_dir: Path) -> None:
+    """Copy notebook ``name`` into ``nb_dir`` at the quick size (papermill's injection)."""
+    from test_notebooks import quick
+    nb = quick(nbformat.read(REPO / "notebooks" / name, as_version=4))
+    nbformat.write(nb, nb_dir / name)
+
+
 @pytest.fixture
 def lab(tmp_path):
     require_browser()
     nb_dir = tmp_path / "notebooks"
     nb_dir.mkdir()
-    shutil.copy(REPO / "notebooks" / NOTEBOOK, nb_dir / NOTEBOOK)
+    copy_quick(NOTEBOOK, nb_dir)
     server = JupyterLab(nb_dir, tmp_path / "jupyter-home")
     t = time.monotonic()
     try:
@@ -160,15 +177,16 @@ def _wait(page, console, what: str, js: str, arg=None, timeout: float = STEP_TIM
                     f"{_output_text(page)[-2000:]}") from None
 
 
-def _drive(page, lab, export_dir: Path, console: list[str]):
+def _open_and_run_all(page, lab, console: list[str], notebook: str):
+    """Open ``notebook`` in a fresh workspace, Run All Cells, wait until every cell ran."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    _mark("browser up")
     # ---- open the notebook in a fresh workspace (?reset: no tabs from earlier sessions)
-    page.goto(f"{lab.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{NOTEBOOK}?reset",
+    earlier = {k["id"] for k in lab.kernels()}
+    page.goto(f"{lab.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{notebook}?reset",
               wait_until="domcontentloaded")
-    _wait(page, console, f"{NOTEBOOK} to open", "sel => !!document.querySelector(sel)",
+    _wait(page, console, f"{notebook} to open", "sel => !!document.querySelector(sel)",
           f"{PANEL} .jp-Notebook .jp-CodeCell", timeout=90)
-    lab.wait_kernel_connected()
+    lab.wait_kernel_connected(exclude=earlier)
     _wait(page, console, "the kernel indicator to read idle", "sel => !!document.querySelector(sel)",
           IDLE)
     _mark("notebook open, kernel idle")
@@ -188,6 +206,11 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
     assert result.startswith("done"), \
         f"Run All Cells stopped early ({result}); outputs:\n{_output_text(page)[-3000:]}"
     _mark(f"all cells run: {result}")
+
+
+def _drive(page, lab, export_dir: Path, console: list[str]):
+    _mark("browser up")
+    _open_and_run_all(page, lab, console, NOTEBOOK)
 
     # ---- widgets and charts drawn, no renderer errors
     nb = page.locator(PANEL)
@@ -258,3 +281,164 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
     _assert_no_error_text(page, "after Export figures")
     _mark(f"exported {len(pngs)} PNG files; {len(console)} console lines, "
           f"{sum('[error]' in c for c in console)} errors")
+
+
+# ------------------------------------------------------------------ research questions
+#: notebook -> (label of the panel control to move, the option to choose): one per notebook,
+#: each a dimension its study declares, each on the computed grid.
+RQ_MOVES = {
+    "02_rq1_te_latency.ipynb": ("policy", "LRTP"),
+    "03_rq2_threshold_s.ipynb": ("threshold s", "8"),
+    "04_rq3_long_jobs_and_grace.ipynb": ("grace scale", "16"),
+    "05_rq4_mix_and_grace_distribution.ipynb": ("TE share", "0.8"),
+    "06_rq5_real_trace.ipynb": ("policy", "RAND"),
+}
+STATUS_JS = """el => { const h = [...el.querySelectorAll('.widget-html')]
+  .find(x => x.innerText.includes('read from the cache')); return h ? h.innerText : ''; }"""
+NUMBERS_JS = """el => { const h = [...el.querySelectorAll('.widget-html')]
+  .find(x => x.innerText.includes('against FIFO')); return h ? h.innerText : ''; }"""
+
+
+@pytest.fixture(scope="module")
+def rq_lab(tmp_path_factory):
+    require_browser()
+    tmp = tmp_path_factory.mktemp("rq-lab")
+    nb_dir = tmp / "notebooks"
+    nb_dir.mkdir()
+    for name in RQ_MOVES:
+        copy_quick(name, nb_dir)
+    old = os.environ.get("FITGPP_CACHE")
+    os.environ["FITGPP_CACHE"] = str(tmp / "cache")   # the kernels inherit it
+    server = JupyterLab(nb_dir, tmp / "jupyter-home")
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        if old is None:
+            os.environ.pop("FITGPP_CACHE", None)
+        else:
+            os.environ["FITGPP_CACHE"] = old
+
+
+@pytest.mark.parametrize("notebook", list(RQ_MOVES), ids=[n[:-6] for n in RQ_MOVES])
+def test_research_question_panel_in_chromium(rq_lab, notebook, tmp_path):
+    sync_playwright = require_browser()
+    console: list[str] = []
+    page_ref: dict = {}
+    T0[0] = time.monotonic()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            with artifacts_on_failure(f"browser-{notebook[:-6]}", page_ref, console, rq_lab):
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page_ref["page"] = page
+                page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
+                page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
+                page.set_default_timeout(STEP_TIMEOUT * 1000)
+                _drive_panel(page, rq_lab, console, notebook, tmp_path / "exported")
+        finally:
+            browser.close()
+
+
+def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path):
+    label, option = RQ_MOVES[notebook]
+    _open_and_run_all(page, lab, console, notebook)
+    nb = page.locator(PANEL)
+    _wait(page, console, "every chart (.vega-embed) to draw a canvas or svg", CHARTS_DRAWN_JS, PANEL)
+    _assert_no_error_text(page, "after Run All")
+    panel = nb.locator(".jp-CodeCell").filter(
+        has=page.locator(".widget-dropdown", has_text="add a value to")).first
+    panel.wait_for()
+    panel.scroll_into_view_if_needed()   # JupyterLab does not lay out cells far off screen
+    _wait(page, console, "the panel's numbers to show", f"el => ({NUMBERS_JS})(el)",
+          panel.element_handle())
+    n_charts = panel.locator(".vega-embed").count()
+    assert n_charts >= 2, f"the panel shows {n_charts} charts, expected the trade-off and the CDFs"
+    numbers = panel.evaluate(NUMBERS_JS)
+    assert "against FIFO" in numbers and "nan" not in numbers.lower(), numbers
+    assert "[" not in numbers, f"an interval from 2 seeds: {numbers}"
+    chart_before = panel.evaluate(CHART_PRINT_JS)
+    cells = panel.evaluate(STATUS_JS)
+    assert "read from the cache" in cells, f"no cell count shown: {cells!r}"
+    control = panel.locator(".widget-dropdown").filter(
+        has=page.locator(".widget-label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")))
+    assert control.count() == 1, f"expected one control labelled {label!r}, found {control.count()}"
+    t = time.monotonic()
+    control.locator("select").select_option(label=option)
+    _wait(page, console, f"the panel's numbers to change after {label} -> {option}",
+          f"([el, before]) => {{ const now = ({NUMBERS_JS})(el); return now && now !== before; }}",
+          [panel.element_handle(), numbers])
+    _wait(page, console, f"a panel chart to change after {label} -> {option}",
+          f"([el, before]) => {{ const now = ({CHART_PRINT_JS})(el);"
+          " return now.length === before.length && now.some((x, i) => x !== before[i]); }",
+          [panel.element_handle(), chart_before])
+    _mark(f"{notebook}: {label} -> {option}: numbers and chart changed in "
+          f"{time.monotonic() - t:.2f} s (browser round trip)")
+    status = STATUS_JS
+    assert panel.evaluate(status) == cells, "a value on the grid ran cells again"
+    if notebook.startswith("03_"):
+        _click_tradeoff(page, console, panel)
+    _export_rq(page, console, nb, export_dir)
+    _assert_no_error_text(page, f"after moving {label} to {option}")
+
+
+def _click_tradeoff(page, console, panel):
+    """Linked selection: a click on a FitGpp point of the trade-off (vega's SVG marks carry
+    their fields in aria-label) selects that cell: the numbers and the s control follow."""
+    before = panel.evaluate(NUMBERS_JS)
+    chart = panel.locator(".vega-embed").first
+    chart.scroll_into_view_if_needed()
+    pts = chart.locator("g.mark-symbol path[aria-label*='FitGpp']")
+    # points not hidden under another (FIFO, LRTP or RAND may sit on one)
+    free = pts.evaluate_all("""ps => ps.map((p, i) => { const r = p.getBoundingClientRect();
+        const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        return top === p ? i : -1; }).filter(i => i >= 0)""")
+    assert free, f"no FitGpp point of the trade-off can be clicked ({pts.count()} points)"
+    now = None
+    for i in reversed(free):   # the selected s's own point changes nothing: try the next
+        pts.nth(i).click()
+        try:
+            now = _wait(page, console, "the numbers to follow a click on the trade-off",
+                        f"([el, before]) => {{ const now = ({NUMBERS_JS})(el);"
+                        " return now && now !== before ? now : false; }",
+                        [panel.element_handle(), before], timeout=5)
+            break
+        except AssertionError:
+            continue
+    assert now, f"clicking {len(free)} FitGpp points of the trade-off changed no numbers"
+    m = re.match(r"FitGpp s=([\d.]+)", now)
+    assert m, f"after the click the numbers are not FitGpp's: {now[:80]!r}"
+    s_control = panel.locator(".widget-dropdown").filter(
+        has=page.locator(".widget-label", has_text=re.compile(r"^\s*threshold s\s*$")))
+    shown = s_control.locator("select").evaluate("el => el.options[el.selectedIndex].text")
+    assert float(shown) == float(m.group(1)), f"s control shows {shown}, numbers {now[:60]!r}"
+    _mark(f"clicked the trade-off: now {now[:30]!r}, s control {shown}")
+
+
+def _export_rq(page, console, nb, export_dir: Path):
+    """The notebook's export control writes every figure as PNG (and SVG, PDF) into a fresh
+    directory with a manifest naming each file; no file existed before the click."""
+    import json
+    cell = nb.locator(".jp-CodeCell").filter(has=page.locator("button", has_text="Export figures"))
+    assert cell.count() == 1, f"expected one export control, found {cell.count()}"
+    cell.scroll_into_view_if_needed()
+    box = cell.locator(".widget-text").filter(has=page.locator(".widget-label", has_text="export to"))
+    box.locator("input").fill(str(export_dir))
+    box.locator("input").press("Enter")
+    assert not export_dir.exists()
+    t = time.monotonic()
+    cell.locator("button", has_text="Export figures").click()
+    manifest = export_dir / "manifest.json"
+    while not manifest.is_file() and time.monotonic() - t < STEP_TIMEOUT:
+        time.sleep(0.25)
+    assert manifest.is_file(), f"Export figures wrote no {manifest}: {sorted(export_dir.glob('*'))}"
+    pngs = sorted(export_dir.glob("*.png"))
+    assert pngs, f"Export figures wrote no PNG into {export_dir}"
+    for p in pngs:
+        w, h = _png_info(p)
+        assert w > 300 and h > 100, f"{p} is {w}x{h} pixels"
+    listed = json.dumps(json.loads(manifest.read_text()))
+    missing = [p.name for p in pngs if p.name not in listed]
+    assert not missing, f"the manifest does not name {missing}"
+    _mark(f"exported {len(pngs)} PNG files with a manifest in {time.monotonic() - t:.1f} s")

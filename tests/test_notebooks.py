@@ -1,19 +1,33 @@
-"""Every notebook runs top to bottom in quick mode (its `parameters` cell defaults), without error."""
+"""Every notebook runs top to bottom at the quick size without error (the research-question
+notebooks open at the full size; the tests pass ``size = "quick"`` as papermill parameters),
+and what a research-question notebook states as its finding agrees with its numbers."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from fitgpp import reproduce
+from fitgpp.metrics import change, percent
 from fitgpp.reproduce import ALIBABA
 from nbclient import NotebookClient
+from papermill.parameterize import parameterize_notebook
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
+RQ = {"02_rq1_te_latency": ["rq1"], "03_rq2_threshold_s": ["rq2", "rq2w"],
+      "04_rq3_long_jobs_and_grace": ["rq3"], "05_rq4_mix_and_grace_distribution": ["rq4"],
+      "06_rq5_real_trace": ["rq5"]}
+#: The quick size, as papermill parameters (only names the notebook's parameters cell has).
+QUICK = {"size": "quick", "n_seeds": 2}
+#: The paper's numbers, the only results fixed prose may quote.
+PAPER_NUMBERS = {"-96.6 %", "+18.0 %", "+23.9 %", "96.6 %", "18.0 %", "23.9 %",
+                 "95 %"}   # and the level of the intervals
 EXPECTED = ["00_quickstart", "01_workloads", "02_rq1_te_latency", "03_rq2_threshold_s",
             "04_rq3_long_jobs_and_grace", "05_rq4_mix_and_grace_distribution",
             "06_rq5_real_trace", "07_rq6_restart_cost", "08_write_a_policy"]
@@ -37,17 +51,104 @@ def test_committed_without_outputs_and_with_a_parameters_cell(path):
     assert last["cell_type"] == "markdown" and "What we found" in "".join(last["source"])
 
 
+def quick(nb):
+    """``nb`` with the quick size injected after its parameters cell (as papermill does), for
+    the names that cell defines."""
+    src = next(c.source for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    given = {k: v for k, v in QUICK.items() if re.search(rf"^{k}\s*=", src, re.M)}
+    if not given:
+        return nb
+    for c in nb.cells:
+        c.metadata.setdefault("tags", [])
+    nb.metadata.setdefault("papermill", {})
+    return parameterize_notebook(nb, given, kernel_name="python3", language="python")
+
+
+def execute(path, cwd, monkeypatch, cache):
+    nb = quick(nbformat.read(path, as_version=4))
+    monkeypatch.setenv("FITGPP_CACHE", str(cache))   # the kernel inherits it
+    # run in a scratch copy of the notebooks dir so exports and caches never land in the repo
+    NotebookClient(nb, timeout=240, kernel_name="python3",
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    return nb
+
+
+def outputs_text(nb) -> list[str]:
+    out = []
+    for c in nb.cells:
+        for o in c.get("outputs", []) if c.cell_type == "code" else []:
+            data = o.get("data", {})
+            out.append(o.get("text") or data.get("text/markdown") or data.get("text/plain") or "")
+    return out
+
+
 @pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
 def test_notebook_executes_in_quick_mode(path, tmp_path, monkeypatch):
     if path.stem == "06_rq5_real_trace":
         assert ALIBABA.is_file(), f"the shipped real trace {ALIBABA} is missing"
-    nb = nbformat.read(path, as_version=4)
-    monkeypatch.setenv("FITGPP_CACHE", str(tmp_path / "cache"))   # the kernel inherits it
     t0 = time.perf_counter()
-    # run in a scratch copy of the notebooks dir so exports and caches never land in the repo
-    NotebookClient(nb, timeout=240, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nb = execute(path, tmp_path, monkeypatch, tmp_path / "cache")
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
     print(f"{path.stem}: {time.perf_counter() - t0:.1f} s")
+    if path.stem in RQ:
+        check_findings(path.stem, nb, tmp_path / "cache")
+
+
+def check_findings(stem: str, nb, cache) -> None:
+    """The findings the notebook printed are the analysis of the very results it shows
+    (recomputed here from the same cache), every number in them is one of the table's,
+    and no printed number carries an interval from fewer than 3 seeds."""
+    text = "\n".join(outputs_text(nb))
+    for key in RQ[stem]:
+        r = reproduce.STUDIES[key].result(reproduce.QUICK, cache=cache)
+        assert r.stats["computed"] == 0, f"{stem}: the notebook did not run {key}'s cells"
+        assert r.finding in text, f"{stem}: the finding shown is not {key}'s analysis of its results"
+        assert_finding_matches_table(key, r)
+    assert not re.search(r"\bnan\b", text, re.I), f"{stem}: an output shows NaN"
+    interval = re.search(r"\[[-+]?\d[\d.e+-]* ?%?, [-+]?\d", text)
+    assert not interval, (f"{stem}: {interval and interval.group(0)}: an interval from "
+                          f"{len(reproduce.QUICK.seeds)} seeds")
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    stated = set(re.findall(r"[-+]?\d+(?:\.\d+)? ?%", prose)) - PAPER_NUMBERS
+    assert not stated, f"{stem}: fixed prose states results {stated}: compute them from the result"
+
+
+def assert_finding_matches_table(key: str, r) -> None:
+    """Every percentage in ``r.finding`` is a change (or a bound of one) in ``r.table``; its
+    verdict follows from the table's numbers."""
+    t = r.table
+    changes = {percent(x) for c in t.columns if c.startswith("change_") for x in t[c].dropna()}
+    quoted = set(re.findall(r"[-+]\d+(?:\.\d+)? %", r.finding)) - {"-96.6 %", "+18.0 %", "+23.9 %"}
+    fit = t[t["family"] == "FitGpp"]
+    if key in ("rq2", "rq2w"):   # the BE p95 trend across s (mean over P), from the table
+        be, te = (fit.groupby("s")[c].mean() for c in ("be_p95", "te_p95"))
+        changes.add(percent(change(be.iloc[-1], be.iloc[0])))
+        assert f"moves {te.iloc[0]:.2f} -> {te.iloc[-1]:.2f}" in r.finding, r.finding
+        assert f"BE p95 {be.iloc[0]:.2f} -> {be.iloc[-1]:.2f}" in r.finding, r.finding
+    else:
+        assert quoted, f"{key}: the finding quotes no change: {r.finding}"
+    assert quoted <= changes, f"{key}: {quoted - changes} in the finding are not in the table"
+    if key == "rq1":
+        row = fit[fit["policy"] == "FitGpp s=4"].iloc[0]
+        agrees = all(row[f"change_{k}"] <= v for k, v in reproduce.PAPER.items())
+        assert r.finding.count("Agrees") == int(agrees), r.finding
+    if key in ("rq2", "rq2w"):
+        meets = ((fit["change_te_p95"] <= reproduce.PAPER["te_p95"])
+                 & (fit["change_be_median"] <= reproduce.PAPER["be_median"])
+                 & (fit["change_be_p95"] <= reproduce.PAPER["be_p95"])).sum()
+        assert r.finding.startswith(f"{meets} of {len(fit)} "), r.finding
+    if key == "rq3":
+        at = fit[fit["grace_scale"] == fit["grace_scale"].max()].set_index("policy")
+        d = {c: at.loc["FitGpp s=8", c] - at.loc["FitGpp s=4", c]
+             for c in ("change_te_p95", "change_be_p95")}
+        same = abs(d["change_te_p95"]) < 0.005 and abs(d["change_be_p95"]) < 0.005
+        assert ("cannot confirm" in r.finding) == same, r.finding
+    if key == "rq4":
+        n = int((fit["change_te_p95"] < 0).sum())
+        assert f"in {n} of {len(fit)} mixes" in r.finding, r.finding
+    if key == "rq5":
+        row = fit.iloc[0]
+        agrees = row["change_te_p95"] < -0.5 and row["change_be_p95"] < 0.5
+        assert ("Agrees" in r.finding) == agrees, r.finding

@@ -91,3 +91,26 @@ def test_export_panel_exports_any_notebooks_charts(wb, tmp_path):
     assert sizes == ["full"]
     assert sorted(p.name for p in tmp_path.glob("cdf*")) == [
         "cdf__n_jobs=600.pdf", "cdf__n_jobs=600.png", "cdf__n_jobs=600.svg"]
+
+
+def test_several_seeds_give_intervals_and_a_pinned_baseline_stands_beside():
+    wb = Workbench(Values(n_jobs=600, n_seeds=3))
+    assert len(wb.dss) == 3 and [d.attrs["workbench_seed"] for d in wb.dss] == [0, 1, 2]
+    assert "[95 % interval]" in wb.text and "range" not in wb.text
+    wb.pin()
+    wb.w["s"].value = 0.5
+    assert "FitGpp s=0.5 vs pinned: FitGpp s=4" in wb.text
+    assert set(wb.charts) == {"slowdown_cdf", "utilization", "utilization_pinned"}
+    assert "pinned: FitGpp s=4" in json.dumps(wb.charts["slowdown_cdf"].to_dict())
+    assert wb.views["utilization_pinned"] in wb.side.children
+    wb.unpin()
+    assert "vs pinned" not in wb.text and "utilization_pinned" not in wb.charts
+    assert wb.views["utilization_pinned"] not in wb.side.children
+    wb.w["n_seeds"].value = 2
+    assert "an interval needs 3 seeds" in wb.text and "[" not in wb.text.split("over 2 seeds")[1]
+
+
+def test_slider_values_are_recorded_without_float_noise():
+    wb = Workbench(Values(n_jobs=300))
+    wb.w["load"].value = 0.3 + 20 * 0.05       # 1.3000000000000003
+    assert json.loads(wb.ds.attrs["workbench"])["load"] == 1.3

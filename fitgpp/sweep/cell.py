@@ -152,7 +152,7 @@ def cells_of(exp: Experiment) -> list[Cell]:
 
 _CODE_DIGEST: str | None = None
 #: Modules that cannot change a simulation result (left out of the code digest).
-_NOT_RESULTS = ("cli.py", "__main__.py", "plots.py", "widgets.py", "reproduce.py")
+_NOT_RESULTS = ("cli.py", "__main__.py", "plots.py", "widgets.py", "panels.py", "reproduce.py")
 
 
 def code_digest() -> str:

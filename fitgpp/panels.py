@@ -1,0 +1,488 @@
+"""A control panel over a declared research question, built from its declaration.
+
+    from fitgpp import reproduce
+    from fitgpp.panels import Panel
+    Panel(reproduce.STUDIES["rq2"], "full")   # in JupyterLab: controls, numbers, charts
+
+The controls are :meth:`fitgpp.reproduce.Study.dimensions` of the study at the chosen
+size, one per dimension: a dropdown of the computed values for the policy, its swept
+parameters (``s``, ``P``), the model variant and every swept knob; the model (or trace),
+the load and the number of jobs; how many seeds and which seed's distribution to draw;
+and quick/full. Nothing is listed by hand, so a study that declares a new knob gets a
+control for it.
+
+Choosing values that are on the computed grid redraws from the :class:`Outcome` already
+in memory (the sweep Dataset and the cells' per-job results): no simulation
+(:attr:`Panel.last_seconds` says how long it took). Adding a value off the grid ("add a
+value": a new ``s``, ``P``, knob value, load, number of jobs or seeds, another model, the
+other size) changes the declaration and runs it through the sweep and its cell cache, so
+only the missing cells are simulated, with a progress bar.
+
+The plain functions (:func:`extend`, :func:`selection_numbers`, :func:`cell_view`) hold
+the logic; the widgets only map values onto them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from types import SimpleNamespace
+
+import altair as alt
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+
+from . import plots
+from .errors import FitgppError
+from .metrics import MIN_CI_VALUES, percent, t_interval
+from .reproduce import FULL, NAMES, QUICK, Outcome, Size, Study
+
+#: The sizes a panel offers.
+SIZES = {"quick": QUICK, "full": FULL}
+#: Dimensions that belong to the size (one value per run), not to the study's grid.
+SIZE_DIMS = ("n_jobs", "load")
+#: Dimensions whose values are policy parameters on the sweep grid.
+POLICY_DIMS = ("s", "max_preemptions")
+LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
+          "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
+NUMBERS = {"te_median": ("slowdown_median", "TE", "TE median slowdown"),
+           "te_p95": ("slowdown_p95", "TE", "TE p95 slowdown"),
+           "be_median": ("slowdown_median", "BE", "BE median slowdown"),
+           "be_p95": ("slowdown_p95", "BE", "BE p95 slowdown"),
+           "preemptions": ("preemptions_per_job", "BE", "preemptions per BE job")}
+
+
+class PanelError(FitgppError):
+    """A panel value that the study cannot take (e.g. a value added to a dimension it lacks)."""
+
+
+# ------------------------------------------------------------------ the plain functions
+def extend(study: Study, size: Size, dim: str, value) -> tuple[Study, Size]:
+    """The declaration with ``value`` added to dimension ``dim`` (``s``, ``max_preemptions``,
+    a knob) or set (``load``, ``n_jobs``, ``model``; ``seed``: the number of seeds)."""
+    dims = study.dimensions(size)
+    if dim == "seed":
+        n = int(value)
+        if n < 1:
+            raise PanelError(f"seeds: need at least 1, got {value!r}")
+        return study, dataclasses.replace(size, seeds=tuple(range(n)))
+    if dim in SIZE_DIMS:
+        v = int(value) if dim == "n_jobs" else float(value)
+        return study, dataclasses.replace(size, **{dim: v})
+    if dim == "model":
+        return study.replace(model=str(value)), size
+    if dim in POLICY_DIMS:
+        cast = int if dim == "max_preemptions" else float
+        from .policies import registry
+        pols, added = {}, False
+        for name, grid in study.policies.items():
+            grid = dict(grid)
+            if dim in grid or dim in dims and dim in registry.declared(name):
+                grid[dim] = sorted({*map(cast, grid.get(dim, dims[dim])), cast(value)})
+                added = True
+            pols[name] = grid
+        if not added:
+            raise PanelError(f"{study.key}: no policy takes {dim!r}")
+        return study.replace(policies=pols), size
+    if dim in study.knobs:
+        vals = tuple(sorted({*map(float, study.knobs[dim]), float(value)}))
+        return study.replace(knobs={**study.knobs, dim: vals}), size
+    raise PanelError(f"{study.key}: cannot add a value to {dim!r}; it takes values for "
+                     f"{sorted([*POLICY_DIMS, *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
+
+
+def conf_of(o: Outcome, sel: dict) -> dict:
+    """The configuration (as :meth:`Outcome.configurations` gives them) that ``sel`` picks:
+    ``policy`` (a name), its parameters, the knobs and the variant."""
+    st = o.study
+    variant = sel.get(st.variant_dim) if st.variants else None
+    knobs = {k: float(sel[k]) for k in st.knobs}
+    for conf in o.configurations():
+        if conf["name"] != sel["policy"] or conf["variant"] != variant or conf["knobs"] != knobs:
+            continue
+        if all(conf["params"][k] == sel[k] for k in POLICY_DIMS
+               if k in conf["params"] and k in sel):
+            return conf
+    raise PanelError(f"{st.key}: no computed configuration at {sel}")
+
+
+def interval_text(x: np.ndarray, fmt) -> str:
+    """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
+    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number."""
+    m, lo, hi = t_interval(x)
+    if np.isnan(m):
+        return "–"
+    if len(x) >= MIN_CI_VALUES:
+        return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
+    if len(x) == 1:   # the caption says there is one run
+        return fmt(m)
+    lo, hi = fmt(np.min(x)), fmt(np.max(x))
+    return f"{fmt(m)} (same on both seeds)" if lo == hi and len(x) == 2 else \
+        f"{fmt(m)} (range {lo} to {hi})"
+
+
+def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
+    """The selected configuration's numbers over the seeds, FIFO's at the same knobs, and
+    the change against FIFO (paired per seed): ``mean [95 % interval]`` from 3 or more
+    seeds, ``mean (range lo to hi)`` from two, the value alone from one."""
+    conf = conf_of(o, sel)
+    fifo = {**conf, "name": "fifo", "params": {}}
+    at, base = o.at(conf), o.at(fifo)
+    num = lambda x: f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"  # noqa: E731 - no 1.8e+04
+    rows = []
+    for _k, (var, cls, name) in NUMBERS.items():
+        x = at[var].sel(cls=cls).to_numpy()
+        b = base[var].sel(cls=cls).to_numpy()
+        ch = f"{var}_vs_fifo"
+        c = at[ch].sel(cls=cls).to_numpy() if ch in at else np.full_like(x, np.nan)
+        rows.append({"metric": name, "selected": interval_text(x, num), "FIFO": interval_text(b, num),
+                     "change vs FIFO": interval_text(c, percent) if conf["name"] != "fifo" else "–"})
+    return pd.DataFrame(rows).set_index("metric")
+
+
+def label(o: Outcome, sel: dict) -> str:
+    conf = conf_of(o, sel)
+    exp = next(iter(o.experiments.values()))
+    from .reproduce import label_of
+    return label_of(conf["name"], conf["params"], exp)
+
+
+def cell_view(o: Outcome, sel: dict) -> alt.Chart:
+    """Slowdown CDFs of the selected cell (seed ``sel['seed']``) beside FIFO's on the same
+    workload, from the cells' stored per-job results (no simulation)."""
+    conf = conf_of(o, sel)
+    where = {**conf["params"], **conf["knobs"]}
+    seed, variant = int(sel["seed"]), conf["variant"]
+    runs = {label(o, sel): o.run(conf["name"], seed=seed, variant=variant, **where)}
+    if conf["name"] != "fifo":
+        runs["FIFO"] = o.run("fifo", seed=seed, variant=variant, **conf["knobs"])
+    return plots.slowdown_cdf(runs).properties(
+        title=f"{', '.join(runs)}: seed {seed}" + "".join(
+            f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
+        + (f", {variant}" if variant is not None else ""))
+
+
+def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
+                  pick: str = "pick") -> alt.Chart:
+    """TE p95 against BE median and p95 slowdown, one point per configuration at the
+    selected ``P``, knobs and variant; clicking a point selects it (``pick``: ``family``
+    and ``s``). ``table``: ``o.table()``, if already computed."""
+    st = o.study
+    t = o.table() if table is None else table
+    keep = np.ones(len(t), bool)
+    for k in st.knobs:
+        keep &= t[k].to_numpy() == float(sel[k])
+    if st.variants:
+        keep &= t[st.variant_dim].to_numpy() == sel[st.variant_dim]
+    if "max_preemptions" in sel and t["P"].notna().any():
+        keep &= (t["P"].isna() | (t["P"] == sel["max_preemptions"]) | (t["family"] != "FitGpp")
+                 ).to_numpy()
+    sub = t[keep].copy()
+    sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
+    chart = plots.s_tradeoff(sub)
+    selection = alt.selection_point(name=pick, fields=["family", "s"], on="click")
+    inner = chart.spec
+    for i, layer in enumerate(inner.layer):
+        if getattr(layer.mark, "type", layer.mark) == "point":
+            inner.layer[i] = layer.add_params(selection)
+    at = [f"P={sel['max_preemptions']}"] if len(st.dimensions(o.size).get(
+        "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
+    at += [f"{LABELS.get(k, k)} {float(sel[k]):g}" for k in st.knobs]
+    at += [f"{sel[st.variant_dim]} grace" if st.variant_dim == "grace" else
+           str(sel[st.variant_dim])] if st.variants else []
+    what = f" at {', '.join(at)}" if at else ""
+    return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
+                                  "slowdown distributions appear below)")
+
+
+# ------------------------------------------------------------------ the widgets
+class Panel(W.VBox):
+    """Controls over ``study`` from its declaration; see the module docstring.
+
+    ``size``: ``"quick"``, ``"full"`` or a :class:`Size`. ``cache``: the sweep cache
+    (None: the default). ``charts``: also draw the study's own figures (from its analysis).
+    """
+
+    def __init__(self, study: Study, size: str | Size = "full", *, cache=None, charts=True):
+        alt.JupyterChart.enable_offline(offline=True)
+        self.study, self.cache, self.draw_study = study, cache, charts
+        self.sizes = dict(SIZES)
+        if isinstance(size, Size):
+            self.sizes = {"given": size, **SIZES}
+            size = "given"
+        self.size_name = size
+        self.size = self.sizes[size]
+        self._outcomes: dict = {}
+        self.last_seconds = 0.0
+        self.o = self.result = None
+        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
+        self.size_w = W.ToggleButtons(options=list(self.sizes), value=size, description="size",
+                                      style=style)
+        self.progress = W.IntProgress(value=0, min=0, max=1, description="cells",
+                                      style=style, layout=W.Layout(width="330px",
+                                                                   visibility="hidden"))
+        self.status = W.HTML()
+        self.add_dim = W.Dropdown(description="add a value to", style=style, layout=lay)
+        self.add_value = W.Text(placeholder="e.g. 32", description="value",
+                                style={"description_width": "50px"},
+                                layout=W.Layout(width="180px"), continuous_update=False)
+        self.add_button = W.Button(description="add and run", icon="play",
+                                   tooltip="run only the cells this value adds, through the cache")
+        self.add_button.on_click(lambda _b: self._add())
+        self.messages = W.Output()
+        self.numbers = W.HTML()
+        self.finding = W.HTML()
+        self.controls: dict[str, W.Widget] = {}
+        self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns="repeat(2, 420px)"))
+        self.views: dict[str, alt.JupyterChart] = {}
+        self.study_box = W.VBox()
+        self._quiet = False
+        self._tr_key = None
+        self.compute()
+        self._build_controls()
+        self._draw_selection()
+        self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
+        self.views["tradeoff"].selections.observe(self._picked, names=["pick"])
+        super().__init__([W.HBox([self.size_w, self.progress]), self.controls_box,
+                          W.HBox([self.add_dim, self.add_value, self.add_button]),
+                          self.status, self.messages, self.numbers,
+                          self.views["tradeoff"], self.views["cell"], self.finding,
+                          self.study_box])
+
+    # -------------------------------------------------------------- plain methods
+    def key(self) -> str:
+        return json.dumps([self.study.model, self.study.dimensions(self.size)], default=str)
+
+    def compute(self) -> Outcome:
+        """Run the current declaration (cells from the cache, the rest simulated)."""
+        k = self.key()
+        if k not in self._outcomes:
+            self.progress.layout.visibility = "visible"
+
+            def bar(done, total):
+                self.progress.max, self.progress.value = max(total, 1), done
+            t0 = time.perf_counter()
+            o = self.study.run(self.size, cache=self.cache, progress=bar)
+            try:
+                result = self.study.analyze(o)
+            except Exception as exc:  # noqa: BLE001 - a variation its analysis was not written for
+                result = SimpleNamespace(table=o.table(), charts={}, finding=(
+                    f"none: {self.study.key}'s analysis does not cover this declaration "
+                    f"({type(exc).__name__}: {exc}); the numbers and charts above still hold"))
+            self._outcomes[k] = (o, result)
+            s = o.stats
+            self.status.value = (f"<small>{s['unique']} cells: {s['computed']} simulated, "
+                                 f"{s['cached']} read from the cache, "
+                                 f"{time.perf_counter() - t0:.1f} s</small>")
+            self.progress.layout.visibility = "hidden"
+        self.o, self.result = self._outcomes[k]
+        self.finding.value = f"<p><b>Finding</b> (computed from these results). {self.result.finding}</p>"
+        self._draw_study()
+        return self.o
+
+    def selection(self) -> dict:
+        return {k: w.value for k, w in self.controls.items()}
+
+    def _build_controls(self) -> None:
+        dims = self.study.dimensions(self.size)
+        old = self.selection()
+        self._quiet = True
+        ws = {}
+        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
+        for dim, values in dims.items():
+            desc = LABELS.get(dim, dim)
+            if dim == "seed":
+                ws["seeds"] = W.BoundedIntText(value=len(values), min=1, max=100,
+                                               description="seeds (count)", style=style,
+                                               layout=lay)
+                desc = "seed drawn"
+            if dim == "model":
+                from .workload import list_models
+                values = tuple(sorted(set(list_models()) | set(values)))
+            if dim == "policy":
+                opts = [(NAMES.get(v, v), v) for v in values]
+            else:
+                opts = [(f"{v:g}" if isinstance(v, float) else str(v), v) for v in values]
+            value = old.get(dim)
+            if value not in [v for _, v in opts]:
+                value = self._default(dim, dims)
+            ws[dim] = W.Dropdown(options=opts, value=value, description=desc, style=style,
+                                 layout=lay)
+        self.controls = ws
+        self.controls_box.children = list(ws.values())
+        self.add_dim.options = [(LABELS.get(d, d), d) for d in dims
+                                if d in (*POLICY_DIMS, *self.study.knobs, *SIZE_DIMS)]
+        for dim, w in ws.items():
+            w.observe(lambda ch, d=dim: self._changed(d, ch["new"]), names="value")
+        self._enable()
+        self._quiet = False
+
+    def _default(self, dim: str, dims: dict):
+        """The first value, except: the policy is FitGpp, ``s`` is 4 when computed."""
+        if dim == "policy" and "fitgpp" in dims[dim]:
+            return "fitgpp"
+        if dim == "s" and 4.0 in dims[dim]:
+            return 4.0
+        if dim == "max_preemptions" and 3 in dims[dim]:
+            return 3
+        return dims[dim][0]
+
+    def _enable(self) -> None:
+        """A policy parameter control is disabled while the chosen policy does not sweep it."""
+        grid = self.study.policies.get(self.controls["policy"].value, {})
+        for d in POLICY_DIMS:
+            if d in self.controls:
+                self.controls[d].disabled = d not in grid
+
+    def _selection_for_outcome(self) -> dict:
+        sel = self.selection()
+        grid = self.study.policies.get(sel["policy"], {})
+        for d in POLICY_DIMS:   # a policy without the parameter: any value matches
+            if d in sel and d not in grid:
+                sel.pop(d)
+            elif d in sel and sel[d] not in grid[d]:   # e.g. LRTP runs only P=3
+                sel[d] = min(grid[d], key=lambda v: abs(v - sel[d]))
+        return sel
+
+    def _draw_selection(self) -> None:
+        """Redraw the numbers, the trade-off and the cell's CDFs from the Outcome."""
+        t0 = time.perf_counter()
+        sel = self._selection_for_outcome()
+        full = self.selection()
+        nums = selection_numbers(self.o, sel)
+        n = len(self.o.study.seeds(self.size))
+        why = ("95 % Student-t intervals over the seeds" if n >= MIN_CI_VALUES else
+               f"{n} seeds: no interval (it needs {MIN_CI_VALUES} or more seeds); the range "
+               "over the seeds is shown instead")
+        over = (f"mean over {n} seeds ({why})" if n > 1 else
+                "one run (one seed: no interval over seeds)")
+        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against FIFO, {over}"
+                              + nums.to_html(index_names=False))
+        cdf = cell_view(self.o, sel | {"seed": full["seed"]})
+        # the trade-off depends on P, the knobs and the variant only: redrawn when they change
+        tr_key = (id(self.o), json.dumps({k: v for k, v in full.items()
+                                          if k not in ("policy", "s", "seed", "seeds")}))
+        if "tradeoff" not in self.views:
+            self.views = {"tradeoff": alt.JupyterChart(tradeoff_view(self.o, full,
+                                                                     self.result.table)),
+                          "cell": alt.JupyterChart(cdf), **self.views}
+        else:
+            if tr_key != self._tr_key:
+                self.views["tradeoff"].chart = tradeoff_view(self.o, full, self.result.table)
+            self.views["cell"].chart = cdf
+        self._tr_key = tr_key
+        self.last_seconds = time.perf_counter() - t0
+
+    def _draw_study(self) -> None:
+        if not self.draw_study:
+            return
+        boxes = []
+        for name, chart in self.result.charts.items():
+            boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
+                      alt.JupyterChart(chart)]
+        self.study_box.children = boxes
+
+    # -------------------------------------------------------------- events
+    def _run(self, fn) -> None:
+        try:
+            fn()
+        except FitgppError as exc:
+            with self.messages:
+                print(f"error: {exc}")
+
+    def _changed(self, dim: str, value) -> None:
+        if self._quiet:
+            return
+
+        def go():
+            if dim == "seeds":
+                self.study, self.size = extend(self.study, self.size, "seed", value)
+            elif dim in SIZE_DIMS or dim == "model":
+                self.study, self.size = extend(self.study, self.size, dim, value)
+            else:
+                self._enable()
+                self._draw_selection()
+                return
+            self.compute()
+            self._build_controls()
+            self._draw_selection()
+        self._run(go)
+
+    def _add(self) -> None:
+        def go():
+            text = self.add_value.value.strip()
+            try:
+                value = float(text)
+            except ValueError:
+                raise PanelError(f"add a value to {self.add_dim.value}: {text!r} is not a number")
+            self.study, self.size = extend(self.study, self.size, self.add_dim.value, value)
+            self.compute()
+            self._build_controls()
+            w = self.controls.get(self.add_dim.value)
+            match = [v for _, v in (w.options if w is not None else ()) if float(v) == value]
+            if match:   # select the added value
+                self._quiet = True
+                w.value = match[0]
+                self._quiet = False
+            self._draw_selection()
+        self._run(go)
+
+    def _change_size(self, name: str) -> None:
+        def go():
+            self.size_name, self.size = name, self.sizes[name]
+            self.compute()
+            self._build_controls()
+            self._draw_selection()
+        self._run(go)
+
+    def _picked(self, change) -> None:
+        """A click on the trade-off: select that point's policy and ``s``."""
+        pick = change["new"]
+        values = getattr(pick, "value", None) or []
+        if not values:
+            return
+        v = values[0]
+        name = {n: k for k, n in NAMES.items()}.get(v.get("family"), v.get("family"))
+        self._quiet = True
+        try:
+            if name in [x for _, x in self.controls["policy"].options]:
+                self.controls["policy"].value = name
+            if "s" in self.controls and v.get("s") is not None and not pd.isna(v.get("s")):
+                self.controls["s"].value = float(v["s"])
+        finally:
+            self._quiet = False
+        self._run(lambda: (self._enable(), self._draw_selection()))
+
+
+#: Captions of the studies' figures, by the part of the figure's name after the study key.
+CAPTIONS = {
+    "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
+    "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
+                     "its 95 % interval from 3 seeds on.",
+    "utilization_fitgpp": "FitGpp s=4 over time (first seed): share of GPUs running, in grace "
+                          "periods and reserved for TE jobs; waiting jobs per class.",
+    "utilization_fifo": "FIFO over time (first seed), as above.",
+    "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
+                     "signals and grace periods.",
+    "change_vs_s": "Change against FIFO as a function of the threshold s, one line per P.",
+    "change_vs_grace": "Change against FIFO as grace periods are scaled, s=4 and s=8.",
+    "long_be_jobs": "p95 slowdown of the longest quarter of BE jobs as grace periods are scaled.",
+    "change_vs_mix": "Change against FIFO as a function of the TE share, one line per "
+                     "grace-period distribution.",
+}
+
+
+def caption(study: Study, name: str) -> str:
+    """A caption for figure ``name`` of ``study`` (``rq2_s_tradeoff_P3``: "TE against BE
+    slowdown, one point per s, at P=3")."""
+    part = name.removeprefix(f"{study.key}_")
+    if part.startswith("s_tradeoff_P"):
+        return (f"TE p95 against BE median and p95 slowdown, FitGpp one point per s at "
+                f"P={part.removeprefix('s_tradeoff_P')}, other policies as single points "
+                "(mean over the seeds).")
+    if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
+        return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
+                "over the jobs (one real trace, so no interval over seeds).")
+    return CAPTIONS.get(part, part.replace("_", " ").capitalize() + ".")

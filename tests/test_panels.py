@@ -1,0 +1,109 @@
+"""The research-question control panel: controls from the declaration, on-grid values
+redraw without simulating, off-grid values run only the missing cells."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from fitgpp import reproduce
+from fitgpp.panels import CAPTIONS, Panel, PanelError, caption, extend, selection_numbers
+from fitgpp.reproduce import Size
+
+TINY = Size(n_jobs=120, seeds=(0, 1), timeline_jobs=50, real_jobs=200)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("panel-cache")
+
+
+@pytest.fixture(scope="module")
+def rq3(cache):
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0, 4.0)})
+    return Panel(study, TINY, cache=cache)
+
+
+def test_controls_are_the_declared_dimensions(rq3):
+    dims = rq3.study.dimensions(rq3.size)
+    assert set(rq3.controls) == set(dims) | {"seeds"}
+    for d, values in dims.items():
+        assert [v for _, v in rq3.controls[d].options if v in values] == list(values), d
+    assert rq3.controls["seeds"].value == len(TINY.seeds)
+    # a knob declared by the study (and nowhere in the panel) gets its control
+    other = reproduce.STUDIES["rq3"].replace(knobs={"te_fraction": (0.3, 0.6)})
+    assert "te_fraction" in other.dimensions(TINY)
+    assert "te_fraction" in Panel(other, TINY, cache=rq3.cache, charts=False).controls
+
+
+def test_on_grid_values_redraw_without_simulating(rq3, monkeypatch):
+    def no_run(*a, **k):
+        raise AssertionError("an on-grid value ran the study again")
+    monkeypatch.setattr(type(rq3.study), "run", no_run)
+    before = rq3.numbers.value, rq3.views["cell"].chart.to_json()
+    rq3.controls["s"].value = 8.0
+    rq3.controls["grace_scale"].value = 4.0
+    assert not rq3.messages.outputs, rq3.messages.outputs
+    assert "FitGpp s=8" in rq3.numbers.value and rq3.numbers.value != before[0]
+    assert rq3.views["cell"].chart.to_json() != before[1]
+    assert 0 < rq3.last_seconds < 2.0
+    rq3.controls["s"].value = 4.0
+    rq3.controls["grace_scale"].value = 1.0
+
+
+def test_two_seeds_show_a_range_not_an_interval(rq3):
+    nums = selection_numbers(rq3.o, rq3._selection_for_outcome())
+    assert not nums.apply(lambda c: c.str.contains(r"\[")).any().any()
+    assert nums["FIFO"].str.contains("range|both seeds").all()
+    assert "no interval" in rq3.numbers.value
+
+
+def test_off_grid_value_runs_only_the_missing_cells(cache):
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)})
+    p = Panel(study, TINY, cache=cache, charts=False)
+    n_before = p.o.stats["unique"]
+    p.add_dim.value, p.add_value.value = "s", "2"
+    p._add()
+    assert not p.messages.outputs, p.messages.outputs
+    st = p.o.stats
+    assert st["computed"] == len(TINY.seeds) and st["cached"] == n_before
+    assert 2.0 in [v for _, v in p.controls["s"].options] and p.controls["s"].value == 2.0
+    assert "FitGpp s=2" in p.numbers.value
+    # three seeds: the third seed's cells are computed and intervals appear
+    p.controls["seeds"].value = 3
+    assert p.o.stats["computed"] == p.o.stats["unique"] - st["unique"]
+    assert "[" in p.numbers.value and "95 %" in p.numbers.value
+
+
+def test_a_click_on_the_tradeoff_selects_that_cell(rq3):
+    rq3._picked({"new": SimpleNamespace(value=[{"family": "FitGpp", "s": 8.0}])})
+    assert rq3.controls["s"].value == 8.0 and "FitGpp s=8" in rq3.numbers.value
+    rq3._picked({"new": SimpleNamespace(value=[{"family": "FIFO", "s": None}])})
+    assert rq3.controls["policy"].value == "fifo" and rq3.controls["s"].disabled
+
+
+def test_extend_refuses_what_the_study_does_not_declare():
+    with pytest.raises(PanelError, match="grace_scale"):
+        extend(reproduce.STUDIES["rq1"], TINY, "grace_scale", 2.0)
+    fifo_only = reproduce.STUDIES["rq1"].replace(policies={"fifo": {}, "lrtp": {}})
+    with pytest.raises(PanelError, match="no policy takes 's'"):
+        extend(fifo_only, TINY, "s", 2.0)
+    # P is not swept in RQ1 (FitGpp runs its default): adding one sweeps it
+    st, _ = extend(reproduce.STUDIES["rq1"], TINY, "max_preemptions", 5)
+    assert st.policies["fitgpp"]["max_preemptions"] == [3, 5]
+    with pytest.raises(PanelError, match="at least 1"):
+        extend(reproduce.STUDIES["rq1"], TINY, "seed", 0)
+    st, size = extend(reproduce.STUDIES["rq2"], TINY, "max_preemptions", 5)
+    assert 5 in st.dimensions(size)["max_preemptions"]
+    assert extend(reproduce.STUDIES["rq1"], TINY, "load", 0.7)[1].load == 0.7
+
+
+def test_the_study_figures_carry_captions_not_variable_names(rq3):
+    shown = [w.value for w in rq3.study_box.children if hasattr(w, "value")]
+    assert len(shown) == len(rq3.result.charts) > 0
+    for name, text in zip(rq3.result.charts, shown):
+        assert name not in text and caption(rq3.study, name) in text
+    assert caption(rq3.study, "rq3_long_be_jobs") == CAPTIONS["long_be_jobs"]
+    assert "P=10" in caption(reproduce.STUDIES["rq2"], "rq2_s_tradeoff_P10")
+    assert "bootstrap" in caption(reproduce.STUDIES["rq5"], "rq5_slowdown_bars")
