@@ -24,6 +24,8 @@ the logic; the widgets only map values onto them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 import json
 import time
@@ -38,6 +40,9 @@ from . import plots
 from .errors import FitgppError
 from .metrics import MIN_CI_VALUES, percent, t_interval
 from .reproduce import FULL, NAMES, QUICK, Outcome, Size, Study
+
+if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
+    import fitgpp.reproduce
 
 #: The sizes a panel offers.
 SIZES = {"quick": QUICK, "full": FULL}
@@ -59,7 +64,8 @@ class PanelError(FitgppError):
 
 
 # ------------------------------------------------------------------ the plain functions
-def extend(study: Study, size: Size, dim: str, value) -> tuple[Study, Size]:
+def extend(study: Study, size: fitgpp.reproduce.Size, dim: str,
+           value) -> tuple[Study, fitgpp.reproduce.Size]:
     """The declaration with ``value`` added to dimension ``dim`` (``s``, ``max_preemptions``,
     a knob) or set (``load``, ``n_jobs``, ``model``; ``seed``: the number of seeds)."""
     dims = study.dimensions(size)
@@ -201,11 +207,12 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
 class Panel(W.VBox):
     """Controls over ``study`` from its declaration; see the module docstring.
 
-    ``size``: ``"quick"``, ``"full"`` or a :class:`Size`. ``cache``: the sweep cache
+    ``size``: ``"quick"``, ``"full"`` or a :class:`fitgpp.reproduce.Size`. ``cache``: the sweep cache
     (None: the default). ``charts``: also draw the study's own figures (from its analysis).
     """
 
-    def __init__(self, study: Study, size: str | Size = "full", *, cache=None, charts=True):
+    def __init__(self, study: Study, size: str | fitgpp.reproduce.Size = "full", *, cache=None,
+                 charts=True):
         alt.JupyterChart.enable_offline(offline=True)
         self.study, self.cache, self.draw_study = study, cache, charts
         self.sizes = dict(SIZES)

@@ -106,7 +106,7 @@ class Study:
 
     ``policies``: the sweep's policy table (``{name: {param: value or list}}``, see
     :class:`fitgpp.sweep.Experiment`). ``knobs``: swept workload knobs (``{"grace_scale":
-    (1.0, 4.0)}``); ``n_jobs`` and ``load`` come from the :class:`Size`. ``model``: a
+    (1.0, 4.0)}``); ``n_jobs`` and ``load`` come from the :class:`~fitgpp.reproduce.Size`. ``model``: a
     workload model (None: the size's). ``variants``: ``{label: model -> model}``, each a
     variant of the model along the dimension ``variant_dim``. ``trace``: ``size -> Trace``
     for a real trace instead of a model. ``one_seed``: run the first seed only.
