@@ -14,11 +14,10 @@ Python or from a small TOML file::
 from __future__ import annotations
 
 from .errors import FitgppError
-from .validate import MAX_CONFIG_BYTES, MAX_NODE_RESOURCE, MAX_NODES, loads_json, read_text
+from .validate import MAX_NODE_RESOURCE, MAX_NODES, loads_json, read_toml
 
 import json
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,13 +100,7 @@ class Cluster:
     @classmethod
     def from_toml(cls, path: str | os.PathLike) -> Cluster:
         p = Path(path)
-        text = read_text(p, "cluster TOML", ClusterError, MAX_CONFIG_BYTES)
-        try:
-            doc = tomllib.loads(text)
-        except RecursionError:
-            raise ClusterError(f"{p}: not valid TOML (nested too deeply)") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ClusterError(f"{p}: not valid TOML ({exc})") from None
+        doc = read_toml(p, "cluster TOML", ClusterError)
         if "nodes" not in doc or not isinstance(doc["nodes"], list):
             raise ClusterError(f"{p}: expected one or more [[nodes]] tables")
         extra = sorted(set(doc) - {"nodes"})

@@ -16,7 +16,7 @@ from .cluster import Cluster
 from .engine import Engine
 from .policies import make_policy, params_of
 from .policies import registry
-from .trace import Trace, read_trace
+from .trace import read_trace
 
 from ._version import __version__
 

@@ -110,6 +110,19 @@ def read_text(path, what: str, error=FitgppError, limit: int | None = MAX_CONFIG
                     f"{data[exc.start:exc.start + 1]!r})") from None
 
 
+
+def read_toml(path, what: str, error=FitgppError) -> dict:
+    """A TOML document from a regular UTF-8 file of at most :data:`MAX_CONFIG_BYTES`; a
+    syntax error, or nesting deeper than the parser can take, is one line naming the file."""
+    import tomllib
+    text = read_text(path, what, error, MAX_CONFIG_BYTES)
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise error(f"{path}: not valid TOML (nested too deeply)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML ({exc})") from None
+
 def loads_json(text, where: str, error=FitgppError):
     """``json.loads`` whose every failure (syntax, nesting too deep, wrong type) is ``error``."""
     try:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import MISSING, asdict, dataclass, replace
+from dataclasses import MISSING, dataclass, replace
 from pathlib import Path
 
 import altair as alt

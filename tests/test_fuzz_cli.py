@@ -12,7 +12,6 @@ subprocesses. ``FITGPP_TEST_SCALE`` multiplies the number of examples.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 import os

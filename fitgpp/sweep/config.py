@@ -11,16 +11,15 @@ import dataclasses
 import json
 import math
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
 from ..errors import FitgppError
-from ..policies import POLICIES, PolicyError, registry
-from ..validate import (MAX_CONFIG_BYTES, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED,
-                        MAX_TIME_S, MIN_TICK_S, read_text)
+from ..policies import PolicyError, registry
+from ..validate import (MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S,
+                        MIN_TICK_S, read_toml)
 from ..trace import Trace
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
@@ -498,13 +497,7 @@ def _from_doc(doc: Mapping, base: Path) -> Experiment:
 def load_experiment(path: str | os.PathLike) -> Experiment:
     """Read and validate an experiment TOML file; errors name the file, table and key."""
     p = Path(path)
-    text = read_text(p, "experiment TOML", ExperimentError, MAX_CONFIG_BYTES)
-    try:
-        doc = tomllib.loads(text)
-    except RecursionError:
-        raise ExperimentError(f"{p}: not valid TOML (nested too deeply)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ExperimentError(f"{p}: not valid TOML ({exc})") from None
+    doc = read_toml(p, "experiment TOML", ExperimentError)
     try:
         exp = _from_doc(doc, p.resolve().parent)
     except (ExperimentError, TypeError) as exc:

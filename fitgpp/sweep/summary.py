@@ -12,7 +12,7 @@ import xarray as xr
 from .._version import __version__
 from ..metrics import (CHANGE_NOTE, CI_NOTE, CLASS_METRICS, CLASSES, change, class_stats,
                        mean_ci, percent)
-from .config import GRID_PARAMS, Experiment
+from .config import Experiment
 
 CLUSTER_METRICS = {
     "gpu_util": ("1", "fraction of all GPUs held by running jobs, from the first "
