@@ -794,7 +794,13 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     y_title = y_title or (f"change against {base}" + ("" if percent else " (%)") if change
                           else "share (see panel heading)" if share
                           else "value (see panel heading)")
-    pct = ".0%" if share else "+.0%" if percent else None   # axis format of fractions
+    # axis format of fractions: one decimal when some panel spans under 5 points, so that
+    # its ticks do not repeat ("-9%, -9%, -10%")
+    cols = [c for c in ("value", "lo", "hi") if c in d]
+    spans = [np.nanmax(v) - np.nanmin(v) for _, g in d.groupby("metric")
+             if np.isfinite(v := g[cols].to_numpy(float)).any()]
+    digits = 1 if spans and min(spans) < 0.05 else 0
+    pct = (f".{digits}%" if share else f"+.{digits}%") if (share or percent) else None
     xv = d[x].to_numpy(float)
     if log_x is None:
         log_x = bool((xv > 0).all() and xv.max() / xv.min() >= 8)

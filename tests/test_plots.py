@@ -162,3 +162,20 @@ def test_bootstrap_intervals_from_their_cache_are_the_numbers_computed(tmp_path,
         f.write_text("[1.0,")
     with pytest.raises(AssertionError, match="computed again"):
         plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+
+
+def test_percent_axis_gets_a_decimal_when_a_panel_spans_under_five_points():
+    """Whole-percent ticks repeat on a narrow panel ("-9%, -9%, -10%"); such a chart uses
+    one decimal, a wide one none."""
+    import pandas as pd
+
+    from fitgpp import plots
+
+    def fmt(values):
+        df = pd.DataFrame({"s": [1.0, 2.0, 4.0], "policy": "fitgpp", "metric": "m",
+                           "value": values})
+        spec = plots.metric_lines(df, x="s", percent=True, title="A test chart").to_dict()
+        return spec["spec"]["layer"][0]["encoding"]["y"]["axis"]["format"]
+
+    assert fmt([-0.091, -0.093, -0.099]) == "+.1%"
+    assert fmt([-0.88, -0.93, -0.94]) == "+.0%"
