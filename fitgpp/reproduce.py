@@ -784,17 +784,16 @@ class _LazyCluster:
 
     def __call__(self) -> str:
         if self.cluster is None:
-            from distributed import LocalCluster
-
             from .sweep import machine_workers
-            self.cluster = LocalCluster(n_workers=self.workers or machine_workers(),
-                                        threads_per_worker=1, processes=True,
-                                        dashboard_address=":0")
+            from .sweep.runner import local_cluster
+            self.cluster = local_cluster(self.workers or machine_workers())
         return self.cluster.scheduler_address
 
     def close(self):
         if self.cluster is not None:
-            self.cluster.close()
+            from .sweep.runner import close_cluster
+            close_cluster(self.cluster)
+            self.cluster = None
 
 
 def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,

@@ -152,7 +152,7 @@ class SweepWarning(UserWarning):
 
 
 def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> None:
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, as_completed
 
     cluster = None
     if callable(scheduler):  # started on demand by the caller (e.g. fitgpp reproduce)
@@ -164,12 +164,7 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
             raise SweepError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); check "
                              "--scheduler / FITGPP_SCHEDULER") from None
     else:
-        n = workers or min(machine_workers(), len(todo))
-        # Every listener on the loopback interface only (scheduler, workers, nannies and
-        # the HTTP endpoint); ":0" = any free port (None still tries 8787, and warns when
-        # another cluster holds it)
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        cluster = local_cluster(workers or min(machine_workers(), len(todo)))
         client = Client(cluster)
     futures = []
     try:
@@ -185,7 +180,29 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
             client.cancel(futures)
         client.close()
         if cluster is not None:
-            cluster.close()
+            close_cluster(cluster)
+
+
+def local_cluster(n_workers: int):
+    """A Dask LocalCluster of ``n_workers`` single-threaded processes with every listener on
+    the loopback interface only (scheduler, workers, nannies and the HTTP endpoint; ":0" =
+    any free port: None still tries 8787, and warns when another cluster holds it).
+
+    Its processes log only CRITICAL messages: a worker whose heartbeat met a scheduler that
+    was closing printed an ERROR traceback to stderr now and then, though nothing was
+    wrong. Nothing that matters is lost: a failing cell raises in the client, and lost
+    workers are handled by the sweep (their cells run again elsewhere, or it fails saying so)."""
+    import logging
+
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                        host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                        silence_logs=logging.CRITICAL)
+
+
+def close_cluster(cluster) -> None:
+    """Close a cluster made by :func:`local_cluster`."""
+    cluster.close()
 
 
 def _same(x):
