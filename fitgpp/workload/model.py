@@ -293,29 +293,45 @@ def _class(w: _Where, c, d, name: str) -> ClassModel:
         w.fail(f"{name}.gpu.values", "duplicate values")
     gpu = Categorical(vals, _probs(w, probs, f"{name}.gpu.probs"))
     cm = w.get(d, "cpu_mem", f"{name}.cpu_mem", dict)
-    cpu_mem = {}
-    for v in vals:
-        pairs = w.get(cm, str(v), f"{name}.cpu_mem.{v}", list)
-        if not pairs:
-            w.fail(f"{name}.cpu_mem.{v}", "no (cpu_milli, mem_mib, weight) entries")
-        rows = []
-        for i, p in enumerate(pairs):
-            at = f"{name}.cpu_mem.{v}[{i}]"
-            if not isinstance(p, list) or len(p) != 3:
-                w.fail(at, f"expected [cpu_milli, mem_mib, weight], got {p!r}")
-            rows.append((w.integer(p[0], at + "[0]"), w.integer(p[1], at + "[1]"),
-                         w.number(p[2], at + "[2]", positive=True, hi=MAX_WEIGHT)))
-            if v == 0 and p[0] == 0 and p[1] == 0:
-                w.fail(at, "a job with 0 GPUs must demand some CPU or memory")
-        cpu_mem[v] = tuple(rows)
-    extra = sorted(set(cm) - {str(v) for v in vals})
-    if extra:
-        w.fail(f"{name}.cpu_mem", f"entries for GPU counts not in gpu.values: {', '.join(extra)}")
+
+    def cpu_mem_row(v, p, at):
+        row = (w.integer(p[0], at + "[0]"), w.integer(p[1], at + "[1]"),
+               w.number(p[2], at + "[2]", positive=True, hi=MAX_WEIGHT))
+        if v == 0 and p[0] == 0 and p[1] == 0:
+            w.fail(at, "a job with 0 GPUs must demand some CPU or memory")
+        return row
+
+    cpu_mem = _per_gpu(w, cm, vals, f"{name}.cpu_mem", ("cpu_milli", "mem_mib", "weight"),
+                       cpu_mem_row)
     gp = w.get(d, "grace_period", f"{name}.grace_period", (dict, type(None)))
     if c == "BE" and gp is None:
         w.fail(f"{name}.grace_period", "BE jobs need a grace-period distribution")
     grace = _dist(w, gp, f"{name}.grace_period") if gp is not None else None
     return ClassModel(rate, prof, run, gpu, cpu_mem, grace, _tasks(w, d.get("tasks"), vals, name))
+
+
+def _per_gpu(w: _Where, obj: dict, vals, where: str, names: tuple, parse, check=None) -> dict:
+    """``{gpu: (row, ...)}`` from ``obj`` = ``{gpu: [[names...], ...]}``: a non-empty list for
+    every GPU count of ``vals`` and none other. ``parse(v, entry, at)`` checks and returns one
+    row; ``check(v, rows, at)``, if given, checks the rows of one GPU count together."""
+    out = {}
+    for v in vals:
+        pairs = w.get(obj, str(v), f"{where}.{v}", list)
+        if not pairs:
+            w.fail(f"{where}.{v}", f"no ({', '.join(names)}) entries")
+        rows = []
+        for i, p in enumerate(pairs):
+            at = f"{where}.{v}[{i}]"
+            if not isinstance(p, list) or len(p) != len(names):
+                w.fail(at, f"expected [{', '.join(names)}], got {p!r}")
+            rows.append(parse(v, p, at))
+        if check is not None:
+            check(v, rows, f"{where}.{v}")
+        out[v] = tuple(rows)
+    extra = sorted(set(obj) - {str(v) for v in vals})
+    if extra:
+        w.fail(where, f"entries for GPU counts not in gpu.values: {', '.join(extra)}")
+    return out
 
 
 def _tasks(w: _Where, tk, vals, name: str) -> dict | None:
@@ -324,27 +340,18 @@ def _tasks(w: _Where, tk, vals, name: str) -> dict | None:
         return None
     if not isinstance(tk, dict):
         w.fail(f"{name}.tasks", "expected an object {gpu: [[tasks, weight], ...]} or null")
-    out = {}
-    for v in vals:
-        pairs = w.get(tk, str(v), f"{name}.tasks.{v}", list)
-        if not pairs:
-            w.fail(f"{name}.tasks.{v}", "no (tasks, weight) entries")
-        rows = []
-        for i, p in enumerate(pairs):
-            at = f"{name}.tasks.{v}[{i}]"
-            if not isinstance(p, list) or len(p) != 2:
-                w.fail(at, f"expected [tasks, weight], got {p!r}")
-            k = w.integer(p[0], at + "[0]")
-            if k < 1:
-                w.fail(at + "[0]", f"a job has at least 1 task, got {k}")
-            rows.append((k, w.number(p[1], at + "[1]", positive=True)))
+
+    def row(v, p, at):
+        k = w.integer(p[0], at + "[0]")
+        if k < 1:
+            w.fail(at + "[0]", f"a job has at least 1 task, got {k}")
+        return k, w.number(p[1], at + "[1]", positive=True)
+
+    def distinct(v, rows, at):
         if len({k for k, _ in rows}) != len(rows):
-            w.fail(f"{name}.tasks.{v}", "a number of tasks is listed twice")
-        out[v] = tuple(rows)
-    extra = sorted(set(tk) - {str(v) for v in vals})
-    if extra:
-        w.fail(f"{name}.tasks", f"entries for GPU counts not in gpu.values: {', '.join(extra)}")
-    return out
+            w.fail(at, "a number of tasks is listed twice")
+
+    return _per_gpu(w, tk, vals, f"{name}.tasks", ("tasks", "weight"), row, distinct)
 
 
 def from_dict(doc, where: str = "<model>") -> WorkloadModel:
