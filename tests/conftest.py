@@ -213,3 +213,29 @@ def random_loaded_trace(seed, n_jobs, n_nodes, *, gangs=False):
         df["tasks"] = np.minimum(df["tasks"], n_nodes)
         df["restart_overhead"] = np.where(te, 0.0, rng.choice([0, 30, 60, 90, 180, 300], n_jobs))
     return df, capacity
+
+
+def model_with_gangs():
+    """paper-default whose 8-GPU BE jobs are 1, 2 or 4 tasks (6 : 3 : 1)."""
+    import dataclasses
+
+    from fitgpp.workload import paper_default
+    m = paper_default()
+    be = m.classes["BE"]
+    tasks = {g: ((1, 1.0),) for g in be.gpu.values}
+    tasks[8] = ((1, 6.0), (2, 3.0), (4, 1.0))
+    return dataclasses.replace(m, classes={"TE": m.classes["TE"],
+                                           "BE": dataclasses.replace(be, tasks=tasks)})
+
+
+def mixed_trace(seed=3, n=80, grace=None) -> pd.DataFrame:
+    """``n`` jobs over 6 h, 40 % TE of minutes, BE of hours, on 1-4 GPUs; BE grace periods
+    uniform in 0-600 s, or ``grace`` seconds each."""
+    rng = np.random.default_rng(seed)
+    te = rng.random(n) < 0.4
+    return pd.DataFrame({
+        "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"),
+        "submit_time": np.sort(rng.uniform(0, 6 * 3600, n)),
+        "duration": np.where(te, rng.uniform(60, 900, n), rng.uniform(1800, 4 * 3600, n)),
+        "gpu": rng.choice([1, 2, 4], n), "cpu_milli": 1000, "mem_mib": 1024,
+        "grace_period": np.where(te, 0.0, rng.uniform(0, 600, n) if grace is None else grace)})

@@ -10,18 +10,10 @@ import pytest
 
 from fitgpp import Cluster, figcheck, plots, simulate
 
+from conftest import mixed_trace
+
 CLUSTER = Cluster.homogeneous(2, gpu=4, cpu_milli=32000, mem_mib=65536)
 
-
-def _trace(seed=3, n=80):
-    rng = np.random.default_rng(seed)
-    te = rng.random(n) < 0.4
-    return pd.DataFrame({
-        "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"),
-        "submit_time": np.sort(rng.uniform(0, 6 * 3600, n)),
-        "duration": np.where(te, rng.uniform(60, 900, n), rng.uniform(1800, 4 * 3600, n)),
-        "gpu": rng.choice([1, 2, 4], n), "cpu_milli": 1000, "mem_mib": 1024,
-        "grace_period": np.where(te, 0.0, rng.uniform(0, 600, n))})
 
 
 def _change_lines(series: str, values, *, same=()):
@@ -41,7 +33,7 @@ def _change_lines(series: str, values, *, same=()):
 
 def build_charts(size="full"):
     """One of each chart the package makes, built from small simulation results."""
-    tr = _trace()
+    tr = mixed_trace()
     fifo = simulate(tr, CLUSTER, "fifo")
     fits = {s: simulate(tr, CLUSTER, "fitgpp", s=s) for s in (0.5, 4.0, 16.0)}
     runs = [fifo, fits[4.0], simulate(tr, CLUSTER, "lrtp")]
@@ -55,7 +47,7 @@ def build_charts(size="full"):
         "s_tradeoff": plots.s_tradeoff(table, size=size),
         "utilization": plots.utilization(fits[4.0], size=size),
         "node_timeline": plots.node_timeline(seg, nodes=[0, 1], size=size),
-        "distribution_fit": plots.distribution_fit(_trace(3, 200), _trace(4, 200), size=size),
+        "distribution_fit": plots.distribution_fit(mixed_trace(3, 200), mixed_trace(4, 200), size=size),
         "metric_lines_P": plots.metric_lines(_change_lines("P", ["1", "3", "10"]), x="x",
                                              series="P", x_title="threshold s", size=size),
         "metric_lines_same": plots.metric_lines(

@@ -10,20 +10,14 @@ import pytest
 
 from fitgpp import Cluster, plots, simulate
 
+from conftest import mixed_trace
+
 CLUSTER = Cluster.homogeneous(2, gpu=4, cpu_milli=32000, mem_mib=65536)
 
 
 @pytest.fixture(scope="module")
 def trace():
-    rng = np.random.default_rng(3)
-    n = 80
-    te = rng.random(n) < 0.4
-    return pd.DataFrame({
-        "job_id": np.arange(n), "cls": np.where(te, "TE", "BE"),
-        "submit_time": np.sort(rng.uniform(0, 6 * 3600, n)),
-        "duration": np.where(te, rng.uniform(60, 900, n), rng.uniform(1800, 4 * 3600, n)),
-        "gpu": rng.choice([1, 2, 4], n), "cpu_milli": 1000, "mem_mib": 1024,
-        "grace_period": np.where(te, 0.0, 300.0)})
+    return mixed_trace(3, 80, grace=300.0)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ knobs pass through the CLI and the sweep configuration."""
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -15,22 +14,15 @@ import fitgpp
 from fitgpp.cli import main
 from fitgpp.sweep import Experiment, ExperimentError, Workload
 from fitgpp.sweep.cell import _trace_for, cells_of, resolve_source
-from fitgpp.workload import STREAMS, SynthesisError, from_recipe, paper_default, synthesize
+from fitgpp.workload import STREAMS, SynthesisError, from_recipe, synthesize
 from fitgpp.workload.synth import offered_load
+
+from conftest import model_with_gangs
 
 OLD = ["job_id", "cls", "submit_time", "duration", "gpu", "cpu_milli", "mem_mib",
        "grace_period"]
 N = 20_000
 
-
-def _with_tasks():
-    """paper-default whose 8-GPU BE jobs are 1, 2 or 4 tasks (6 : 3 : 1)."""
-    m = paper_default()
-    be = m.classes["BE"]
-    tasks = {g: ((1, 1.0),) for g in be.gpu.values}
-    tasks[8] = ((1, 6.0), (2, 3.0), (4, 1.0))
-    return dataclasses.replace(m, classes={"TE": m.classes["TE"],
-                                           "BE": dataclasses.replace(be, tasks=tasks)})
 
 
 def test_defaults_write_no_new_column_and_new_streams_come_last():
@@ -73,7 +65,7 @@ def test_gang_fraction_frequency_and_uniform_tasks():
 
 
 def test_model_tasks_distribution_is_reproduced():
-    t = synthesize(_with_tasks(), n_jobs=N, seed=5)
+    t = synthesize(model_with_gangs(), n_jobs=N, seed=5)
     j = t.jobs
     be8 = j[(j["cls"] == "BE") & (j["gpu"] == 8)]
     assert (j.loc[j["gpu"] < 8, "tasks"] == 1).all() and (j.loc[j["cls"] == "TE", "tasks"] == 1).all()
@@ -110,9 +102,9 @@ def test_fixed_and_lognormal_restart_overhead():
 
 
 def test_recipe_reruns_gangs_and_reloads():
-    t = synthesize(_with_tasks(), n_jobs=500, seed=9, gang_fraction=0.1, restart_overhead=120,
+    t = synthesize(model_with_gangs(), n_jobs=500, seed=9, gang_fraction=0.1, restart_overhead=120,
                    restart_sigma=0.3, gang_tasks=5, cluster=fitgpp.DEFAULT_CLUSTER, load=0.9)
-    again = from_recipe(t.source, model=_with_tasks())
+    again = from_recipe(t.source, model=model_with_gangs())
     pd.testing.assert_frame_equal(again.jobs, t.jobs)
     assert t.source["gang_tasks"] == 5 and t.source["restart_sigma"] == 0.3
 
@@ -138,7 +130,7 @@ def test_gangs_larger_than_the_cluster_are_refused():
     with pytest.raises(SynthesisError, match="gang of 4 tasks .* only 3 node"):
         synthesize("paper-default", n_jobs=10, cluster=small, gang_fraction=0.1)
     with pytest.raises(SynthesisError, match="class BE: a gang of 4 tasks of \\(8 GPU"):
-        synthesize(_with_tasks(), n_jobs=10, cluster=small)
+        synthesize(model_with_gangs(), n_jobs=10, cluster=small)
     synthesize("paper-default", n_jobs=10, cluster=small, gang_fraction=0.1, gang_tasks=3)
 
 

@@ -12,6 +12,8 @@ from fitgpp.workload import (WorkloadModel, WorkloadModelError, fit_best, list_m
                              load_model, models_dir, paper_default)
 from fitgpp.workload.dists import FitError
 
+from conftest import model_with_gangs
+
 SHIPPED = ("paper-default", "paper-wide-te", "alibaba-gpu-v2023", "alibaba-gpu-v2023-observed",
            "philly-chronus-mix1")
 
@@ -134,16 +136,20 @@ CASES = [  # (path to change, new value or KeyError to delete, field named, prob
 ]
 
 
-@pytest.mark.parametrize("path, value, field, problem", CASES, ids=[c[0] + ":" + c[3]
-                                                                      for c in CASES])
-def test_every_malformed_field_is_named(tmp_path, path, value, field, problem):
-    doc = _doc()
+def _refused(tmp_path, doc, path, value):
+    """Write ``doc`` with ``value`` at ``path`` and load it: (the file, the error message)."""
     _set(doc, path, value)
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(doc))
     with pytest.raises(WorkloadModelError) as exc:
         WorkloadModel.load(p)
-    msg = str(exc.value)
+    return p, str(exc.value)
+
+
+@pytest.mark.parametrize("path, value, field, problem", CASES, ids=[c[0] + ":" + c[3]
+                                                                      for c in CASES])
+def test_every_malformed_field_is_named(tmp_path, path, value, field, problem):
+    p, msg = _refused(tmp_path, _doc(), path, value)
     assert msg.startswith(str(p)), msg
     assert f"field '{field}'" in msg, msg
     assert problem in msg, msg
@@ -203,19 +209,9 @@ def test_truncated_sampling_respects_max():
 
 # ---- the optional tasks distribution (multi-node jobs) --------------------------------------
 
-def _with_tasks():
-    """paper-default whose 8-GPU BE jobs are 1, 2 or 4 tasks."""
-    import dataclasses
-    m = paper_default()
-    be = m.classes["BE"]
-    tasks = {g: ((1, 1.0),) for g in be.gpu.values}
-    tasks[8] = ((1, 6.0), (2, 3.0), (4, 1.0))
-    return dataclasses.replace(m, classes={"TE": m.classes["TE"],
-                                           "BE": dataclasses.replace(be, tasks=tasks)})
-
 
 def test_round_trip_with_tasks_and_without_is_byte_identical(tmp_path):
-    m = _with_tasks()
+    m = model_with_gangs()
     m.save(tmp_path / "t.json")
     back = WorkloadModel.load(tmp_path / "t.json")
     assert back == m and back.to_json() == m.to_json()
@@ -230,7 +226,7 @@ def test_round_trip_with_tasks_and_without_is_byte_identical(tmp_path):
 
 
 def test_tasks_marginal_and_mean_gpus():
-    be = _with_tasks().classes["BE"]
+    be = model_with_gangs().classes["BE"]
     p8 = dict(zip(be.gpu.values, be.gpu.probs))[8]
     marg = dict(zip(*[be.tasks_marginal().values, be.tasks_marginal().probs]))
     assert marg[4] == pytest.approx(p8 * 0.1) and marg[2] == pytest.approx(p8 * 0.3)
@@ -256,13 +252,7 @@ TASK_CASES = [
 @pytest.mark.parametrize("path, value, field, problem", TASK_CASES,
                          ids=[c[0] + ":" + c[3] for c in TASK_CASES])
 def test_every_malformed_tasks_field_is_named(tmp_path, path, value, field, problem):
-    doc = json.loads(_with_tasks().to_json())
-    _set(doc, path, value)
-    p = tmp_path / "bad.json"
-    p.write_text(json.dumps(doc))
-    with pytest.raises(WorkloadModelError) as exc:
-        WorkloadModel.load(p)
-    msg = str(exc.value)
+    _, msg = _refused(tmp_path, json.loads(model_with_gangs().to_json()), path, value)
     assert f"field '{field}'" in msg and problem in msg, msg
 
 
