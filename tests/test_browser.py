@@ -23,6 +23,7 @@ them all.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import struct
@@ -122,24 +123,31 @@ def lab(tmp_path):
         server.stop()
 
 
-def test_quickstart_workbench_in_chromium(lab, tmp_path):
+@contextlib.contextmanager
+def _lab_page(name: str, lab):
+    """``(page, console)``: a Chromium page for ``lab`` whose console messages are collected;
+    on a failure, the screenshot, console and server log go to test-artifacts/``name``."""
     sync_playwright = require_browser()
-    export_dir = tmp_path / "exported"
     console: list[str] = []
     page_ref: dict = {}
     T0[0] = time.monotonic()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            with artifacts_on_failure("browser-quickstart", page_ref, console, lab):
+            with artifacts_on_failure(name, page_ref, console, lab):
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page_ref["page"] = page
                 page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
                 page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
                 page.set_default_timeout(STEP_TIMEOUT * 1000)
-                _drive(page, lab, export_dir, console)
+                yield page, console
         finally:
             browser.close()
+
+
+def test_quickstart_workbench_in_chromium(lab, tmp_path):
+    with _lab_page("browser-quickstart", lab) as (page, console):
+        _drive(page, lab, tmp_path / "exported", console)
     _mark("browser closed")
 
 
@@ -323,22 +331,8 @@ def rq_lab(tmp_path_factory):
 
 @pytest.mark.parametrize("notebook", list(RQ_MOVES), ids=[n[:-6] for n in RQ_MOVES])
 def test_research_question_panel_in_chromium(rq_lab, notebook, tmp_path):
-    sync_playwright = require_browser()
-    console: list[str] = []
-    page_ref: dict = {}
-    T0[0] = time.monotonic()
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            with artifacts_on_failure(f"browser-{notebook[:-6]}", page_ref, console, rq_lab):
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page_ref["page"] = page
-                page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
-                page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
-                page.set_default_timeout(STEP_TIMEOUT * 1000)
-                _drive_panel(page, rq_lab, console, notebook, tmp_path / "exported")
-        finally:
-            browser.close()
+    with _lab_page(f"browser-{notebook[:-6]}", rq_lab) as (page, console):
+        _drive_panel(page, rq_lab, console, notebook, tmp_path / "exported")
 
 
 def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path):
