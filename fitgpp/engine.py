@@ -79,8 +79,8 @@ class Engine:
         self.size = (frac.max(axis=1) * col.get("tasks", ones)).tolist()
 
         self.state = [PENDING] * n
-        self.node = [-1] * n           # lowest node the job holds (or last held)
-        self.nodes: list[tuple[int, ...]] = [()] * n  # every node it holds, ascending
+        #: every node a job holds, ascending (after it finished: those it finished on)
+        self.nodes: list[tuple[int, ...]] = [()] * n
         self.end = [0] * n             # tick at which a running job's work reaches 0
         self.rem = list(self.work)     # remaining work while not running
         self.preemptions = [0] * n
@@ -191,7 +191,6 @@ class Engine:
 
     def _running(self, i: int, nodes: tuple[int, ...], t: int) -> None:
         self.state[i] = RUNNING
-        self.node[i] = nodes[0]
         self.nodes[i] = nodes
         self.started_at[i] = t
         # a job that was preempted first reloads its checkpoint (SPEC "Restart cost")
@@ -275,7 +274,6 @@ class Engine:
             self.avail_g[n] += g
         self.stop_gpu -= g * len(self.nodes[i])
         self.state[i] = WAITING
-        self.node[i] = -1
         self.nodes[i] = ()
         heapq.heappush(self.waiting_be, i)
 

@@ -120,7 +120,6 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
     eng = Engine(cols, cluster.capacity, policy, check=check, segments=segments)
-    eng.tick_s = tick
     eng.run(jump=jump, progress=progress)
     ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
     if segments:
@@ -175,7 +174,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "stopped": stopped * tick,
         "reload": reload * tick,
         "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
-        "node": np.asarray(eng.node, dtype=np.int64),
+        "node": np.asarray([ns[0] for ns in eng.nodes], dtype=np.int64),
     }
     # Variables built from numpy arrays directly (fastpath): xarray's generic conversion
     # asks whether each array is a dask array, which imports dask.array (~0.3 s of a small
@@ -188,7 +187,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     total_gpu = cluster.total_gpus
     t0 = int(submit.min()) if n else 0
     t_end = int(fin.max()) if n else 0
-    times, series = _sample(eng, t_end, sample_ticks)
+    times, series = _sample(eng, t_end, sample_ticks, tick)
     scale = {"gpu_util": total_gpu, "gpu_stopping": total_gpu, "gpu_reserved": total_gpu}
     for k, v in series.items():
         vals = v / scale[k] if k in scale and total_gpu else v
@@ -263,11 +262,11 @@ def _integral(eng, edge: int, k: int) -> int:
 MAX_SAMPLE_BINS = 10_000_000
 
 
-def _sample(eng, t_end, sample_ticks):
+def _sample(eng, t_end, sample_ticks, tick):
     step = sample_ticks or _auto_sample(t_end)
     n_bins = max(1, math.ceil(t_end / step))
     if n_bins > MAX_SAMPLE_BINS:
-        raise SimulationError(f"sample_every={step * eng.tick_s:g} s gives {n_bins} samples over "
+        raise SimulationError(f"sample_every={step * tick:g} s gives {n_bins} samples over "
                               f"this run, more than {MAX_SAMPLE_BINS}; choose a longer step "
                               "(or leave it out for at most 2000)")
     edges = np.arange(n_bins + 1, dtype=np.int64) * step
