@@ -77,15 +77,6 @@ def first_fit_nodes(eng, i: int, reserved: bool) -> list[int] | None:
     return None
 
 
-def place(eng, i: int, reserved: bool):
-    """Where job ``i`` starts now by first fit: a node id, a list of nodes for a gang, or
-    None if it fits nowhere (fewer than ``tasks`` nodes for a gang)."""
-    if eng.tasks[i] == 1:
-        n = first_fit(eng, i, reserved)
-        return n if n >= 0 else None
-    return first_fit_nodes(eng, i, reserved)
-
-
 def projected(eng, n: int) -> tuple[int, int, int]:
     """capacity - running - reserved on node ``n``: what it offers once its stopping jobs leave."""
     return (eng.free_g[n] + eng.stop_g[n] - eng.res_g[n],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import WAITING
-from .base import first_fit, place
+from .base import first_fit, first_fit_nodes
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Fifo:
                 n = first_fit(eng, i, reserved=False)
                 n = None if n < 0 else n
             else:
-                n = place(eng, i, reserved=False)
+                n = first_fit_nodes(eng, i, reserved=False)
             if n is None:
                 memo["fifo_blocked"] = (i, eng.epoch)
                 break
