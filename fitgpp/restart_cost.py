@@ -42,6 +42,7 @@ from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
 from .metrics import (CLASSES, class_stats, change, percent, reload_gpu_hours, t_interval,
                       work_gpu_hours)
+from .tables import sig
 
 #: The workloads of RQ6: shipped model names.
 WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
@@ -268,7 +269,7 @@ def describe(findings: pd.DataFrame) -> str:
                 f"BE p95 cost {percent(r['be_p95_cost_0'], 0)} -> "
                 f"{percent(r['be_p95_cost_max'], 0)}, "
                 f"{r['preemptions_per_be_max']:.2f} preemptions per BE job, "
-                f"{r['reload_gpu_h_max']:.3g} GPU-h lost to reloads "
+                f"{sig(r['reload_gpu_h_max'])} GPU-h lost to reloads "
                 f"({percent(r['reload_share_max'], 1, sign=False)} of BE work); stops paying off "
                 f"{_when(r['stops_paying_min'], top)}")
         verdict = _verdict(g, top)
@@ -289,8 +290,8 @@ def _verdict(g: pd.DataFrame, top: float) -> str:
     f_cost, o_cost = fit["be_p95_cost_max"].max(), oth["be_p95_cost_max"].min()
     return (f"At {top:g} min, every FitGpp setting loses "
             f"{'fewer' if f_lost < o_lost else 'no fewer'} GPU-hours to reloads "
-            f"than LRTP and RAND (at most {f_lost:.3g} against at least "
-            f"{o_lost:.3g}) and its BE p95 cost over PRIO is "
+            f"than LRTP and RAND (at most {sig(f_lost)} against at least "
+            f"{sig(o_lost)}) and its BE p95 cost over PRIO is "
             f"{'lower' if f_cost < o_cost else 'not lower'} (at most "
             f"{percent(f_cost, 0)} against at least {percent(o_cost, 0)}); the mildest "
             f"FitGpp is {best_fit}.")
@@ -366,7 +367,7 @@ def readable(df: pd.DataFrame) -> pd.DataFrame:
             share = base.startswith("reload_share")    # a share, not a change: no sign
             out[c] = [percent(x, sign=not share) for x in out[c]]
         else:
-            out[c] = [f"{x:.3g}" for x in out[c]]
+            out[c] = [sig(x) for x in out[c]]
     return out
 
 
