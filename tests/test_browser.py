@@ -154,6 +154,16 @@ def test_quickstart_workbench_in_chromium(lab, tmp_path):
 T0 = [0.0]
 
 
+def _wait_manifest(export_dir: Path) -> Path:
+    """Wait for ``manifest.json`` in ``export_dir``: fitgpp.export writes it after every figure."""
+    manifest = export_dir / "manifest.json"
+    t = time.monotonic()
+    while not manifest.is_file() and time.monotonic() - t < STEP_TIMEOUT:
+        time.sleep(0.25)
+    assert manifest.is_file(), f"Export figures wrote no {manifest}: {sorted(export_dir.glob('*'))}"
+    return manifest
+
+
 def _mark(what: str) -> None:
     """Phase timings, shown by pytest -s or with a failure's captured output."""
     print(f"[browser test] {time.monotonic() - T0[0]:6.1f} s  {what}", flush=True)
@@ -270,12 +280,15 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
     box.locator("input").press("Enter")
     t_click = time.time()
     wb.locator("button", has_text="Export figures").click()
-    printed_js = """el => { const m = [...el.innerText.matchAll(/wrote (\\S+\\.png)/g)].map(x => x[1]);
-                            return m.length ? m : false; }"""
-    printed = _wait(page, console, "Export figures to print the PNG paths it wrote", printed_js,
-                    wb.element_handle())
+    # every figure is written (and printed by the kernel; the page may show it a moment later)
+    _wait_manifest(export_dir)
     pngs = sorted(export_dir.glob("*.png"))
-    assert pngs, f"Export figures wrote no PNG into {export_dir} (printed: {printed})"
+    assert pngs, f"Export figures wrote no PNG into {export_dir}"
+    printed_js = """([el, n]) => { const m = [...el.innerText.matchAll(/wrote (\\S+\\.png)/g)]
+                                      .map(x => x[1]);
+                                  return m.length >= n ? m : false; }"""
+    printed = _wait(page, console, f"Export figures to print the {len(pngs)} PNG paths it wrote",
+                    printed_js, [wb.element_handle(), len(pngs)])
     assert sorted(map(str, pngs)) == sorted(printed), \
         f"printed paths {printed} differ from the PNGs found in {export_dir}: {pngs}"
     for p in pngs:
@@ -423,10 +436,7 @@ def _export_rq(page, console, nb, export_dir: Path):
     assert not export_dir.exists()
     t = time.monotonic()
     cell.locator("button", has_text="Export figures").click()
-    manifest = export_dir / "manifest.json"
-    while not manifest.is_file() and time.monotonic() - t < STEP_TIMEOUT:
-        time.sleep(0.25)
-    assert manifest.is_file(), f"Export figures wrote no {manifest}: {sorted(export_dir.glob('*'))}"
+    manifest = _wait_manifest(export_dir)
     pngs = sorted(export_dir.glob("*.png"))
     assert pngs, f"Export figures wrote no PNG into {export_dir}"
     for p in pngs:
