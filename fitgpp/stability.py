@@ -133,7 +133,7 @@ def stability(ds) -> Stability:
     tw, qw = t[inside], q[inside]
     slope, lo, hi = _trend(tw, qw)
     mean = float(qw.mean())
-    rise = slope * (tw[-1] - tw[0]) / 3600.0
+    rise = slope * float(tw[-1] - tw[0]) / 3600.0
     grows = lo > 0 and rise > GROWTH_SHARE * max(mean, 1.0)
     if grows:
         reason = (f"the queue grows: a rise of {rise:.3g} jobs over the window against a mean "

@@ -118,3 +118,24 @@ def test_too_short_a_window_cannot_be_judged():
     ds = queue_dataset(np.zeros(40), submit=np.linspace(0, 39 * 60, 10))
     r = stability(ds)
     assert not r.steady and r.reason.startswith("cannot tell")
+
+
+def test_a_ramp_up_then_a_plateau_is_steady_once_the_warm_up_is_cut():
+    """Filling an empty cluster is a rise; judged with it, a steady run would look growing."""
+    rng = np.random.default_rng(3)
+    queue = np.concatenate([np.linspace(0, 50, 600), 50 + rng.normal(0, 2, 1400)])
+    r = stability(queue_dataset(queue, submit=np.linspace(0, 1999 * 60, 3000)))
+    assert r.steady, r.text()
+    assert r.warmup_end >= 500 * 60
+
+
+def test_growth_must_be_both_detectable_and_material():
+    rng = np.random.default_rng(4)
+    submit = np.linspace(0, 1999 * 60, 3000)
+    small = stability(queue_dataset(100 + np.linspace(0, 5, 2000) + rng.normal(0, 1, 2000),
+                                    submit))
+    assert small.slope_low > 0 and small.steady, small.text()  # detectable, not material
+    swings = np.repeat(np.resize([600.0, -600.0], 20), 100)  # a queue that swings widely
+    loud = stability(queue_dataset(600 + np.linspace(0, 600, 2000) + swings, submit))
+    assert loud.rise > 0.5 * loud.mean_queue
+    assert loud.slope_low <= 0 and loud.steady, loud.text()  # material, not detectable
