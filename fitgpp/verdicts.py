@@ -4,9 +4,9 @@
   paper's *by direction first*. A change smaller than :data:`NO_CHANGE` in size is "no
   change"; a change of the other sign is "differs in sign", whatever its size, and never
   counts as agreeing (a BE gain where the paper reports a BE cost is not the paper's
-  trade-off). Of the same sign, it "matches" when within :data:`CLOSE_PP` (5 percentage
-  points) or :data:`CLOSE_REL` (25 %) of the paper's size, whichever is wider; else it is
-  "same sign, larger" or "same sign, smaller".
+  trade-off). Of the same sign, it "matches" when within both :data:`CLOSE_PP` (5 percentage
+  points) and :data:`CLOSE_REL` (25 %) of the paper's size (the narrower of the two); else it
+  is "same sign, larger" or "same sign, smaller".
 - **Between two settings over seeds** (:func:`compare`): "better" or "worse" only when a
   two-sided paired t-test over seeds (``scipy.stats.ttest_rel``; the same seed gives both
   settings the same workload, so the seeds pair) rejects equal means at :data:`ALPHA`, in
@@ -44,7 +44,7 @@ MIN_SEEDS = MIN_CI_VALUES
 NO_CHANGE = 0.005
 #: Same-sign changes within this many percentage points (as a fraction) of the paper's match.
 CLOSE_PP = 0.05
-#: ... or within this share of the paper's size, whichever is wider.
+#: ... and within this share of the paper's size (the narrower of the two counts).
 CLOSE_REL = 0.25
 #: Range of a slowdown and of a change against a baseline (a fraction).
 SLOWDOWN_RANGE = (1.0, math.inf)
@@ -106,7 +106,7 @@ def against_paper(measured: float, claim: Claim) -> PaperVerdict:
     elif here != paper:
         verdict = "differs in sign"
         why = f"a {here} here where the paper reports a {paper}"
-    elif abs(measured - claim.change) <= max(CLOSE_PP, CLOSE_REL * abs(claim.change)):
+    elif abs(measured - claim.change) <= min(CLOSE_PP, CLOSE_REL * abs(claim.change)):
         verdict, why = "matches", f"the same {here}, of about the paper's size"
     else:
         size = "larger" if abs(measured) > abs(claim.change) else "smaller"
