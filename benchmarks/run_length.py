@@ -32,7 +32,7 @@ KEYS = (("te_p95", "TE", "slowdown_p95"), ("be_median", "BE", "slowdown_median")
 
 #: Short forms of :func:`fitgpp.verdicts.against_paper`'s verdicts for the table.
 SHORT = {"matches": "match", "same sign, larger": "larger", "same sign, smaller": "smaller",
-         "differs in sign": "sign", "no change": "none"}
+         "differs in sign": "sign", "no change": "none", "not measured": "n/a"}
 
 
 def seeds_at(n: int, seeds: int) -> int:

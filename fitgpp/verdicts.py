@@ -70,8 +70,10 @@ PAPER_CLAIMS = (Claim("te_p95", "TE p95 slowdown", -0.966),
 
 def cost_or_gain(change: float, better: Better = "lower") -> str:
     """``"gain"`` for a change in the metric's better direction, ``"cost"`` for one against
-    it, ``"none"`` below :data:`NO_CHANGE` (or NaN)."""
-    if not abs(change) >= NO_CHANGE:
+    it, ``"none"`` below :data:`NO_CHANGE`, ``"n/a"`` for NaN (nothing measured)."""
+    if math.isnan(change):
+        return "n/a"
+    if abs(change) < NO_CHANGE:
         return "none"
     return "gain" if (change < 0) == (better == "lower") else "cost"
 
@@ -79,6 +81,8 @@ def cost_or_gain(change: float, better: Better = "lower") -> str:
 def describe_change(change: float, title: str, better: Better = "lower") -> str:
     """``"BE median slowdown improves by 18.8 %"``: the change in words that fit its sign."""
     kind = cost_or_gain(change, better)
+    if kind == "n/a":
+        return f"{title}: not measured"
     if kind == "none":
         return f"{title} does not change ({percent(change)})"
     verb = "improves" if kind == "gain" else "worsens"
@@ -93,7 +97,7 @@ class PaperVerdict:
     measured: float
     paper: float
     verdict: Literal["matches", "same sign, larger", "same sign, smaller", "differs in sign",
-                     "no change"]
+                     "no change", "not measured"]
     sentence: str
 
 
@@ -101,7 +105,9 @@ def against_paper(measured: float, claim: Claim) -> PaperVerdict:
     """The verdict on ``measured`` (a fraction) against ``claim``, by the module's rule."""
     here, paper = cost_or_gain(measured, claim.better), cost_or_gain(claim.change, claim.better)
     head = f"{claim.title}: {percent(measured)} here against the paper's {percent(claim.change)}"
-    if here == "none":
+    if here == "n/a":
+        verdict, why = "not measured", "no value to compare"
+    elif here == "none":
         verdict, why = "no change", f"no change here where the paper reports a {paper}"
     elif here != paper:
         verdict = "differs in sign"

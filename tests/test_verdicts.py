@@ -123,3 +123,9 @@ def test_slowdown_interval_stays_at_or_above_one():
 def test_percent_columns_hold_percent():
     """Columns headed "(%)" held fractions."""
     assert np.allclose(percent_values([-0.175, 0.239]), [-17.5, 23.9])
+
+
+def test_a_missing_value_is_not_measured_rather_than_no_change():
+    assert against_paper(float("nan"), PAPER_CLAIMS[0]).verdict == "not measured"
+    assert describe_change(float("nan"), "BE p95 slowdown") == "BE p95 slowdown: not measured"
+    assert extremes({"a": float("nan"), "b": 0.1}, title="x").largest_cost == "b"
