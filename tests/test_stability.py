@@ -139,3 +139,20 @@ def test_growth_must_be_both_detectable_and_material():
     loud = stability(queue_dataset(600 + np.linspace(0, 600, 2000) + swings, submit))
     assert loud.rise > 0.5 * loud.mean_queue
     assert loud.slope_low <= 0 and loud.steady, loud.text()  # material, not detectable
+
+
+def test_usable_capacity_of_the_run_length_benchmark():
+    """benchmarks/run_length.py: the highest load up to which every long FitGpp run is steady."""
+    import importlib.util
+    import pathlib
+
+    import pandas as pd
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "run_length.py"
+    spec = importlib.util.spec_from_file_location("run_length", path)
+    rl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rl)
+    rows = pd.DataFrame({"load": [0.5, 0.8, 0.8, 0.9, 0.9, 1.0],
+                         "jobs": [10000, 10000, 600, 10000, 40000, 40000],
+                         "steady_fitgpp": [True, True, False, True, False, True]})
+    assert rl.usable_capacity(rows) == 0.8  # short runs do not count; 1.0 is above a failure
+    assert np.isnan(rl.usable_capacity(rows.assign(steady_fitgpp=False)))
