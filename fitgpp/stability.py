@@ -73,6 +73,8 @@ class Stability:
     def text(self) -> str:
         """One sentence: the verdict, the slope with its interval, the window."""
         word = "steady" if self.steady else "not steady"
+        if math.isnan(self.slope):
+            return f"{word}: {self.reason}"
         return (f"{word}: the queue changes by {self.slope:+.3g} {self.slope_units} "
                 f"[{self.slope_low:+.3g}, {self.slope_high:+.3g}] between "
                 f"{self.warmup_end / 3600:.3g} h and {self.drain_start / 3600:.3g} h; {self.reason}")
