@@ -529,3 +529,43 @@ def test_simulate_caps_the_number_of_samples(monkeypatch):
     df = spec_rows(20)
     with pytest.raises(fitgpp.SimulationError, match="more than 50; choose a longer step"):
         fitgpp.simulate(df, fitgpp.Cluster.homogeneous(2), "fifo", sample_every=60)
+
+
+# ---- issue 19: a result file never runs code, no grid hangs, no NaN becomes a default ---------
+
+@pytest.mark.parametrize("name", ["unittest.__main__:X", "venv.__main__:X", "tqdm.__main__:X",
+                                  "ran_on_import:X", "fitgpp.policies.base:TwoQueuePolicy"])
+def test_rerun_imports_nothing_the_file_names(synthetic_result, tmp_path, monkeypatch, name):
+    (tmp_path / "ran_on_import.py").write_text(
+        f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ds = synthetic_result.copy()
+    ds.attrs = {**ds.attrs, "policy": name}
+    before = set(sys.modules)
+    with pytest.raises(fitgpp.PolicyError, match="imports no module it names") as info:
+        fitgpp.rerun(ds)
+    assert len(str(info.value).splitlines()) == 1
+    assert set(sys.modules) == before and not (tmp_path / "ran").exists()
+
+
+@pytest.mark.filterwarnings("ignore::fitgpp.simulate.RerunWarning")
+def test_rerun_runs_a_user_policy_the_caller_allowed(synthetic_result, tmp_path, monkeypatch):
+    from fitgpp.policies import FitGpp, registry
+    from fitgpp.policies.base import TwoQueuePolicy
+    (tmp_path / "allowed_pol.py").write_text(
+        "from dataclasses import dataclass\nfrom fitgpp.policies import FitGpp\n"
+        "@dataclass(frozen=True)\nclass Mine(FitGpp):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ds = synthetic_result.copy()
+    ds.attrs = {**ds.attrs, "policy": "allowed_pol:Mine"}
+    again = fitgpp.rerun(ds, allow_modules=("allowed_pol",))
+    assert again.sizes["job"] == ds.sizes["job"]
+    assert fitgpp.rerun(ds, policy=sys.modules["allowed_pol"].Mine).sizes == again.sizes
+    with pytest.raises(fitgpp.PolicyError, match="but the policy given is 'fitgpp'"):
+        fitgpp.rerun(ds, policy=FitGpp)
+    small = fitgpp.Cluster.from_json(ds.attrs["cluster"]).to_dict()  # crowded: TE jobs wait
+    small[0]["count"] = 2
+    ds.attrs.update(policy=registry.ref(TwoQueuePolicy), policy_params="{}",  # abstract
+                    cluster=json.dumps(small))
+    with pytest.raises(fitgpp.FitgppError, match="NotImplementedError"):
+        fitgpp.rerun(ds, policy=TwoQueuePolicy)

@@ -55,6 +55,31 @@ def policy_class(spec) -> type:
     return _checked(type(spec), type(spec).__qualname__)
 
 
+def allowed_class(spec, policy=None, allow_modules=(), where: str = "policy") -> type:
+    """The class a ``spec`` read from data (a result's attrs) names, importing nothing the
+    caller did not allow: a registered name is looked up; ``module:Class`` must be the
+    class of ``policy`` (a class or an object), or its module must be one of the exact
+    names in ``allow_modules``. Anything else is a :class:`PolicyError` saying how to allow it."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise PolicyError(f"{where}: expected a policy name or module:Class, got {spec!r}"[:300])
+    if isinstance(allow_modules, str):
+        allow_modules = (allow_modules,)
+    if policy is not None:
+        cls = policy_class(policy)
+        if spec in (ref(cls), f"{cls.__module__}:{cls.__qualname__}"):
+            return cls
+        if ":" in spec:
+            raise PolicyError(f"{where} names {spec!r}, but the policy given is {ref(cls)!r}"[:300])
+    if ":" not in spec:
+        return policy_class(spec)
+    module = spec.partition(":")[0]
+    if module not in tuple(allow_modules):
+        raise PolicyError(f"{where} names {spec!r}, which is not a built-in policy; reading "
+                          f"data imports no module it names: pass the class (policy=...) or "
+                          f"allow its module (allow_modules=({module!r},))"[:300])
+    return policy_class(spec)
+
+
 def _import(spec: str) -> type:
     mod_name, _, qual = spec.partition(":")
     if not mod_name or not qual:
