@@ -569,3 +569,53 @@ def test_rerun_runs_a_user_policy_the_caller_allowed(synthetic_result, tmp_path,
                     cluster=json.dumps(small))
     with pytest.raises(fitgpp.FitgppError, match="NotImplementedError"):
         fitgpp.rerun(ds, policy=TwoQueuePolicy)
+
+
+def test_a_grid_beyond_the_bound_is_refused_before_it_is_built(tmp_path, capsys):
+    from fitgpp.validate import MAX_CELLS
+    many = list(range(1, 101))
+    cfg = tmp_path / "huge.toml"  # (100**2 + 100) * 100**3 cells
+    cfg.write_text(f"seeds = {list(range(100))}\n[workload]\nmodel = 'paper-default'\n"
+                   f"n_jobs = {[10 + i for i in many]}\n"
+                   f"load = {[i / 100 for i in many]}\n"
+                   f"[policies.fitgpp]\ns = {[float(i) for i in many]}\n"
+                   f"max_preemptions = {many}\n[policies.lrtp]\nmax_preemptions = {many}\n")
+    refused(["sweep", cfg, "--out", tmp_path / "o.nc", "--no-cache"], capsys,
+            "huge.toml", "10100000000 cells to run", f"bound of {MAX_CELLS}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.toml"]
+    # two policies sweeping different fields: few cells, a dense result grid of 100**2 points
+    grid = {"fitgpp": {"s": [float(i) for i in many]}, "rand": {"seed": 0},
+            "lrtp": {"max_preemptions": many}}
+    with pytest.raises(fitgpp.FitgppError, match="points in its result grid"):
+        fitgpp.sweep.Experiment(workload={"model": "paper-default", "load": [0.5, 0.9]},
+                                policies=grid, seeds=list(range(6)))
+
+
+@pytest.mark.parametrize("argv", [
+    ["reproduce", "--quick", "--workers", "100000000000000000000", "--out", "rr"],
+    ["sweep", "CFG", "--workers", "1025", "--out", "o.nc"]])
+def test_worker_counts_are_bounded_in_every_command(tmp_path, trace, capsys, monkeypatch, argv):
+    from fitgpp.sweep.runner import local_cluster
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies]\nfifo = {{}}\n")
+    refused([str(cfg) if a == "CFG" else a for a in argv], capsys, "--workers", "<= 1024")
+    assert not (tmp_path / "rr").exists() and not (tmp_path / "o.nc").exists()
+    with pytest.raises(fitgpp.FitgppError, match="1 to 1024 workers"):
+        local_cluster(10**20)
+    with pytest.raises(fitgpp.FitgppError, match=r"workers must be an integer in \[0, 1024\]"):
+        fitgpp.sweep.run_sweep(cfg, workers=10**20, cache=False)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["reproduce", "--quick", "--out", ""], "--out"),
+    (["sweep", "CFG", "--cache", "", "--out", "o.nc"], "--cache"),
+    (["sweep", "CFG", "--out", ""], "--out"),
+    (["simulate", "TRACE", "--nodes", "2", "--out", ""], "--out")])
+def test_an_empty_path_is_refused(tmp_path, trace, capsys, monkeypatch, argv, flag):
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies]\nfifo = {{}}\n")
+    before = sorted(tmp_path.rglob("*"))
+    refused([{"CFG": cfg, "TRACE": trace}.get(a, a) for a in argv], capsys, flag, "''")
+    assert sorted(tmp_path.rglob("*")) == before

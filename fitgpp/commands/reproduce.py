@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from .common import int_at_least
+from .common import path_arg, workers_int
 
 #: the research questions of fitgpp.reproduce.RQS, named here so that building the
 #: parser does not import altair (tests/test_reproduce.py checks the two agree)
@@ -21,8 +21,8 @@ def add_parser(sub) -> None:
                    help="small runs (600 jobs, 2 seeds; well under a minute) instead of the full size")
     p.add_argument("--only", nargs="+", choices=RQ_NAMES, metavar="RQ",
                    help=f"run only these ({', '.join(RQ_NAMES)})")
-    p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--workers", type=int_at_least(0), metavar="N",
+    p.add_argument("--out", required=True, metavar="DIR", type=path_arg)
+    p.add_argument("--workers", type=workers_int, metavar="N",
                    help="Dask workers for the cells not in the cache (0: in this process; default: "
                         "every CPU at full size, in process with --quick)")
     p.add_argument("--no-cache", action="store_true",

@@ -5,10 +5,7 @@ from __future__ import annotations
 import re
 import sys
 
-from .common import atomic_write, check_out_path, int_at_least
-
-
-_workers = int_at_least(0, 1024)
+from .common import atomic_write, check_out_path, path_arg, workers_int
 
 
 def add_parser(sub) -> None:
@@ -16,15 +13,15 @@ def add_parser(sub) -> None:
         "sweep", help="run a parameter sweep (policies x parameters x workloads x seeds)",
         description="Run every cell of the experiment CONFIG.toml as a Dask task, cache each "
                     "cell, and write one Dataset as netCDF. See docs/experiments.md.")
-    p.add_argument("config", metavar="CONFIG.toml")
-    p.add_argument("--out", required=True, metavar="SWEEP.nc")
-    p.add_argument("--workers", type=_workers, default=None,
+    p.add_argument("config", metavar="CONFIG.toml", type=path_arg)
+    p.add_argument("--out", required=True, metavar="SWEEP.nc", type=path_arg)
+    p.add_argument("--workers", type=workers_int, default=None,
                    help="local Dask workers (default: one per CPU; 0 = run in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="address of an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 "
                         "(default: $FITGPP_SCHEDULER; else a local cluster is started)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--cache", metavar="DIR", default=None,
+    g.add_argument("--cache", metavar="DIR", default=None, type=path_arg,
                    help="cache directory (default: $FITGPP_CACHE, else ~/.cache/fitgpp)")
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

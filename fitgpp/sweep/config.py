@@ -18,8 +18,8 @@ from pathlib import Path
 from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
 from ..errors import FitgppError
 from ..policies import PolicyError, registry
-from ..validate import (MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S,
-                        MIN_TICK_S, read_toml)
+from ..validate import (MAX_CELLS, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED,
+                        MAX_TIME_S, MIN_TICK_S, read_toml)
 from ..trace import Trace
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
@@ -352,6 +352,22 @@ class Experiment:
         for key in ("name", "description"):
             if not isinstance(getattr(self, key), str):
                 _fail("", f"key '{key}' must be a string, got {getattr(self, key)!r}")
+        self._check_size()
+
+    def _check_size(self) -> None:
+        """Refuse a grid beyond :data:`~fitgpp.validate.MAX_CELLS`, counted from the declared
+        lists before anything is built: the cells to run (each policy's combinations x swept
+        knobs x seeds) and the points of the result (policies x the values of every swept
+        parameter x swept knobs x seeds)."""
+        rest = math.prod(len(v) for v in self.workload.swept.values()) * len(self.seeds)
+        cells = sum(math.prod(len(v) for _, v in p.values) for p in self.policies) * rest
+        points = len(self.policies) * math.prod(len(self.grid_values(k))
+                                                for k in self.grid_params) * rest
+        for what, n in (("cells to run", cells), ("points in its result grid", points)):
+            if n > MAX_CELLS:
+                _fail("", f"the sweep has {n} {what} (the product of its lists of policy "
+                          f"parameters, workload knobs and seeds), more than the bound of "
+                          f"{MAX_CELLS} (fitgpp.validate.MAX_CELLS); sweep fewer values")
 
     @property
     def policy_names(self) -> tuple[str, ...]:

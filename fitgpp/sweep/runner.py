@@ -21,6 +21,7 @@ from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_s
 from .config import Experiment, ExperimentError
 from .summary import assemble, cell_metrics
 from .._version import __version__
+from ..validate import MAX_WORKERS
 
 
 class SweepError(ExperimentError):
@@ -69,8 +70,9 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     if not isinstance(exp, Experiment):
         raise SweepError(f"run_sweep needs an Experiment, got {type(exp).__name__}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 0):
-        raise SweepError(f"workers must be an integer >= 0, got {workers!r}")
+                                or not 0 <= workers <= MAX_WORKERS):
+        raise SweepError(f"workers must be an integer in [0, {MAX_WORKERS}], got {workers!r}"
+                         [:300])
     local = serial or workers == 0
     if scheduler and workers is not None:
         raise SweepError("give either workers (a local cluster, or 0 for in-process) or a "
@@ -195,6 +197,10 @@ def local_cluster(n_workers: int):
     import logging
 
     from distributed import LocalCluster
+    if isinstance(n_workers, bool) or not isinstance(n_workers, int) or \
+            not 1 <= n_workers <= MAX_WORKERS:
+        raise SweepError(f"a local cluster takes 1 to {MAX_WORKERS} workers, got "
+                         f"{n_workers!r}"[:300])
     return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                         host="127.0.0.1", dashboard_address="127.0.0.1:0",
                         silence_logs=logging.CRITICAL)
