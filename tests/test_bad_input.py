@@ -619,3 +619,36 @@ def test_an_empty_path_is_refused(tmp_path, trace, capsys, monkeypatch, argv, fl
     before = sorted(tmp_path.rglob("*"))
     refused([{"CFG": cfg, "TRACE": trace}.get(a, a) for a in argv], capsys, flag, "''")
     assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("column, spelled", [("tasks", "nan"), ("tasks", "NA"),
+                                             ("restart_overhead", "NaN"),
+                                             ("restart_overhead", "null")])
+def test_nan_in_an_optional_column_is_not_the_default(tmp_path, capsys, column, spelled):
+    df = spec_rows(8)
+    df[column] = pd.Series([1] * 8, dtype=object)
+    df.loc[3, column] = spelled
+    df.loc[5, column] = ""  # empty: the default, still accepted
+    df.to_csv(tmp_path / "t.csv", index=False)
+    refused(["simulate", tmp_path / "t.csv", "--nodes", "2", *out(tmp_path)], capsys,
+            "t.csv", "line 5", f"'{column}'", "NaN")
+    assert not (tmp_path / "o.nc").exists()
+    df.loc[3, column] = 1
+    df.to_csv(tmp_path / "t.csv", index=False)
+    assert fitgpp.read_trace(tmp_path / "t.csv").jobs[column].iloc[5] == \
+        {"tasks": 1, "restart_overhead": 0.0}[column]
+
+
+def test_model_tasks_weights_are_bounded_like_cpu_mem(tmp_path, capsys):
+    from fitgpp.workload import load_model
+    doc = json.loads(load_model("paper-default").to_json())
+    be = doc["classes"]["BE"]
+    be["tasks"] = {str(g): [[1, 1e308], [2, 1e308]] for g in be["gpu"]["values"]}
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    refused(["synth", tmp_path / "m.json", "--jobs", "10", "--nodes", "4", "--out",
+             tmp_path / "t.csv"], capsys, "m.json", "classes.BE.tasks.1[0][1]", "1e+308")
+    be["tasks"]["1"] = [[2**21, 1.0]]
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    refused(["synth", tmp_path / "m.json", "--jobs", "10", "--nodes", "4", "--out",
+             tmp_path / "t.csv"], capsys, "classes.BE.tasks.1[0][0]", "1 to 1048576 tasks")
+    assert not (tmp_path / "t.csv").exists()
