@@ -347,7 +347,7 @@ def _tasks(w: _Where, tk, vals, name: str) -> dict | None:
     def row(v, p, at):
         k = w.integer(p[0], at + "[0]")
         if not 1 <= k <= MAX_TASKS:
-            w.fail(at + "[0]", f"a job has 1 to {MAX_TASKS} tasks, got {k}")
+            w.fail(at + "[0]", f"a job has at least 1 task and at most {MAX_TASKS}, got {k}")
         return k, w.number(p[1], at + "[1]", positive=True, hi=MAX_WEIGHT)
 
     def distinct(v, rows, at):
