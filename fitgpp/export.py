@@ -179,20 +179,21 @@ def _render(chart, ext: str, dpi: int) -> bytes:
 
 def _write(path: Path, data: bytes, overwrite: bool) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    if overwrite:
-        os.replace(tmp, path)
-        return
     try:
-        os.link(tmp, path)        # fails if path appeared meanwhile: never replaced silently
-    except FileExistsError:
-        raise ExportError(f"{path} appeared while exporting; not replaced") from None
-    except OSError:               # a file system without hard links: create exclusively
+        tmp.write_bytes(data)
+        if overwrite:
+            os.replace(tmp, path)
+            return
         try:
-            with open(path, "xb") as f:
-                f.write(data)
+            os.link(tmp, path)    # fails if path appeared meanwhile: never replaced silently
         except FileExistsError:
             raise ExportError(f"{path} appeared while exporting; not replaced") from None
+        except OSError:           # a file system without hard links: create exclusively
+            try:
+                with open(path, "xb") as f:
+                    f.write(data)
+            except FileExistsError:
+                raise ExportError(f"{path} appeared while exporting; not replaced") from None
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -226,14 +227,53 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
         raise ExportError(f"config cannot be written as JSON: {exc}") from None
     diff = differs(cfg, None if defaults is None else _jsonable(defaults))
     out = Path(out_dir).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
-    manifest_path = out / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    manifest.setdefault("figures", {})
+    manifest = _read_manifest(out / MANIFEST)
     if check:                     # all charts first: a refused chart leaves nothing half-written
         for name, chart in charts.items():
             assert_paper_ready(chart, name)
-    written = []
+    _make_dir(out)
+    written: list[Path] = []
+    try:
+        _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
+                   written, __version__)
+    except BaseException as exc:  # leave nothing behind: no figure the manifest does not list
+        for path in written:
+            path.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise ExportError(f"cannot write in {out} ({exc.strerror or exc})") from None
+        raise
+    return written
+
+
+def _make_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"output folder {out}: exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"output folder {out}: cannot create it "
+                          f"({exc.strerror or exc})") from None
+
+
+def _read_manifest(path: Path) -> dict:
+    """The manifest already in the folder (an empty one if there is none), checked to be
+    what :func:`export` writes before anything is written beside it."""
+    from .validate import loads_json, read_regular
+    if not os.path.lexists(path):
+        return {"figures": {}}
+    manifest = loads_json(read_regular(path, "figure manifest", ExportError, limit=None),
+                          str(path), ExportError)
+    if not isinstance(manifest, dict) or not isinstance(manifest.setdefault("figures", {}), dict):
+        raise ExportError(f"{path}: not a figure manifest (a JSON object whose 'figures' is "
+                          "an object); move it away or fix it")
+    return manifest
+
+
+def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
+               written, version) -> None:
+    """Render and write every chart in every format, then the manifest; each path written
+    is appended to ``written`` as it is (so that a failure can take them back)."""
+    manifest_path = out / MANIFEST
     for name, chart in charts.items():
         base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
                           formats,
@@ -243,7 +283,7 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
         record = {"chart": name, "caption": _caption(chart), "config": cfg,
                   "differs_from_defaults": diff if defaults is not None else None,
                   "preset": meta.get("preset"), "inches": meta.get("inches"),
-                  "fitgpp_version": __version__,
+                  "fitgpp_version": version,
                   "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
                                                   "fitgpp_version")}, sort_keys=True)
@@ -264,6 +304,8 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
             if log:
                 log(f"wrote {path}")
     tmp = manifest_path.with_name(f".{MANIFEST}.tmp")
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, manifest_path)
-    return written
+    try:
+        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, manifest_path)
+    finally:
+        tmp.unlink(missing_ok=True)

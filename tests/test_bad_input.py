@@ -652,3 +652,27 @@ def test_model_tasks_weights_are_bounded_like_cpu_mem(tmp_path, capsys):
     refused(["synth", tmp_path / "m.json", "--jobs", "10", "--nodes", "4", "--out",
              tmp_path / "t.csv"], capsys, "classes.BE.tasks.1[0][0]", "at most 1048576")
     assert not (tmp_path / "t.csv").exists()
+
+
+@pytest.mark.parametrize("fault", ["folder_is_a_file", "corrupt_manifest", "manifest_is_a_folder",
+                                   "manifest_not_an_object"])
+def test_export_errors_name_the_file_and_leave_nothing(tmp_path, fault):
+    import altair as alt
+    from fitgpp.export import export
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]}), title="t").mark_line().encode(
+        x=alt.X("x:Q", title="x [s]"), y=alt.Y("y:Q", title="y [1]"))
+    out_dir = tmp_path / "figs"
+    if fault == "folder_is_a_file":
+        out_dir.write_text("")
+    else:
+        out_dir.mkdir()
+        m = out_dir / "manifest.json"
+        {"corrupt_manifest": lambda: m.write_text("{not json"),
+         "manifest_is_a_folder": m.mkdir,
+         "manifest_not_an_object": lambda: m.write_text("[1]")}[fault]()
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(fitgpp.FitgppError) as info:
+        export({"a": chart}, out_dir, config={"k": 1}, formats=(".svg",), check=False)
+    assert len(str(info.value).splitlines()) == 1
+    assert str(out_dir) in str(info.value)
+    assert sorted(tmp_path.rglob("*")) == before
