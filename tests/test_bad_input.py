@@ -676,3 +676,29 @@ def test_export_errors_name_the_file_and_leave_nothing(tmp_path, fault):
     assert len(str(info.value).splitlines()) == 1
     assert str(out_dir) in str(info.value)
     assert sorted(tmp_path.rglob("*")) == before
+
+
+STR_POLICY = """from dataclasses import dataclass
+from fitgpp.policies import FitGpp
+
+@dataclass(frozen=True)
+class Moody(FitGpp):
+    mode: str = "calm"
+    patience: int = 0
+"""
+
+
+def test_a_swept_str_field_is_shown_in_the_sweep_table(tmp_path, trace, capsys):
+    (tmp_path / "moody_pol.py").write_text(STR_POLICY)
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies.fifo]\n[policies.moody]\n"
+                   "policy = 'moody_pol:Moody'\nmode = ['calm', 'eager']\npatience = [0, 80]\n")
+    try:
+        assert main(["sweep", str(cfg), "--out", str(tmp_path / "o.nc"), "--no-cache",
+                     "--workers", "0", "--quiet"]) == 0
+    finally:
+        sys.modules.pop("moody_pol", None)
+    rows = [ln.split("  ")[0] for ln in capsys.readouterr().out.splitlines()[1:-1]]
+    assert rows == ["fifo", *(f"moody s=4 P=3 mode={m} patience={p}"
+                              for m in ("calm", "eager") for p in (0, 80))]
+    assert (tmp_path / "o.nc").exists()

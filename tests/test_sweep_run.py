@@ -204,7 +204,7 @@ def test_workers_and_scheduler_are_exclusive(trace_exp, monkeypatch):
     from fitgpp.sweep import SweepError
     with pytest.raises(SweepError, match="not both"):
         run_sweep(trace_exp, workers=2, scheduler="tcp://127.0.0.1:1", cache=False)
-    with pytest.raises(SweepError, match="workers must be an integer >= 0"):
+    with pytest.raises(SweepError, match=r"workers must be an integer in \[0, 1024\]"):
         run_sweep(trace_exp, workers=-1, cache=False)
     # in-process runs ignore FITGPP_SCHEDULER (nothing listens at this address)
     monkeypatch.setenv("FITGPP_SCHEDULER", "tcp://127.0.0.1:1")

@@ -58,8 +58,9 @@ def run(args) -> int:
     ds = run_sweep(exp, workers=args.workers, scheduler=args.scheduler,
                    cache=False if args.no_cache else args.cache, progress=not args.quiet,
                    stats=stats)
+    table = format_table(ds)  # everything that can fail runs before the file is written
     atomic_write(args.out, lambda tmp: save(ds, tmp))
-    print(format_table(ds))
+    print(table)
     print(f"{stats['unique']} cells ({stats['computed']} computed, {stats['cached']} from cache) "
           f"in {stats['seconds']:.1f} s; wrote {args.out}", file=sys.stdout)
     return 0
