@@ -702,3 +702,19 @@ def test_a_swept_str_field_is_shown_in_the_sweep_table(tmp_path, trace, capsys):
     assert rows == ["fifo", *(f"moody s=4 P=3 mode={m} patience={p}"
                               for m in ("calm", "eager") for p in (0, 80))]
     assert (tmp_path / "o.nc").exists()
+
+
+@pytest.mark.parametrize("knobs, workers, needles", [
+    ("gang_fraction = 0.5\ngang_tasks = 64", "0", ["gang_tasks = 64", "4 node(s)"]),
+    ("gang_fraction = 0.5\ngang_tasks = 64", "1", ["gang_tasks = 64", "4 node(s)"]),
+    ("restart_overhead = 9e9\nrestart_sigma = 5", "0",
+     ["restart_overhead = 9000000000.0", "column 'restart_overhead'", "horizon"])])
+def test_a_workload_a_sweep_cannot_draw_names_the_file_and_keys(tmp_path, capsys, knobs,
+                                                                workers, needles):
+    cfg = tmp_path / "draw.toml"
+    cfg.write_text(f"[workload]\nmodel = 'paper-default'\nn_jobs = 100\n{knobs}\n"
+                   "[cluster]\nnodes = 4\n[policies.fifo]\n")
+    err = refused(["sweep", cfg, "--out", tmp_path / "o.nc", "--no-cache", "--quiet",
+                   "--workers", workers], capsys, "draw.toml: [workload]", "seed 0", *needles)
+    assert "<DataFrame>" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["draw.toml"]

@@ -44,6 +44,7 @@ def check_address(address: str) -> None:
 def run(args) -> int:
     from ..simulate import save
     from ..sweep import format_table, load_experiment, run_sweep
+    from ..sweep.cell import DrawError
     check_out_path(args.out)
     if args.scheduler is not None:
         check_address(args.scheduler)
@@ -55,9 +56,12 @@ def run(args) -> int:
             sys.path.insert(0, d)
     exp = load_experiment(args.config)
     stats: dict = {}
-    ds = run_sweep(exp, workers=args.workers, scheduler=args.scheduler,
-                   cache=False if args.no_cache else args.cache, progress=not args.quiet,
-                   stats=stats)
+    try:
+        ds = run_sweep(exp, workers=args.workers, scheduler=args.scheduler,
+                       cache=False if args.no_cache else args.cache, progress=not args.quiet,
+                       stats=stats)
+    except DrawError as exc:
+        raise DrawError(f"{Path(args.config).name}: {exc}") from None
     table = format_table(ds)  # everything that can fail runs before the file is written
     atomic_write(args.out, lambda tmp: save(ds, tmp))
     print(table)

@@ -191,6 +191,23 @@ def cell_key(exp: Experiment, source: Source, cell: Cell) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
+class DrawError(ExperimentError):
+    """The workload of a cell cannot be drawn; the message names the [workload] keys and
+    the seed (the command line puts the config file in front)."""
+
+    def __init__(self, cell_or_text, exc: Exception | None = None):
+        if exc is None:  # unpickled on the client: the message as made on the worker
+            super().__init__(cell_or_text)
+            return
+        keys = ", ".join(f"{k} = {v!r}" for k, v in cell_or_text.knobs if k != "on_unfit")
+        why = " ".join(str(exc).split()).replace("<DataFrame>: rows", "drawn jobs")
+        super().__init__(f"[workload] {keys}, seed {cell_or_text.seed}: cannot draw the "
+                         f"workload: {why}"[:600])
+
+    def __reduce__(self):
+        return (DrawError, (str(self),))
+
+
 _TRACES: dict = {}  # per-process memo of synthesized workloads, so policies share one draw
 
 
@@ -200,8 +217,12 @@ def _trace_for(source: Source, cell: Cell, cluster):
     memo = (source.digest, cell.knobs, cell.seed, cluster.to_json())
     tr = _TRACES.get(memo)
     if tr is None:
+        from ..errors import FitgppError
         from ..workload import synthesize
-        tr = synthesize(source.model, seed=cell.seed, cluster=cluster, **dict(cell.knobs))
+        try:
+            tr = synthesize(source.model, seed=cell.seed, cluster=cluster, **dict(cell.knobs))
+        except FitgppError as exc:
+            raise DrawError(cell, exc) from None
         if len(_TRACES) >= 8:
             _TRACES.pop(next(iter(_TRACES)))
         _TRACES[memo] = tr

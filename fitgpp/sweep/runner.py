@@ -227,6 +227,8 @@ def _collect(client, results, by_key, done) -> None:
             raise SweepError("the Dask scheduler lost the sweep's tasks (was it restarted?); "
                              "run the sweep again: finished cells are cached") from None
         for fut, res in batch:
+            if fut.status == "error":
+                fut.result()  # raises the cell's own error (a FitgppError is one line)
             done(by_key[fut.key], res)
         if batch:
             idle_since = None
