@@ -718,3 +718,17 @@ def test_a_workload_a_sweep_cannot_draw_names_the_file_and_keys(tmp_path, capsys
                    "--workers", workers], capsys, "draw.toml: [workload]", "seed 0", *needles)
     assert "<DataFrame>" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["draw.toml"]
+
+
+@pytest.mark.parametrize("body, needle", [
+    ("import sys\nsys.exit(0)\n", "exited while loading (sys.exit(0))"),
+    ("raise SystemExit('bye')\n", "exited while loading (sys.exit('bye'))"),
+    ("raise RuntimeError('boom\\nsecond line')\n", "failed (RuntimeError: boom second line)")])
+def test_a_policy_module_that_exits_or_raises_while_loading(tmp_path, trace, capsys, monkeypatch,
+                                                            body, needle):
+    name = f"loadfail_{abs(hash(body)) % 10**6}"
+    (tmp_path / f"{name}.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    refused(["simulate", trace, "--nodes", "2", "--policy", f"{name}:X", *out(tmp_path)],
+            capsys, f"module '{name}'", needle)
+    assert not (tmp_path / "o.nc").exists() and name not in sys.modules

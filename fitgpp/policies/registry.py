@@ -94,7 +94,11 @@ def _import(spec: str) -> type:
                           "is it on sys.path (PYTHONPATH) here?") from None
     except Exception as exc:  # a bad name ("..", "a\0b") or a module that fails as it loads
         raise PolicyError(f"policy {spec!r}: importing module {mod_name!r} failed "
-                          f"({type(exc).__name__}: {exc})"[:300]) from None
+                          f"({type(exc).__name__}: {' '.join(str(exc).split())})"[:300]) from None
+    except SystemExit as exc:  # sys.exit() while loading must not end the caller silently
+        sys.modules.pop(mod_name, None)
+        raise PolicyError(f"policy {spec!r}: module {mod_name!r} exited while loading "
+                          f"(sys.exit({exc.code!r}))"[:300]) from None
     for part in qual.split("."):
         try:
             obj = getattr(obj, part)
