@@ -21,6 +21,7 @@ from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_s
 from .config import Experiment, ExperimentError
 from .summary import assemble, cell_metrics
 from .._version import __version__
+from ..policies import registry
 from ..validate import MAX_WORKERS
 
 
@@ -100,7 +101,7 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     try:
         if local:
             for k, c in todo.items():
-                done(k, compute_cell(source, c, exp.cluster, exp.tick))
+                done(k, compute_cell(source, c, exp.cluster, exp.tick, policy_digest(c)))
         elif todo:  # no cluster is started when everything is cached
             _run_dask(source, todo, exp, workers, scheduler, done)
     finally:
@@ -153,6 +154,12 @@ class SweepWarning(UserWarning):
     """Something in a sweep deserves attention but does not stop it."""
 
 
+def policy_digest(cell: Cell) -> str:
+    """The digest of the cell's policy, computed here, on the client, where its class was
+    defined (:func:`fitgpp.policies.registry.digest`)."""
+    return registry.digest(cell.make_policy())
+
+
 def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> None:
     from distributed import Client, as_completed
 
@@ -173,8 +180,8 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
         # The workload travels inside one task (not scattered), so the scheduler can
         # rebuild it if the worker that held it dies.
         src = client.submit(_same, source, key=f"fitgpp-source-{source.digest}", pure=False)
-        futures = [client.submit(compute_cell, src, c, exp.cluster, exp.tick, pure=False,
-                                 key=f"fitgpp-cell-{k}") for k, c in todo.items()]
+        futures = [client.submit(compute_cell, src, c, exp.cluster, exp.tick, policy_digest(c),
+                                 pure=False, key=f"fitgpp-cell-{k}") for k, c in todo.items()]
         by_key = {f.key: k for f, k in zip(futures, todo)}
         _collect(client, as_completed(futures, with_results=True), by_key, done)
     finally:
