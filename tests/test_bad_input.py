@@ -567,8 +567,15 @@ def test_rerun_runs_a_user_policy_the_caller_allowed(synthetic_result, tmp_path,
     small[0]["count"] = 2
     ds.attrs.update(policy=registry.ref(TwoQueuePolicy), policy_params="{}",  # abstract
                     cluster=json.dumps(small))
-    with pytest.raises(fitgpp.FitgppError, match="NotImplementedError"):
+    with pytest.raises(fitgpp.PolicyError, match="abstract two-queue policy"):
         fitgpp.rerun(ds, policy=TwoQueuePolicy)
+
+
+def test_the_abstract_base_policy_is_refused(trace, tmp_path, capsys):
+    refused(["simulate", trace, "--nodes", "1", "--policy",
+             "fitgpp.policies.base:TwoQueuePolicy", *out(tmp_path)], capsys,
+            "abstract two-queue policy", "writes no choose()")
+    assert not (tmp_path / "o.nc").exists()
 
 
 def test_a_grid_beyond_the_bound_is_refused_before_it_is_built(tmp_path, capsys):

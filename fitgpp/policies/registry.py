@@ -114,6 +114,11 @@ def _checked(cls, what: str) -> type:
             not callable(getattr(cls, "schedule", None)) or not callable(getattr(cls, "bind", None)):
         raise PolicyError(f"policy {what}: not a policy class (a policy is a dataclass with "
                           "bind(engine) and schedule(engine, t); see docs/write-a-policy.md)")
+    from .base import TwoQueuePolicy
+    if issubclass(cls, TwoQueuePolicy) and cls.preempts and cls.choose is TwoQueuePolicy.choose:
+        raise PolicyError(f"policy {what}: an abstract two-queue policy (it preempts but "
+                          "writes no choose(); subclass it and write choose, or set "
+                          "preempts = False)")
     return cls
 
 
