@@ -739,3 +739,26 @@ def test_a_policy_module_that_exits_or_raises_while_loading(tmp_path, trace, cap
     refused(["simulate", trace, "--nodes", "2", "--policy", f"{name}:X", *out(tmp_path)],
             capsys, f"module '{name}'", needle)
     assert not (tmp_path / "o.nc").exists() and name not in sys.modules
+
+
+def test_a_sweep_cell_reruns_only_with_the_callers_allowance(tmp_path, trace, monkeypatch):
+    """The same rule for a sweep's cells (live or from the cache): their attrs name the policy,
+    and reading them imports nothing."""
+    from fitgpp.sweep import run_dataset, run_sweep
+    (tmp_path / "moody_cell.py").write_text(STR_POLICY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies.moody]\n"
+                   "policy = 'moody_cell:Moody'\nmode = 'eager'\n")
+    runs: dict = {}
+    run_sweep(cfg, workers=0, cache=tmp_path / "cache", progress=False)
+    run_sweep(cfg, workers=0, cache=tmp_path / "cache", progress=False, runs=runs)  # cached
+    ds = run_dataset(next(iter(runs.values())))
+    cls = sys.modules["moody_cell"].Moody
+    with pytest.raises(fitgpp.PolicyError, match="imports no module it names"):
+        fitgpp.rerun(ds)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # same code: no "its code differs"
+        assert fitgpp.rerun(ds, policy=cls).attrs["policy_params"] == ds.attrs["policy_params"]
+    sys.modules.pop("moody_cell")
