@@ -31,10 +31,13 @@ from xml.sax.saxutils import escape
 
 from .errors import FitgppError
 from .plots import DPI, FORMATS
+from .validate import check_int
 
 MANIFEST = "manifest.json"
 KEYWORD = "fitgpp"
 SVG_NS = "https://fitgpp.invalid/figure-config"   # a name for the element, never fetched
+#: Highest PNG resolution export renders (a 3.5 in figure is then about 4200 px wide).
+MAX_DPI = 1200
 
 
 class ExportError(FitgppError):
@@ -62,7 +65,7 @@ def _token(v) -> str:
 
 def stem(name: str, config: dict, defaults: dict | None, *, limit: int = 80) -> str:
     """``name`` plus ``__k=v_k=v`` for each parameter that differs from ``defaults``."""
-    if not re.fullmatch(r"[A-Za-z0-9_.=+-]+", name):
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.=+-]+", name):
         raise ExportError(f"figure name {name!r}: use letters, digits and _ . = + - only")
     diff = differs(config, defaults)
     if not diff:
@@ -221,11 +224,17 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
         raise ExportError(f"cannot export as {', '.join(bad)}: use {', '.join(FORMATS)}")
     if not isinstance(charts, dict):
         raise ExportError("charts: pass {name: chart}")
+    check_int(dpi, "export dpi", 1, MAX_DPI, ExportError)  # a PNG of dpi / 72 px per point
+    if isinstance(out_dir, bool) or not isinstance(out_dir, (str, os.PathLike)) or \
+            not str(out_dir).strip():
+        raise ExportError(f"output folder: expected a path, got {out_dir!r}"[:300])
     try:
         cfg = _jsonable(config)
     except (TypeError, ValueError) as exc:
         raise ExportError(f"config cannot be written as JSON: {exc}") from None
     diff = differs(cfg, None if defaults is None else _jsonable(defaults))
+    for name in charts:  # every name first: a bad one leaves nothing written
+        stem(name, cfg, None)
     out = Path(out_dir).expanduser()
     manifest = _read_manifest(out / MANIFEST)
     if check:                     # all charts first: a refused chart leaves nothing half-written

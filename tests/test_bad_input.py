@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -563,6 +564,8 @@ def test_rerun_runs_a_user_policy_the_caller_allowed(synthetic_result, tmp_path,
     assert fitgpp.rerun(ds, policy=sys.modules["allowed_pol"].Mine).sizes == again.sizes
     with pytest.raises(fitgpp.PolicyError, match="but the policy given is 'fitgpp'"):
         fitgpp.rerun(ds, policy=FitGpp)
+    ds.attrs["policy"] = "fitgpp.policies.fitgpp:FitGpp"  # built in, by its full name
+    assert fitgpp.rerun(ds).attrs["policy"] == "fitgpp"
     small = fitgpp.Cluster.from_json(ds.attrs["cluster"]).to_dict()  # crowded: TE jobs wait
     small[0]["count"] = 2
     ds.attrs.update(policy=registry.ref(TwoQueuePolicy), policy_params="{}",  # abstract
@@ -762,3 +765,29 @@ def test_a_sweep_cell_reruns_only_with_the_callers_allowance(tmp_path, trace, mo
         warnings.simplefilter("error")  # same code: no "its code differs"
         assert fitgpp.rerun(ds, policy=cls).attrs["policy_params"] == ds.attrs["policy_params"]
     sys.modules.pop("moody_cell")
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"dpi": 10**9}, "export dpi must be an integer in [1, 1200]"),
+    ({"dpi": 0}, "export dpi"), ({"dpi": 300.0}, "export dpi"),
+    ({"out_dir": ""}, "output folder: expected a path"),
+    ({"out_dir": None}, "output folder: expected a path"),
+    ({"charts": {"ok": None, "bad name": None}}, "figure name 'bad name'"),
+    ({"charts": {5: None}}, "figure name 5")])
+def test_export_arguments_are_checked_before_anything_is_written(tmp_path, monkeypatch,
+                                                                 kwargs, needle):
+    from fitgpp.export import export
+    monkeypatch.chdir(tmp_path)
+    args = {"charts": {"a": None}, "out_dir": tmp_path / "figs", **kwargs}
+    with pytest.raises(fitgpp.FitgppError, match=re.escape(needle)):
+        export(args.pop("charts"), args.pop("out_dir"), config={}, check=False, **args)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_cache_path_is_refused_in_python_too(tmp_path, monkeypatch):
+    from fitgpp.sweep import CellCache
+    monkeypatch.chdir(tmp_path)
+    for root in ("", "  "):
+        with pytest.raises(fitgpp.FitgppError, match="expected a directory path"):
+            CellCache(root)
+    assert list(tmp_path.iterdir()) == []

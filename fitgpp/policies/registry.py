@@ -72,6 +72,9 @@ def allowed_class(spec, policy=None, allow_modules=(), where: str = "policy") ->
             raise PolicyError(f"{where} names {spec!r}, but the policy given is {ref(cls)!r}"[:300])
     if ":" not in spec:
         return policy_class(spec)
+    for cls in _registry().values():  # a built-in class by its full name: already imported
+        if spec == f"{cls.__module__}:{cls.__qualname__}":
+            return cls
     module = spec.partition(":")[0]
     if module not in tuple(allow_modules):
         raise PolicyError(f"{where} names {spec!r}, which is not a built-in policy; reading "
