@@ -791,3 +791,26 @@ def test_an_empty_cache_path_is_refused_in_python_too(tmp_path, monkeypatch):
         with pytest.raises(fitgpp.FitgppError, match="expected a directory path"):
             CellCache(root)
     assert list(tmp_path.iterdir()) == []
+
+
+UNTYPED_POLICY = """from dataclasses import dataclass
+from fitgpp.policies import FitGpp
+
+@dataclass(frozen=True)
+class Loose(FitGpp):
+    extra: object = None
+"""
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "[1, -Infinity]", '{"a": NaN}'])
+def test_nan_is_no_value_of_an_untyped_policy_field(tmp_path, trace, capsys, monkeypatch, value):
+    (tmp_path / "loose_pol.py").write_text(UNTYPED_POLICY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    refused(["simulate", trace, "--nodes", "2", "--policy", "loose_pol:Loose", "--param",
+             f"extra={value}", *out(tmp_path)], capsys, "--param extra=", "finite numbers only")
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies.loose]\n"
+                   "policy = 'loose_pol:Loose'\nextra = [nan, 1.0]\n")
+    refused(["sweep", cfg, "--out", tmp_path / "s.nc", "--no-cache", "--workers", "0"], capsys,
+            "s.toml: [policies.loose] key 'extra'", "finite number")
+    assert not (tmp_path / "o.nc").exists() and not (tmp_path / "s.nc").exists()

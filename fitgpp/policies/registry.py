@@ -232,10 +232,16 @@ def parse_value(spec, name: str, text: str):
             return v
         if t is str:
             return text
-        return json.loads(text)  # no declared scalar type: a JSON value
+        return json.loads(text, parse_constant=_no_constant)  # no declared scalar type: JSON
     except ValueError:
-        kind = {bool: "true or false", int: "an integer", float: "a finite number"}.get(t, "JSON")
+        kind = {bool: "true or false", int: "an integer", float: "a finite number"}.get(
+            t, "a JSON value with finite numbers only")
         raise PolicyError(f"parameter {name}={text!r}: expected {kind}") from None
+
+
+def _no_constant(name: str):
+    """JSON's NaN and Infinity (which json.loads takes) are no values a result may hold."""
+    raise ValueError(f"{name} is not a finite number")
 
 
 # ------------------------------------------------------------------ digest

@@ -297,11 +297,11 @@ def _param_check(base, key, kind):
             _fail(where, f"key '{k}' must be {'true or false' if kind is bool else 'a string'}"
                          f", got {v!r}")
         try:
-            json.dumps(v)
+            json.dumps(v, allow_nan=False)
             hash(v)
-        except TypeError:
-            _fail(where, f"key '{k}': value {v!r} is not a plain value (number, string, "
-                         "boolean) a result can record")
+        except (TypeError, ValueError):  # a list or table, or a NaN / infinity inside one
+            _fail(where, f"key '{k}': value {v!r} is not a plain value (finite number, "
+                         "string, boolean) a result can record"[:300])
         try:
             registry.resolve(base, **{key: v})
         except PolicyError as exc:
