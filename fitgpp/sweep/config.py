@@ -363,11 +363,28 @@ class Experiment:
         cells = sum(math.prod(len(v) for _, v in p.values) for p in self.policies) * rest
         points = len(self.policies) * math.prod(len(self.grid_values(k))
                                                 for k in self.grid_params) * rest
-        for what, n in (("cells to run", cells), ("points in its result grid", points)):
-            if n > MAX_CELLS:
-                _fail("", f"the sweep has {n} {what} (the product of its lists of policy "
-                          f"parameters, workload knobs and seeds), more than the bound of "
-                          f"{MAX_CELLS} (fitgpp.validate.MAX_CELLS); sweep fewer values")
+        _bounded("cells to run", cells)
+        _bounded("points in its result grid", points)
+
+
+def _bounded(what: str, n: int) -> None:
+    if n > MAX_CELLS:
+        _fail("", f"the sweep has {n} {what} (the product of its lists of policy parameters, "
+                  f"workload knobs and seeds), more than the bound of {MAX_CELLS} "
+                  "(fitgpp.validate.MAX_CELLS); sweep fewer values")
+
+
+def _declared_cells(doc: Mapping) -> int:
+    """The cells a TOML document declares, from the lengths of its lists alone (before any
+    value is checked: a long list is refused at once, not after checking each value)."""
+    def n(v):
+        return len(v) if isinstance(v, list) else 1
+    wl, pol = doc.get("workload"), doc.get("policies")
+    if not isinstance(wl, Mapping) or not isinstance(pol, Mapping):
+        return 0
+    rest = math.prod(n(wl.get(k)) for k in KNOBS) * n(doc.get("seeds", [0]))
+    return rest * sum(math.prod(n(v) for k, v in p.items() if k not in ("policy", "seed"))
+                      if isinstance(p, Mapping) else 1 for p in pol.values())
 
     @property
     def policy_names(self) -> tuple[str, ...]:
@@ -493,6 +510,7 @@ def _from_doc(doc: Mapping, base: Path) -> Experiment:
     unknown = [k for k in doc if k not in _TOP_KEYS]
     if unknown:
         _fail("", f"unknown key '{unknown[0]}' (allowed: {', '.join(_TOP_KEYS)})")
+    _bounded("cells to run", _declared_cells(doc))
     for key in ("workload", "policies"):
         if key not in doc:
             _fail("", f"missing [{key}] table")
