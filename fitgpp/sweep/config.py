@@ -310,6 +310,26 @@ def _param_check(base, key, kind):
     return check
 
 
+def _bounded(what: str, n: int) -> None:
+    if n > MAX_CELLS:
+        _fail("", f"the sweep has {n} {what} (the product of its lists of policy parameters, "
+                  f"workload knobs and seeds), more than the bound of {MAX_CELLS} "
+                  "(fitgpp.validate.MAX_CELLS); sweep fewer values")
+
+
+def _declared_cells(doc: Mapping) -> int:
+    """The cells a TOML document declares, from the lengths of its lists alone (before any
+    value is checked: a long list is refused at once, not after checking each value)."""
+    def n(v):
+        return len(v) if isinstance(v, list) else 1
+    wl, pol = doc.get("workload"), doc.get("policies")
+    if not isinstance(wl, Mapping) or not isinstance(pol, Mapping):
+        return 0
+    rest = math.prod(n(wl.get(k)) for k in KNOBS) * n(doc.get("seeds", [0]))
+    return rest * sum(math.prod(n(v) for k, v in p.items() if k not in ("policy", "seed"))
+                      if isinstance(p, Mapping) else 1 for p in pol.values())
+
+
 @dataclass(frozen=True)
 class Experiment:
     """A sweep: ``workload`` x ``policies`` (grids) x ``seeds`` on ``cluster`` with ``tick`` s.
@@ -366,25 +386,6 @@ class Experiment:
         _bounded("cells to run", cells)
         _bounded("points in its result grid", points)
 
-
-def _bounded(what: str, n: int) -> None:
-    if n > MAX_CELLS:
-        _fail("", f"the sweep has {n} {what} (the product of its lists of policy parameters, "
-                  f"workload knobs and seeds), more than the bound of {MAX_CELLS} "
-                  "(fitgpp.validate.MAX_CELLS); sweep fewer values")
-
-
-def _declared_cells(doc: Mapping) -> int:
-    """The cells a TOML document declares, from the lengths of its lists alone (before any
-    value is checked: a long list is refused at once, not after checking each value)."""
-    def n(v):
-        return len(v) if isinstance(v, list) else 1
-    wl, pol = doc.get("workload"), doc.get("policies")
-    if not isinstance(wl, Mapping) or not isinstance(pol, Mapping):
-        return 0
-    rest = math.prod(n(wl.get(k)) for k in KNOBS) * n(doc.get("seeds", [0]))
-    return rest * sum(math.prod(n(v) for k, v in p.items() if k not in ("policy", "seed"))
-                      if isinstance(p, Mapping) else 1 for p in pol.values())
 
     @property
     def policy_names(self) -> tuple[str, ...]:
