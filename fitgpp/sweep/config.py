@@ -386,7 +386,6 @@ class Experiment:
         _bounded("cells to run", cells)
         _bounded("points in its result grid", points)
 
-
     @property
     def policy_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.policies)
