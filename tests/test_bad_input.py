@@ -814,3 +814,15 @@ def test_nan_is_no_value_of_an_untyped_policy_field(tmp_path, trace, capsys, mon
     refused(["sweep", cfg, "--out", tmp_path / "s.nc", "--no-cache", "--workers", "0"], capsys,
             "s.toml: [policies.loose] key 'extra'", "finite number")
     assert not (tmp_path / "o.nc").exists() and not (tmp_path / "s.nc").exists()
+
+
+@pytest.mark.parametrize("env, needle", [
+    ({"FITGPP_CACHE": "FILE"}, "exists and is not a directory"),
+    ({"FITGPP_SCHEDULER": "nonsense"}, "$FITGPP_SCHEDULER 'nonsense'")])
+def test_reproduce_checks_its_environment_before_making_out(tmp_path, capsys, monkeypatch, env,
+                                                            needle):
+    (tmp_path / "file").write_text("")
+    for k, v in env.items():
+        monkeypatch.setenv(k, str(tmp_path / "file") if v == "FILE" else v)
+    refused(["reproduce", "--quick", "--workers", "2", "--out", tmp_path / "rr"], capsys, needle)
+    assert not (tmp_path / "rr").exists()

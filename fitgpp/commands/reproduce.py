@@ -40,17 +40,38 @@ def run(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
+    size = QUICK if args.quick else FULL
+    if args.workers is not None:
+        size = dataclasses.replace(size, workers=args.workers)
+    _check_environment(args.no_cache, size.workers)
+    made = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot create the directory "
                          f"({exc.strerror or exc})") from None
-    writable_dir(out, f"--out {out}")
-    size = QUICK if args.quick else FULL
-    if args.workers is not None:
-        size = dataclasses.replace(size, workers=args.workers)
     t = time.perf_counter()
-    run_all(out, size=size, which=args.only, cache=False if args.no_cache else None,
-            progress=True)
+    try:
+        writable_dir(out, f"--out {out}")
+        run_all(out, size=size, which=args.only, cache=False if args.no_cache else None,
+                progress=True)
+    except BaseException:
+        if made and not any(out.iterdir()):  # a failure leaves no empty folder of ours
+            out.rmdir()
+        raise
     print(f"wrote {out / 'results.md'} and the figures in {time.perf_counter() - t:.0f} s")
     return 0
+
+
+def _check_environment(no_cache: bool, workers: int | None) -> None:
+    """The cache folder and $FITGPP_SCHEDULER (used unless the cells run in this process),
+    checked before --out is created."""
+    import os
+
+    from .sweep import check_address
+    if not no_cache:
+        from ..sweep import CellCache
+        CellCache()
+    address = os.environ.get("FITGPP_SCHEDULER")
+    if address and workers != 0:
+        check_address(address, "$FITGPP_SCHEDULER")

@@ -32,12 +32,12 @@ _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Z
                       r":(\d{1,5})/?")
 
 
-def check_address(address: str) -> None:
+def check_address(address: str, what: str = "--scheduler") -> None:
     """A Dask scheduler address: ``[protocol://]host:port``."""
     from ..cli import UsageError
     m = _ADDRESS.fullmatch(address)
     if not m or not 0 < int(m.group(1)) < 65536:
-        raise UsageError(f"--scheduler {address!r}: not a Dask scheduler address "
+        raise UsageError(f"{what} {address!r}: not a Dask scheduler address "
                          "([tcp://]HOST:PORT, e.g. tcp://10.0.0.5:8786)"[:300])
 
 
