@@ -31,10 +31,13 @@ from xml.sax.saxutils import escape
 
 from .errors import FitgppError
 from .plots import DPI, FORMATS
+from .validate import check_int
 
 MANIFEST = "manifest.json"
 KEYWORD = "fitgpp"
 SVG_NS = "https://fitgpp.invalid/figure-config"   # a name for the element, never fetched
+#: Highest PNG resolution export renders (a 3.5 in figure is then about 4200 px wide).
+MAX_DPI = 1200
 
 
 class ExportError(FitgppError):
@@ -62,7 +65,7 @@ def _token(v) -> str:
 
 def stem(name: str, config: dict, defaults: dict | None, *, limit: int = 80) -> str:
     """``name`` plus ``__k=v_k=v`` for each parameter that differs from ``defaults``."""
-    if not re.fullmatch(r"[A-Za-z0-9_.=+-]+", name):
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.=+-]+", name):
         raise ExportError(f"figure name {name!r}: use letters, digits and _ . = + - only")
     diff = differs(config, defaults)
     if not diff:
@@ -179,20 +182,21 @@ def _render(chart, ext: str, dpi: int) -> bytes:
 
 def _write(path: Path, data: bytes, overwrite: bool) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    if overwrite:
-        os.replace(tmp, path)
-        return
     try:
-        os.link(tmp, path)        # fails if path appeared meanwhile: never replaced silently
-    except FileExistsError:
-        raise ExportError(f"{path} appeared while exporting; not replaced") from None
-    except OSError:               # a file system without hard links: create exclusively
+        tmp.write_bytes(data)
+        if overwrite:
+            os.replace(tmp, path)
+            return
         try:
-            with open(path, "xb") as f:
-                f.write(data)
+            os.link(tmp, path)    # fails if path appeared meanwhile: never replaced silently
         except FileExistsError:
             raise ExportError(f"{path} appeared while exporting; not replaced") from None
+        except OSError:           # a file system without hard links: create exclusively
+            try:
+                with open(path, "xb") as f:
+                    f.write(data)
+            except FileExistsError:
+                raise ExportError(f"{path} appeared while exporting; not replaced") from None
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -220,20 +224,65 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
         raise ExportError(f"cannot export as {', '.join(bad)}: use {', '.join(FORMATS)}")
     if not isinstance(charts, dict):
         raise ExportError("charts: pass {name: chart}")
+    check_int(dpi, "export dpi", 1, MAX_DPI, ExportError)  # a PNG of dpi / 72 px per point
+    if isinstance(out_dir, bool) or not isinstance(out_dir, (str, os.PathLike)) or \
+            not str(out_dir).strip():
+        raise ExportError(f"output folder: expected a path, got {out_dir!r}"[:300])
     try:
         cfg = _jsonable(config)
     except (TypeError, ValueError) as exc:
         raise ExportError(f"config cannot be written as JSON: {exc}") from None
     diff = differs(cfg, None if defaults is None else _jsonable(defaults))
+    for name in charts:  # every name first: a bad one leaves nothing written
+        stem(name, cfg, None)
     out = Path(out_dir).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
-    manifest_path = out / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    manifest.setdefault("figures", {})
+    manifest = _read_manifest(out / MANIFEST)
     if check:                     # all charts first: a refused chart leaves nothing half-written
         for name, chart in charts.items():
             assert_paper_ready(chart, name)
-    written = []
+    _make_dir(out)
+    written: list[Path] = []
+    try:
+        _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
+                   written, __version__)
+    except BaseException as exc:  # leave nothing behind: no figure the manifest does not list
+        for path in written:
+            path.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise ExportError(f"cannot write in {out} ({exc.strerror or exc})") from None
+        raise
+    return written
+
+
+def _make_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"output folder {out}: exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"output folder {out}: cannot create it "
+                          f"({exc.strerror or exc})") from None
+
+
+def _read_manifest(path: Path) -> dict:
+    """The manifest already in the folder (an empty one if there is none), checked to be
+    what :func:`export` writes before anything is written beside it."""
+    from .validate import loads_json, read_regular
+    if not os.path.lexists(path):
+        return {"figures": {}}
+    manifest = loads_json(read_regular(path, "figure manifest", ExportError, limit=None),
+                          str(path), ExportError)
+    if not isinstance(manifest, dict) or not isinstance(manifest.setdefault("figures", {}), dict):
+        raise ExportError(f"{path}: not a figure manifest (a JSON object whose 'figures' is "
+                          "an object); move it away or fix it")
+    return manifest
+
+
+def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
+               written, version) -> None:
+    """Render and write every chart in every format, then the manifest; each path written
+    is appended to ``written`` as it is (so that a failure can take them back)."""
+    manifest_path = out / MANIFEST
     for name, chart in charts.items():
         base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
                           formats,
@@ -243,7 +292,7 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
         record = {"chart": name, "caption": _caption(chart), "config": cfg,
                   "differs_from_defaults": diff if defaults is not None else None,
                   "preset": meta.get("preset"), "inches": meta.get("inches"),
-                  "fitgpp_version": __version__,
+                  "fitgpp_version": version,
                   "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
                                                   "fitgpp_version")}, sort_keys=True)
@@ -264,6 +313,8 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
             if log:
                 log(f"wrote {path}")
     tmp = manifest_path.with_name(f".{MANIFEST}.tmp")
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, manifest_path)
-    return written
+    try:
+        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, manifest_path)
+    finally:
+        tmp.unlink(missing_ok=True)

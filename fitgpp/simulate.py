@@ -374,24 +374,32 @@ def load(path: str | os.PathLike) -> xr.Dataset:
         return ds.load()
 
 
-def rerun(ds: xr.Dataset) -> xr.Dataset:
+def rerun(ds: xr.Dataset, *, policy=None, allow_modules=()) -> xr.Dataset:
     """Run a result again from nothing but its attrs (workload recipe or trace file, cluster,
     policy and parameters, tick, sampling); the answer is identical if the inputs still are.
 
     Only what a result written by fitgpp can hold is accepted (bounds in
-    :mod:`fitgpp.validate`). The policy is built again from ``attrs["policy"]`` (a registry
-    name or ``module:Class``, which must be importable here: for a class defined in a
-    notebook, run its cell first) and ``attrs["policy_params"]``.
+    :mod:`fitgpp.validate`). The policy is built again from ``attrs["policy"]`` and
+    ``attrs["policy_params"]``. A result file is data people share, and reading data must
+    not run code: importing a module runs it (``unittest.__main__`` runs every test file
+    here), so rerun imports nothing the file names on its own. A registered policy is
+    found by name; any other (``module:Class``) only when the caller allows it:
+
+    - ``policy``: the policy class (or an object of it) the result must name, e.g.
+      ``rerun(ds, policy=Patient)`` for a class defined in a notebook;
+    - ``allow_modules``: names of modules the caller trusts, e.g.
+      ``rerun(ds, allow_modules=("mypolicies",))``; only the exact module names listed
+      are imported.
 
     Raises :class:`SimulationError` if the attrs are not what a result holds or the
     workload cannot be found again (a DataFrame given in memory leaves no recipe; a trace
     file that moved or changed is refused), and :class:`fitgpp.PolicyError` if the policy
-    cannot be built.
+    is not allowed or cannot be built.
     """
     import hashlib
     from .validate import read_regular
     a = ds.attrs
-    source, cluster, policy, tick, sample_every = _rerun_attrs(a)
+    source, cluster, policy, tick, sample_every = _rerun_attrs(a, policy, allow_modules)
     recorded = a.get("policy_digest")
     if recorded is not None and registry.digest(policy) != recorded:
         import warnings
@@ -417,14 +425,15 @@ def rerun(ds: xr.Dataset) -> xr.Dataset:
         return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
     except FitgppError:
         raise
-    except (KeyError, TypeError, AttributeError, ValueError, OverflowError, RecursionError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError, OverflowError, RecursionError,
+            NotImplementedError) as exc:  # e.g. an abstract policy class it was allowed
         raise SimulationError(f"result attrs cannot be rerun ({type(exc).__name__}: "
                               f"{' '.join(str(exc).split())})"[:300]) from None
 
 
-def _rerun_attrs(a) -> tuple:
+def _rerun_attrs(a, allowed_policy, allow_modules) -> tuple:
     """(workload source, cluster, policy, tick, sample_every) from a result's attrs, each
-    checked to be what :func:`simulate` writes."""
+    checked to be what :func:`simulate` writes; the policy only as :func:`rerun` allows."""
     from .validate import MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S, check_int, check_number, \
         check_tick, loads_json
     for k in ("workload", "cluster", "policy", "policy_params", "tick", "sample_every"):
@@ -445,7 +454,9 @@ def _rerun_attrs(a) -> tuple:
     if "seed" in params:
         check_int(params["seed"], "attr policy_params: seed", 0, MAX_SEED, SimulationError)
     try:
-        policy = make_policy(a["policy"], **params)
+        policy = registry.resolve(registry.allowed_class(a["policy"], allowed_policy,
+                                                         allow_modules, "result attr 'policy'"),
+                                  **params)
     except FitgppError:
         raise
     except Exception as exc:  # a module:Class that cannot be imported, bad parameters

@@ -121,6 +121,7 @@ def read_trace(
         labels = np.asarray(df.index)
         unit = "row"
         source = source or {"kind": "dataframe"}
+        spelled = {}  # in memory NaN is how a cell is left empty
     else:
         path = Path(src)
         name = str(path)
@@ -146,7 +147,8 @@ def read_trace(
         unit = "line"
         source = source or {"kind": "csv", "path": str(path.resolve()),
                             "sha256": hashlib.sha256(data).hexdigest()}
-    jobs, dropped = _validate(df, labels, unit, name, cluster, drop_invalid)
+        spelled = _spelled_nan(text, df)
+    jobs, dropped = _validate(df, labels, unit, name, cluster, drop_invalid, spelled)
     return Trace(jobs=jobs, source=source, dropped=dropped)
 
 
@@ -177,7 +179,19 @@ def _record_lines(text: str, name: str) -> np.ndarray:
     return np.asarray(starts, dtype=np.int64)
 
 
-def _validate(df, labels, unit, name, cluster, drop_invalid):
+def _spelled_nan(text: str, df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per optional column present, where a cell is not empty but pandas read it as NaN
+    (``nan``, ``NA``, ``null``...): SPEC rejects NaN, and only an empty cell means the
+    default."""
+    present = [c for c in OPTIONAL if c in df.columns]
+    if not present:
+        return {}
+    raw = pd.read_csv(io.StringIO(text), usecols=present, dtype=str, na_filter=False,
+                      index_col=False)
+    return {c: df[c].isna().to_numpy() & (raw[c].str.len() > 0).to_numpy() for c in present}
+
+
+def _validate(df, labels, unit, name, cluster, drop_invalid, spelled):
     twice = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
     if twice:
         raise TraceError(name, ", ".join(twice), "column given twice")
@@ -215,6 +229,8 @@ def _validate(df, labels, unit, name, cluster, drop_invalid):
         reject(not_number, col, "not a number")
         reject(_booleans(raw), col, "not a number (true/false)")
         empty = raw.isna().to_numpy()
+        if col in spelled:
+            reject(spelled[col], col, "NaN is not a value (leave the cell empty for the default)")
         if col in OPTIONAL:
             vals = np.where(empty, OPTIONAL_DEFAULTS[col], vals)  # SPEC: empty = the default
             empty = np.zeros(n, dtype=bool)

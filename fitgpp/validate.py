@@ -34,6 +34,11 @@ MAX_NODE_RESOURCE = 2**40
 MAX_JOBS = 10_000_000
 #: Largest factor on grace periods.
 MAX_GRACE_SCALE = 1e6
+#: Most cells one sweep may run, and most points of its result grid (policies x every swept
+#: parameter's values x swept knobs x seeds); counted from the declared lists first.
+MAX_CELLS = 100_000
+#: Most Dask workers any command starts.
+MAX_WORKERS = 1024
 #: Size limit of configuration, cluster and model files.
 MAX_CONFIG_BYTES = 16 * 2**20
 

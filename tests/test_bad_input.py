@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -529,3 +530,299 @@ def test_simulate_caps_the_number_of_samples(monkeypatch):
     df = spec_rows(20)
     with pytest.raises(fitgpp.SimulationError, match="more than 50; choose a longer step"):
         fitgpp.simulate(df, fitgpp.Cluster.homogeneous(2), "fifo", sample_every=60)
+
+
+# ---- issue 19: a result file never runs code, no grid hangs, no NaN becomes a default ---------
+
+@pytest.mark.parametrize("name", ["unittest.__main__:X", "venv.__main__:X", "tqdm.__main__:X",
+                                  "ran_on_import:X", "fitgpp.policies.base:TwoQueuePolicy"])
+def test_rerun_imports_nothing_the_file_names(synthetic_result, tmp_path, monkeypatch, name):
+    (tmp_path / "ran_on_import.py").write_text(
+        f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ds = synthetic_result.copy()
+    ds.attrs = {**ds.attrs, "policy": name}
+    before = set(sys.modules)
+    with pytest.raises(fitgpp.PolicyError, match="imports no module it names") as info:
+        fitgpp.rerun(ds)
+    assert len(str(info.value).splitlines()) == 1
+    assert set(sys.modules) == before and not (tmp_path / "ran").exists()
+
+
+@pytest.mark.filterwarnings("ignore::fitgpp.simulate.RerunWarning")
+def test_rerun_runs_a_user_policy_the_caller_allowed(synthetic_result, tmp_path, monkeypatch):
+    from fitgpp.policies import FitGpp, registry
+    from fitgpp.policies.base import TwoQueuePolicy
+    (tmp_path / "allowed_pol.py").write_text(
+        "from dataclasses import dataclass\nfrom fitgpp.policies import FitGpp\n"
+        "@dataclass(frozen=True)\nclass Mine(FitGpp):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ds = synthetic_result.copy()
+    ds.attrs = {**ds.attrs, "policy": "allowed_pol:Mine"}
+    again = fitgpp.rerun(ds, allow_modules=("allowed_pol",))
+    assert again.sizes["job"] == ds.sizes["job"]
+    assert fitgpp.rerun(ds, policy=sys.modules["allowed_pol"].Mine).sizes == again.sizes
+    with pytest.raises(fitgpp.PolicyError, match="but the policy given is 'fitgpp'"):
+        fitgpp.rerun(ds, policy=FitGpp)
+    ds.attrs["policy"] = "fitgpp.policies.fitgpp:FitGpp"  # built in, by its full name
+    assert fitgpp.rerun(ds).attrs["policy"] == "fitgpp"
+    small = fitgpp.Cluster.from_json(ds.attrs["cluster"]).to_dict()  # crowded: TE jobs wait
+    small[0]["count"] = 2
+    ds.attrs.update(policy=registry.ref(TwoQueuePolicy), policy_params="{}",  # abstract
+                    cluster=json.dumps(small))
+    with pytest.raises(fitgpp.PolicyError, match="abstract two-queue policy"):
+        fitgpp.rerun(ds, policy=TwoQueuePolicy)
+
+
+def test_the_abstract_base_policy_is_refused(trace, tmp_path, capsys):
+    refused(["simulate", trace, "--nodes", "1", "--policy",
+             "fitgpp.policies.base:TwoQueuePolicy", *out(tmp_path)], capsys,
+            "abstract two-queue policy", "writes no choose()")
+    assert not (tmp_path / "o.nc").exists()
+
+
+def test_a_grid_beyond_the_bound_is_refused_before_it_is_built(tmp_path, capsys):
+    from fitgpp.validate import MAX_CELLS
+    many = list(range(1, 101))
+    cfg = tmp_path / "huge.toml"  # (100**2 + 100) * 100**3 cells
+    cfg.write_text(f"seeds = {list(range(100))}\n[workload]\nmodel = 'paper-default'\n"
+                   f"n_jobs = {[10 + i for i in many]}\n"
+                   f"load = {[i / 100 for i in many]}\n"
+                   f"[policies.fitgpp]\ns = {[float(i) for i in many]}\n"
+                   f"max_preemptions = {many}\n[policies.lrtp]\nmax_preemptions = {many}\n")
+    refused(["sweep", cfg, "--out", tmp_path / "o.nc", "--no-cache"], capsys,
+            "huge.toml", "10100000000 cells to run", f"bound of {MAX_CELLS}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.toml"]
+    # two policies sweeping different fields: few cells, a dense result grid of 100**2 points
+    grid = {"fitgpp": {"s": [float(i) for i in many]}, "rand": {"seed": 0},
+            "lrtp": {"max_preemptions": many}}
+    with pytest.raises(fitgpp.FitgppError, match="points in its result grid"):
+        fitgpp.sweep.Experiment(workload={"model": "paper-default", "load": [0.5, 0.9]},
+                                policies=grid, seeds=list(range(6)))
+
+
+@pytest.mark.parametrize("argv", [
+    ["reproduce", "--quick", "--workers", "100000000000000000000", "--out", "rr"],
+    ["sweep", "CFG", "--workers", "1025", "--out", "o.nc"]])
+def test_worker_counts_are_bounded_in_every_command(tmp_path, trace, capsys, monkeypatch, argv):
+    from fitgpp.sweep.runner import local_cluster
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies]\nfifo = {{}}\n")
+    refused([str(cfg) if a == "CFG" else a for a in argv], capsys, "--workers", "<= 1024")
+    assert not (tmp_path / "rr").exists() and not (tmp_path / "o.nc").exists()
+    with pytest.raises(fitgpp.FitgppError, match="1 to 1024 workers"):
+        local_cluster(10**20)
+    with pytest.raises(fitgpp.FitgppError, match=r"workers must be an integer in \[0, 1024\]"):
+        fitgpp.sweep.run_sweep(cfg, workers=10**20, cache=False)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["reproduce", "--quick", "--out", ""], "--out"),
+    (["sweep", "CFG", "--cache", "", "--out", "o.nc"], "--cache"),
+    (["sweep", "CFG", "--out", ""], "--out"),
+    (["simulate", "TRACE", "--nodes", "2", "--out", ""], "--out")])
+def test_an_empty_path_is_refused(tmp_path, trace, capsys, monkeypatch, argv, flag):
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies]\nfifo = {{}}\n")
+    before = sorted(tmp_path.rglob("*"))
+    refused([{"CFG": cfg, "TRACE": trace}.get(a, a) for a in argv], capsys, flag, "''")
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("column, spelled", [("tasks", "nan"), ("tasks", "NA"),
+                                             ("restart_overhead", "NaN"),
+                                             ("restart_overhead", "null")])
+def test_nan_in_an_optional_column_is_not_the_default(tmp_path, capsys, column, spelled):
+    df = spec_rows(8)
+    df[column] = pd.Series([1] * 8, dtype=object)
+    df.loc[3, column] = spelled
+    df.loc[5, column] = ""  # empty: the default, still accepted
+    df.to_csv(tmp_path / "t.csv", index=False)
+    refused(["simulate", tmp_path / "t.csv", "--nodes", "2", *out(tmp_path)], capsys,
+            "t.csv", "line 5", f"'{column}'", "NaN")
+    assert not (tmp_path / "o.nc").exists()
+    df.loc[3, column] = 1
+    df.to_csv(tmp_path / "t.csv", index=False)
+    assert fitgpp.read_trace(tmp_path / "t.csv").jobs[column].iloc[5] == \
+        {"tasks": 1, "restart_overhead": 0.0}[column]
+
+
+def test_model_tasks_weights_are_bounded_like_cpu_mem(tmp_path, capsys):
+    from fitgpp.workload import load_model
+    doc = json.loads(load_model("paper-default").to_json())
+    be = doc["classes"]["BE"]
+    be["tasks"] = {str(g): [[1, 1e308], [2, 1e308]] for g in be["gpu"]["values"]}
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    refused(["synth", tmp_path / "m.json", "--jobs", "10", "--nodes", "4", "--out",
+             tmp_path / "t.csv"], capsys, "m.json", "classes.BE.tasks.1[0][1]", "1e+308")
+    be["tasks"]["1"] = [[2**21, 1.0]]
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    refused(["synth", tmp_path / "m.json", "--jobs", "10", "--nodes", "4", "--out",
+             tmp_path / "t.csv"], capsys, "classes.BE.tasks.1[0][0]", "at most 1048576")
+    assert not (tmp_path / "t.csv").exists()
+
+
+@pytest.mark.parametrize("fault", ["folder_is_a_file", "corrupt_manifest", "manifest_is_a_folder",
+                                   "manifest_not_an_object"])
+def test_export_errors_name_the_file_and_leave_nothing(tmp_path, fault):
+    import altair as alt
+    from fitgpp.export import export
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]}), title="t").mark_line().encode(
+        x=alt.X("x:Q", title="x [s]"), y=alt.Y("y:Q", title="y [1]"))
+    out_dir = tmp_path / "figs"
+    if fault == "folder_is_a_file":
+        out_dir.write_text("")
+    else:
+        out_dir.mkdir()
+        m = out_dir / "manifest.json"
+        {"corrupt_manifest": lambda: m.write_text("{not json"),
+         "manifest_is_a_folder": m.mkdir,
+         "manifest_not_an_object": lambda: m.write_text("[1]")}[fault]()
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(fitgpp.FitgppError) as info:
+        export({"a": chart}, out_dir, config={"k": 1}, formats=(".svg",), check=False)
+    assert len(str(info.value).splitlines()) == 1
+    assert str(out_dir) in str(info.value)
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+STR_POLICY = """from dataclasses import dataclass
+from fitgpp.policies import FitGpp
+
+@dataclass(frozen=True)
+class Moody(FitGpp):
+    mode: str = "calm"
+    patience: int = 0
+"""
+
+
+def test_a_swept_str_field_is_shown_in_the_sweep_table(tmp_path, trace, capsys):
+    (tmp_path / "moody_pol.py").write_text(STR_POLICY)
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies.fifo]\n[policies.moody]\n"
+                   "policy = 'moody_pol:Moody'\nmode = ['calm', 'eager']\npatience = [0, 80]\n")
+    try:
+        assert main(["sweep", str(cfg), "--out", str(tmp_path / "o.nc"), "--no-cache",
+                     "--workers", "0", "--quiet"]) == 0
+    finally:
+        sys.modules.pop("moody_pol", None)
+    rows = [ln.split("  ")[0] for ln in capsys.readouterr().out.splitlines()[1:-1]]
+    assert rows == ["fifo", *(f"moody s=4 P=3 mode={m} patience={p}"
+                              for m in ("calm", "eager") for p in (0, 80))]
+    assert (tmp_path / "o.nc").exists()
+
+
+@pytest.mark.parametrize("knobs, workers, needles", [
+    ("gang_fraction = 0.5\ngang_tasks = 64", "0", ["gang_tasks = 64", "4 node(s)"]),
+    ("gang_fraction = 0.5\ngang_tasks = 64", "1", ["gang_tasks = 64", "4 node(s)"]),
+    ("restart_overhead = 9e9\nrestart_sigma = 5", "0",
+     ["restart_overhead = 9000000000.0", "column 'restart_overhead'", "horizon"])])
+def test_a_workload_a_sweep_cannot_draw_names_the_file_and_keys(tmp_path, capsys, knobs,
+                                                                workers, needles):
+    cfg = tmp_path / "draw.toml"
+    cfg.write_text(f"[workload]\nmodel = 'paper-default'\nn_jobs = 100\n{knobs}\n"
+                   "[cluster]\nnodes = 4\n[policies.fifo]\n")
+    err = refused(["sweep", cfg, "--out", tmp_path / "o.nc", "--no-cache", "--quiet",
+                   "--workers", workers], capsys, "draw.toml: [workload]", "seed 0", *needles)
+    assert "<DataFrame>" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["draw.toml"]
+
+
+@pytest.mark.parametrize("body, needle", [
+    ("import sys\nsys.exit(0)\n", "exited while loading (sys.exit(0))"),
+    ("raise SystemExit('bye')\n", "exited while loading (sys.exit('bye'))"),
+    ("raise RuntimeError('boom\\nsecond line')\n", "failed (RuntimeError: boom second line)")])
+def test_a_policy_module_that_exits_or_raises_while_loading(tmp_path, trace, capsys, monkeypatch,
+                                                            body, needle):
+    name = f"loadfail_{abs(hash(body)) % 10**6}"
+    (tmp_path / f"{name}.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    refused(["simulate", trace, "--nodes", "2", "--policy", f"{name}:X", *out(tmp_path)],
+            capsys, f"module '{name}'", needle)
+    assert not (tmp_path / "o.nc").exists() and name not in sys.modules
+
+
+def test_a_sweep_cell_reruns_only_with_the_callers_allowance(tmp_path, trace, monkeypatch):
+    """The same rule for a sweep's cells (live or from the cache): their attrs name the policy,
+    and reading them imports nothing."""
+    from fitgpp.sweep import run_dataset, run_sweep
+    (tmp_path / "moody_cell.py").write_text(STR_POLICY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies.moody]\n"
+                   "policy = 'moody_cell:Moody'\nmode = 'eager'\n")
+    runs: dict = {}
+    run_sweep(cfg, workers=0, cache=tmp_path / "cache", progress=False)
+    run_sweep(cfg, workers=0, cache=tmp_path / "cache", progress=False, runs=runs)  # cached
+    ds = run_dataset(next(iter(runs.values())))
+    cls = sys.modules["moody_cell"].Moody
+    with pytest.raises(fitgpp.PolicyError, match="imports no module it names"):
+        fitgpp.rerun(ds)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # same code: no "its code differs"
+        assert fitgpp.rerun(ds, policy=cls).attrs["policy_params"] == ds.attrs["policy_params"]
+    sys.modules.pop("moody_cell")
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"dpi": 10**9}, "export dpi must be an integer in [1, 1200]"),
+    ({"dpi": 0}, "export dpi"), ({"dpi": 300.0}, "export dpi"),
+    ({"out_dir": ""}, "output folder: expected a path"),
+    ({"out_dir": None}, "output folder: expected a path"),
+    ({"charts": {"ok": None, "bad name": None}}, "figure name 'bad name'"),
+    ({"charts": {5: None}}, "figure name 5")])
+def test_export_arguments_are_checked_before_anything_is_written(tmp_path, monkeypatch,
+                                                                 kwargs, needle):
+    from fitgpp.export import export
+    monkeypatch.chdir(tmp_path)
+    args = {"charts": {"a": None}, "out_dir": tmp_path / "figs", **kwargs}
+    with pytest.raises(fitgpp.FitgppError, match=re.escape(needle)):
+        export(args.pop("charts"), args.pop("out_dir"), config={}, check=False, **args)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_cache_path_is_refused_in_python_too(tmp_path, monkeypatch):
+    from fitgpp.sweep import CellCache
+    monkeypatch.chdir(tmp_path)
+    for root in ("", "  "):
+        with pytest.raises(fitgpp.FitgppError, match="expected a directory path"):
+            CellCache(root)
+    assert list(tmp_path.iterdir()) == []
+
+
+UNTYPED_POLICY = """from dataclasses import dataclass
+from fitgpp.policies import FitGpp
+
+@dataclass(frozen=True)
+class Loose(FitGpp):
+    extra: object = None
+"""
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "[1, -Infinity]", '{"a": NaN}'])
+def test_nan_is_no_value_of_an_untyped_policy_field(tmp_path, trace, capsys, monkeypatch, value):
+    (tmp_path / "loose_pol.py").write_text(UNTYPED_POLICY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    refused(["simulate", trace, "--nodes", "2", "--policy", "loose_pol:Loose", "--param",
+             f"extra={value}", *out(tmp_path)], capsys, "--param extra=", "finite numbers only")
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(f"[workload]\ntrace = '{trace}'\n[policies.loose]\n"
+                   "policy = 'loose_pol:Loose'\nextra = [nan, 1.0]\n")
+    refused(["sweep", cfg, "--out", tmp_path / "s.nc", "--no-cache", "--workers", "0"], capsys,
+            "s.toml: [policies.loose] key 'extra'", "finite number")
+    assert not (tmp_path / "o.nc").exists() and not (tmp_path / "s.nc").exists()
+
+
+@pytest.mark.parametrize("env, needle", [
+    ({"FITGPP_CACHE": "FILE"}, "exists and is not a directory"),
+    ({"FITGPP_SCHEDULER": "nonsense"}, "$FITGPP_SCHEDULER 'nonsense'")])
+def test_reproduce_checks_its_environment_before_making_out(tmp_path, capsys, monkeypatch, env,
+                                                            needle):
+    (tmp_path / "file").write_text("")
+    for k, v in env.items():
+        monkeypatch.setenv(k, str(tmp_path / "file") if v == "FILE" else v)
+    refused(["reproduce", "--quick", "--workers", "2", "--out", tmp_path / "rr"], capsys, needle)
+    assert not (tmp_path / "rr").exists()

@@ -75,3 +75,56 @@ def test_existing_cluster_by_address_equals_serial_and_resumes(exp, serial, tmp_
                if str(t[0]).startswith("fitgpp-cell-") and t[2] == "memory"}
         assert len(ran) == 16, "the cells should have run on this cluster"
     xr.testing.assert_identical(ds, serial)
+
+
+PATIENT = '''
+from dataclasses import dataclass, field
+from fitgpp.policies import FitGpp
+
+
+@dataclass(frozen=True)
+class Patient(FitGpp):
+    patience: int = field(default=10, metadata={"min": 0, "max": 120})
+    name = "patient"
+
+    def choose(self, eng, i, t):
+        if t < eng.submit[i] + self.patience:
+            return None
+        return super().choose(eng, i, t)
+'''
+
+
+@pytest.mark.parametrize("where", ["module_beside", "notebook_main"])
+def test_policy_digest_is_the_same_in_process_and_on_1_or_2_workers(tmp_path, monkeypatch,
+                                                                     where):
+    """A class a worker receives by value (a notebook's __main__, a file beside it that the
+    workers cannot import) is recorded with the client's digest: rerun finds no change."""
+    import sys
+    import types
+    import warnings
+
+    from fitgpp.policies import registry
+    from fitgpp.sweep import run_dataset
+    if where == "module_beside":  # importable here only: the workers get it by value
+        (tmp_path / "patient_beside.py").write_text(PATIENT)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        monkeypatch.delitem(sys.modules, "patient_beside", raising=False)
+        cls = __import__("patient_beside").Patient
+        assert registry.class_source(cls)[0] == "source"
+    else:  # a notebook kernel's __main__: no __file__
+        main = types.ModuleType("__main__")
+        exec(compile(PATIENT, "<nbcell>", "exec"), main.__dict__)
+        monkeypatch.setitem(sys.modules, "__main__", main)
+        cls = main.Patient
+    exp = Experiment(workload=Workload(model="paper-default", n_jobs=60, load=0.9),
+                     policies={"patient": {"policy": cls, "patience": [0, 80]}}, seeds=[0],
+                     cluster=fitgpp.DEFAULT_CLUSTER)
+    want = {registry.digest(cls(patience=p)) for p in (0, 80)}
+    for workers in (0, 1, 2):
+        runs = {}
+        run_sweep(exp, workers=workers, cache=False, progress=False, runs=runs)
+        got = {run_dataset(r).attrs["policy_digest"] for r in runs.values()}
+        assert got == want, workers
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "its code differs" would be a RerunWarning
+            fitgpp.rerun(run_dataset(next(iter(runs.values()))), policy=cls)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -204,7 +205,7 @@ def test_workers_and_scheduler_are_exclusive(trace_exp, monkeypatch):
     from fitgpp.sweep import SweepError
     with pytest.raises(SweepError, match="not both"):
         run_sweep(trace_exp, workers=2, scheduler="tcp://127.0.0.1:1", cache=False)
-    with pytest.raises(SweepError, match="workers must be an integer >= 0"):
+    with pytest.raises(SweepError, match=r"workers must be an integer in \[0, 1024\]"):
         run_sweep(trace_exp, workers=-1, cache=False)
     # in-process runs ignore FITGPP_SCHEDULER (nothing listens at this address)
     monkeypatch.setenv("FITGPP_SCHEDULER", "tcp://127.0.0.1:1")
@@ -269,3 +270,27 @@ def test_a_trace_object_is_a_workload(tmp_path):
     other = cell_mod.resolve_source(Experiment(workload=Workload(
         trace=fitgpp.read_trace(jobs, cluster=CLUSTER)), policies=["fifo"], cluster=CLUSTER))
     assert src.digest != other.digest
+
+
+def test_the_cache_key_covers_the_code_that_can_change_a_result(tmp_path):
+    """code_digest lists what can change a result; each entry names files that exist (a
+    rename must not drop one silently), an edit there changes it, an edit elsewhere not."""
+    import shutil
+
+    import fitgpp.sweep.cell as cell
+    pkg = Path(cell.__file__).resolve().parents[1]
+    for entry in cell.RESULT_CODE:
+        assert list((pkg / entry).rglob("*.py")) if entry.endswith("/") \
+            else (pkg / entry).is_file(), entry
+    root = tmp_path / "fitgpp"
+    shutil.copytree(pkg, root, ignore=shutil.ignore_patterns("__pycache__"))
+    base = cell.code_digest(root)
+    assert base == cell.code_digest()
+    for name, changes in (("plots.py", False), ("cli.py", False), ("commands/sweep.py", False),
+                          ("engine.py", True), ("policies/fifo.py", True),
+                          ("workload/synth.py", True), ("sweep/runs.py", True)):
+        f = root / name
+        text = f.read_text()
+        f.write_text(text + "\n# edited\n")
+        assert (cell.code_digest(root) != base) == changes, name
+        f.write_text(text)

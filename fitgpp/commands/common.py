@@ -9,7 +9,8 @@ import tempfile
 from pathlib import Path
 
 from ..cluster import Cluster, ClusterError
-from ..validate import MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S, MIN_TICK_S, honour_umask
+from ..validate import (MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S, MAX_WORKERS, MIN_TICK_S,
+                        honour_umask)
 
 
 def int_at_least(minimum: int, maximum: int | None = None):
@@ -44,7 +45,17 @@ def number_in(lo: float, hi: float, lo_open: bool = False):
     return parse
 
 
+def path_arg(text: str) -> str:
+    """An argparse ``type`` for a file or directory: an empty path is refused (it would
+    mean the current directory without saying so)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a path, got {text!r}")
+    return text
+
+
 positive_int = int_at_least(1)
+#: Dask workers of a local cluster (0: in this process)
+workers_int = int_at_least(0, MAX_WORKERS)
 #: P: a BE job's preemption limit (int32, so that results hold it in any file format)
 max_preemptions_int = int_at_least(1, MAX_PREEMPTIONS)
 #: seeds: stored in results and recipes; uint32
@@ -120,6 +131,8 @@ def atomic_write(path: str | os.PathLike, write) -> None:
 
 def check_out_path(path: str) -> None:
     from ..cli import UsageError
+    if not str(path).strip():
+        raise UsageError(f"--out {path!r}: empty; give a file name")
     if Path(path).is_dir():
         raise UsageError(f"--out {path}: is a directory; give a file name")
     if Path(path).exists() and not Path(path).is_file():

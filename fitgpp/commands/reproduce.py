@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from .common import int_at_least
+from .common import path_arg, workers_int
 
 #: the research questions of fitgpp.reproduce.RQS, named here so that building the
 #: parser does not import altair (tests/test_reproduce.py checks the two agree)
@@ -21,8 +21,8 @@ def add_parser(sub) -> None:
                    help="small runs (600 jobs, 2 seeds; well under a minute) instead of the full size")
     p.add_argument("--only", nargs="+", choices=RQ_NAMES, metavar="RQ",
                    help=f"run only these ({', '.join(RQ_NAMES)})")
-    p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--workers", type=int_at_least(0), metavar="N",
+    p.add_argument("--out", required=True, metavar="DIR", type=path_arg)
+    p.add_argument("--workers", type=workers_int, metavar="N",
                    help="Dask workers for the cells not in the cache (0: in this process; default: "
                         "every CPU at full size, in process with --quick)")
     p.add_argument("--no-cache", action="store_true",
@@ -40,17 +40,38 @@ def run(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
+    size = QUICK if args.quick else FULL
+    if args.workers is not None:
+        size = dataclasses.replace(size, workers=args.workers)
+    _check_environment(args.no_cache, size.workers)
+    made = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot create the directory "
                          f"({exc.strerror or exc})") from None
-    writable_dir(out, f"--out {out}")
-    size = QUICK if args.quick else FULL
-    if args.workers is not None:
-        size = dataclasses.replace(size, workers=args.workers)
     t = time.perf_counter()
-    run_all(out, size=size, which=args.only, cache=False if args.no_cache else None,
-            progress=True)
+    try:
+        writable_dir(out, f"--out {out}")
+        run_all(out, size=size, which=args.only, cache=False if args.no_cache else None,
+                progress=True)
+    except BaseException:
+        if made and not any(out.iterdir()):  # a failure leaves no empty folder of ours
+            out.rmdir()
+        raise
     print(f"wrote {out / 'results.md'} and the figures in {time.perf_counter() - t:.0f} s")
     return 0
+
+
+def _check_environment(no_cache: bool, workers: int | None) -> None:
+    """The cache folder and $FITGPP_SCHEDULER (used unless the cells run in this process),
+    checked before --out is created."""
+    import os
+
+    from .sweep import check_address
+    if not no_cache:
+        from ..sweep import CellCache
+        CellCache()
+    address = os.environ.get("FITGPP_SCHEDULER")
+    if address and workers != 0:
+        check_address(address, "$FITGPP_SCHEDULER")

@@ -55,6 +55,34 @@ def policy_class(spec) -> type:
     return _checked(type(spec), type(spec).__qualname__)
 
 
+def allowed_class(spec, policy=None, allow_modules=(), where: str = "policy") -> type:
+    """The class a ``spec`` read from data (a result's attrs) names, importing nothing the
+    caller did not allow: a registered name is looked up; ``module:Class`` must be the
+    class of ``policy`` (a class or an object), or its module must be one of the exact
+    names in ``allow_modules``. Anything else is a :class:`PolicyError` saying how to allow it."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise PolicyError(f"{where}: expected a policy name or module:Class, got {spec!r}"[:300])
+    if isinstance(allow_modules, str):
+        allow_modules = (allow_modules,)
+    if policy is not None:
+        cls = policy_class(policy)
+        if spec in (ref(cls), f"{cls.__module__}:{cls.__qualname__}"):
+            return cls
+        if ":" in spec:
+            raise PolicyError(f"{where} names {spec!r}, but the policy given is {ref(cls)!r}"[:300])
+    if ":" not in spec:
+        return policy_class(spec)
+    for cls in _registry().values():  # a built-in class by its full name: already imported
+        if spec == f"{cls.__module__}:{cls.__qualname__}":
+            return cls
+    module = spec.partition(":")[0]
+    if module not in tuple(allow_modules):
+        raise PolicyError(f"{where} names {spec!r}, which is not a built-in policy; reading "
+                          f"data imports no module it names: pass the class (policy=...) or "
+                          f"allow its module (allow_modules=({module!r},))"[:300])
+    return policy_class(spec)
+
+
 def _import(spec: str) -> type:
     mod_name, _, qual = spec.partition(":")
     if not mod_name or not qual:
@@ -69,7 +97,11 @@ def _import(spec: str) -> type:
                           "is it on sys.path (PYTHONPATH) here?") from None
     except Exception as exc:  # a bad name ("..", "a\0b") or a module that fails as it loads
         raise PolicyError(f"policy {spec!r}: importing module {mod_name!r} failed "
-                          f"({type(exc).__name__}: {exc})"[:300]) from None
+                          f"({type(exc).__name__}: {' '.join(str(exc).split())})"[:300]) from None
+    except SystemExit as exc:  # sys.exit() while loading must not end the caller silently
+        sys.modules.pop(mod_name, None)
+        raise PolicyError(f"policy {spec!r}: module {mod_name!r} exited while loading "
+                          f"(sys.exit({exc.code!r}))"[:300]) from None
     for part in qual.split("."):
         try:
             obj = getattr(obj, part)
@@ -85,6 +117,11 @@ def _checked(cls, what: str) -> type:
             not callable(getattr(cls, "schedule", None)) or not callable(getattr(cls, "bind", None)):
         raise PolicyError(f"policy {what}: not a policy class (a policy is a dataclass with "
                           "bind(engine) and schedule(engine, t); see docs/write-a-policy.md)")
+    from .base import TwoQueuePolicy
+    if issubclass(cls, TwoQueuePolicy) and cls.preempts and cls.choose is TwoQueuePolicy.choose:
+        raise PolicyError(f"policy {what}: an abstract two-queue policy (it preempts but "
+                          "writes no choose(); subclass it and write choose, or set "
+                          "preempts = False)")
     return cls
 
 
@@ -195,10 +232,16 @@ def parse_value(spec, name: str, text: str):
             return v
         if t is str:
             return text
-        return json.loads(text)  # no declared scalar type: a JSON value
+        return json.loads(text, parse_constant=_no_constant)  # no declared scalar type: JSON
     except ValueError:
-        kind = {bool: "true or false", int: "an integer", float: "a finite number"}.get(t, "JSON")
+        kind = {bool: "true or false", int: "an integer", float: "a finite number"}.get(
+            t, "a JSON value with finite numbers only")
         raise PolicyError(f"parameter {name}={text!r}: expected {kind}") from None
+
+
+def _no_constant(name: str):
+    """JSON's NaN and Infinity (which json.loads takes) are no values a result may hold."""
+    raise ValueError(f"{name} is not a finite number")
 
 
 # ------------------------------------------------------------------ digest

@@ -54,6 +54,10 @@ class CellCache:
     """Cell results on disk under ``root``; ``get`` returns None for a missing or bad entry."""
 
     def __init__(self, root: str | os.PathLike | None = None):
+        if root is not None and (isinstance(root, bool) or not isinstance(root, (str, os.PathLike))
+                                 or not str(root).strip()):
+            raise CacheError(f"cache: expected a directory path, got {root!r} (an empty path "
+                             "would be the current folder)"[:300])
         self.root = Path(root).expanduser() if root is not None else default_cache_dir()
         if self.root.exists() and not self.root.is_dir():
             raise CacheError(f"cache {self.root}: exists and is not a directory (give a "

@@ -151,26 +151,34 @@ def cells_of(exp: Experiment) -> list[Cell]:
 
 
 _CODE_DIGEST: str | None = None
-#: Modules that cannot change a simulation result (left out of the code digest).
-_NOT_RESULTS = ("cli.py", "__main__.py", "plots.py", "widgets.py", "panels.py", "reproduce.py")
+#: The package's code that can change a cell's result, as paths under the package (a folder
+#: ends in "/"): the simulator, the policies, how traces, clusters and workloads are read
+#: and drawn, and what a cell keeps of its run. A user's policy outside the package is
+#: keyed by its own digest (:func:`fitgpp.policies.registry.digest`).
+RESULT_CODE = ("engine.py", "simulate.py", "trace.py", "cluster.py", "policies/", "workload/",
+               "sweep/cell.py", "sweep/runs.py")
 
 
-def code_digest() -> str:
-    """sha256 over the package's source files that can change a result (everything
-    but the command line and the sweep's own plumbing), so that a cache never
-    serves a result computed by different code under the same version number."""
+def code_digest(root: Path | None = None) -> str:
+    """sha256 over the files of :data:`RESULT_CODE` (under ``root``, default this
+    package), so that a cache never serves a result computed by different code under the
+    same version number. Any other file (the command line, figures, panels, studies) may
+    change without recomputing a cell."""
     global _CODE_DIGEST
+    if root is not None:
+        return _digest_files(root)
     if _CODE_DIGEST is None:
-        root = Path(__file__).resolve().parent.parent
-        h = hashlib.sha256()
-        for f in sorted(root.rglob("*.py")):
-            rel = f.relative_to(root).as_posix()
-            if rel.startswith("commands/") or rel in _NOT_RESULTS or \
-                    (rel.startswith("sweep/") and rel not in ("sweep/cell.py", "sweep/runs.py")):
-                continue
-            h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
-        _CODE_DIGEST = h.hexdigest()
+        _CODE_DIGEST = _digest_files(Path(__file__).resolve().parent.parent)
     return _CODE_DIGEST
+
+
+def _digest_files(root: Path) -> str:
+    h = hashlib.sha256()
+    for entry in RESULT_CODE:
+        files = sorted((root / entry).rglob("*.py")) if entry.endswith("/") else [root / entry]
+        for f in files:
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def cell_key(exp: Experiment, source: Source, cell: Cell) -> str:
@@ -191,6 +199,23 @@ def cell_key(exp: Experiment, source: Source, cell: Cell) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
+class DrawError(ExperimentError):
+    """The workload of a cell cannot be drawn; the message names the [workload] keys and
+    the seed (the command line puts the config file in front)."""
+
+    def __init__(self, cell_or_text, exc: Exception | None = None):
+        if exc is None:  # unpickled on the client: the message as made on the worker
+            super().__init__(cell_or_text)
+            return
+        keys = ", ".join(f"{k} = {v!r}" for k, v in cell_or_text.knobs if k != "on_unfit")
+        why = " ".join(str(exc).split()).replace("<DataFrame>: rows", "drawn jobs")
+        super().__init__(f"[workload] {keys}, seed {cell_or_text.seed}: cannot draw the "
+                         f"workload: {why}"[:600])
+
+    def __reduce__(self):
+        return (DrawError, (str(self),))
+
+
 _TRACES: dict = {}  # per-process memo of synthesized workloads, so policies share one draw
 
 
@@ -200,19 +225,31 @@ def _trace_for(source: Source, cell: Cell, cluster):
     memo = (source.digest, cell.knobs, cell.seed, cluster.to_json())
     tr = _TRACES.get(memo)
     if tr is None:
+        from ..errors import FitgppError
         from ..workload import synthesize
-        tr = synthesize(source.model, seed=cell.seed, cluster=cluster, **dict(cell.knobs))
+        try:
+            tr = synthesize(source.model, seed=cell.seed, cluster=cluster, **dict(cell.knobs))
+        except FitgppError as exc:
+            raise DrawError(cell, exc) from None
         if len(_TRACES) >= 8:
             _TRACES.pop(next(iter(_TRACES)))
         _TRACES[memo] = tr
     return tr
 
 
-def compute_cell(source: Source, cell: Cell, cluster, tick: float) -> dict:
+def compute_cell(source: Source, cell: Cell, cluster, tick: float,
+                 policy_digest: str | None = None) -> dict:
     """Simulate one cell and reduce it to what the metrics and figures read
-    (:func:`fitgpp.sweep.runs.reduce_run`)."""
+    (:func:`fitgpp.sweep.runs.reduce_run`).
+
+    ``policy_digest``: the policy's digest as the client computed it for the cell's key,
+    recorded in the result's attrs. A worker that received a notebook's class by value
+    cannot always see its code the way the client does (no source text, no module file),
+    so the digest it would compute may differ; the class it runs is the client's."""
     ds = simulate(_trace_for(source, cell, cluster), cluster, cell.make_policy(), tick=tick,
                   segments=True)
+    if policy_digest is not None:
+        ds.attrs["policy_digest"] = policy_digest
     return {
         **reduce_run(ds),
         "gpu_util": np.float64(ds.attrs["gpu_util_mean"]),

@@ -18,8 +18,8 @@ from pathlib import Path
 from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
 from ..errors import FitgppError
 from ..policies import PolicyError, registry
-from ..validate import (MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED, MAX_TIME_S,
-                        MIN_TICK_S, read_toml)
+from ..validate import (MAX_CELLS, MAX_GRACE_SCALE, MAX_JOBS, MAX_PREEMPTIONS, MAX_SEED,
+                        MAX_TIME_S, MIN_TICK_S, read_toml)
 from ..trace import Trace
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
@@ -297,17 +297,37 @@ def _param_check(base, key, kind):
             _fail(where, f"key '{k}' must be {'true or false' if kind is bool else 'a string'}"
                          f", got {v!r}")
         try:
-            json.dumps(v)
+            json.dumps(v, allow_nan=False)
             hash(v)
-        except TypeError:
-            _fail(where, f"key '{k}': value {v!r} is not a plain value (number, string, "
-                         "boolean) a result can record")
+        except (TypeError, ValueError):  # a list or table, or a NaN / infinity inside one
+            _fail(where, f"key '{k}': value {v!r} is not a plain value (finite number, "
+                         "string, boolean) a result can record"[:300])
         try:
             registry.resolve(base, **{key: v})
         except PolicyError as exc:
             _fail(where, f"key '{key}': {exc}")
         return v
     return check
+
+
+def _bounded(what: str, n: int) -> None:
+    if n > MAX_CELLS:
+        _fail("", f"the sweep has {n} {what} (the product of its lists of policy parameters, "
+                  f"workload knobs and seeds), more than the bound of {MAX_CELLS} "
+                  "(fitgpp.validate.MAX_CELLS); sweep fewer values")
+
+
+def _declared_cells(doc: Mapping) -> int:
+    """The cells a TOML document declares, from the lengths of its lists alone (before any
+    value is checked: a long list is refused at once, not after checking each value)."""
+    def n(v):
+        return len(v) if isinstance(v, list) else 1
+    wl, pol = doc.get("workload"), doc.get("policies")
+    if not isinstance(wl, Mapping) or not isinstance(pol, Mapping):
+        return 0
+    rest = math.prod(n(wl.get(k)) for k in KNOBS) * n(doc.get("seeds", [0]))
+    return rest * sum(math.prod(n(v) for k, v in p.items() if k not in ("policy", "seed"))
+                      if isinstance(p, Mapping) else 1 for p in pol.values())
 
 
 @dataclass(frozen=True)
@@ -352,6 +372,19 @@ class Experiment:
         for key in ("name", "description"):
             if not isinstance(getattr(self, key), str):
                 _fail("", f"key '{key}' must be a string, got {getattr(self, key)!r}")
+        self._check_size()
+
+    def _check_size(self) -> None:
+        """Refuse a grid beyond :data:`~fitgpp.validate.MAX_CELLS`, counted from the declared
+        lists before anything is built: the cells to run (each policy's combinations x swept
+        knobs x seeds) and the points of the result (policies x the values of every swept
+        parameter x swept knobs x seeds)."""
+        rest = math.prod(len(v) for v in self.workload.swept.values()) * len(self.seeds)
+        cells = sum(math.prod(len(v) for _, v in p.values) for p in self.policies) * rest
+        points = len(self.policies) * math.prod(len(self.grid_values(k))
+                                                for k in self.grid_params) * rest
+        _bounded("cells to run", cells)
+        _bounded("points in its result grid", points)
 
     @property
     def policy_names(self) -> tuple[str, ...]:
@@ -477,6 +510,7 @@ def _from_doc(doc: Mapping, base: Path) -> Experiment:
     unknown = [k for k in doc if k not in _TOP_KEYS]
     if unknown:
         _fail("", f"unknown key '{unknown[0]}' (allowed: {', '.join(_TOP_KEYS)})")
+    _bounded("cells to run", _declared_cells(doc))
     for key in ("workload", "policies"):
         if key not in doc:
             _fail("", f"missing [{key}] table")

@@ -21,6 +21,8 @@ from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_s
 from .config import Experiment, ExperimentError
 from .summary import assemble, cell_metrics
 from .._version import __version__
+from ..policies import registry
+from ..validate import MAX_WORKERS
 
 
 class SweepError(ExperimentError):
@@ -69,8 +71,9 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     if not isinstance(exp, Experiment):
         raise SweepError(f"run_sweep needs an Experiment, got {type(exp).__name__}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 0):
-        raise SweepError(f"workers must be an integer >= 0, got {workers!r}")
+                                or not 0 <= workers <= MAX_WORKERS):
+        raise SweepError(f"workers must be an integer in [0, {MAX_WORKERS}], got {workers!r}"
+                         [:300])
     local = serial or workers == 0
     if scheduler and workers is not None:
         raise SweepError("give either workers (a local cluster, or 0 for in-process) or a "
@@ -98,7 +101,7 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     try:
         if local:
             for k, c in todo.items():
-                done(k, compute_cell(source, c, exp.cluster, exp.tick))
+                done(k, compute_cell(source, c, exp.cluster, exp.tick, policy_digest(c)))
         elif todo:  # no cluster is started when everything is cached
             _run_dask(source, todo, exp, workers, scheduler, done)
     finally:
@@ -151,6 +154,12 @@ class SweepWarning(UserWarning):
     """Something in a sweep deserves attention but does not stop it."""
 
 
+def policy_digest(cell: Cell) -> str:
+    """The digest of the cell's policy, computed here, on the client, where its class was
+    defined (:func:`fitgpp.policies.registry.digest`)."""
+    return registry.digest(cell.make_policy())
+
+
 def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> None:
     from distributed import Client, as_completed
 
@@ -171,8 +180,8 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
         # The workload travels inside one task (not scattered), so the scheduler can
         # rebuild it if the worker that held it dies.
         src = client.submit(_same, source, key=f"fitgpp-source-{source.digest}", pure=False)
-        futures = [client.submit(compute_cell, src, c, exp.cluster, exp.tick, pure=False,
-                                 key=f"fitgpp-cell-{k}") for k, c in todo.items()]
+        futures = [client.submit(compute_cell, src, c, exp.cluster, exp.tick, policy_digest(c),
+                                 pure=False, key=f"fitgpp-cell-{k}") for k, c in todo.items()]
         by_key = {f.key: k for f, k in zip(futures, todo)}
         _collect(client, as_completed(futures, with_results=True), by_key, done)
     finally:
@@ -195,6 +204,10 @@ def local_cluster(n_workers: int):
     import logging
 
     from distributed import LocalCluster
+    if isinstance(n_workers, bool) or not isinstance(n_workers, int) or \
+            not 1 <= n_workers <= MAX_WORKERS:
+        raise SweepError(f"a local cluster takes 1 to {MAX_WORKERS} workers, got "
+                         f"{n_workers!r}"[:300])
     return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                         host="127.0.0.1", dashboard_address="127.0.0.1:0",
                         silence_logs=logging.CRITICAL)
@@ -221,6 +234,8 @@ def _collect(client, results, by_key, done) -> None:
             raise SweepError("the Dask scheduler lost the sweep's tasks (was it restarted?); "
                              "run the sweep again: finished cells are cached") from None
         for fut, res in batch:
+            if fut.status == "error":
+                fut.result()  # raises the cell's own error (a FitgppError is one line)
             done(by_key[fut.key], res)
         if batch:
             idle_since = None

@@ -150,32 +150,21 @@ def _add_summaries(ds: xr.Dataset) -> None:
 
 
 def format_table(ds: xr.Dataset) -> str:
-    """A short text view, one row per policy at the first grid point it was run on:
-    TE p95 and BE median / p95 slowdown (mean over seeds), GPU utilization, and
-    the change against FIFO."""
+    """A short text view, one row per configuration of the grid (a policy with the values
+    of its own swept parameters and of the swept workload knobs; combinations its grid does
+    not list are left out): TE p95 and BE median / p95 slowdown (mean over seeds), GPU
+    utilization, and the change against FIFO."""
     has = "slowdown_p95_vs_fifo_mean" in ds
-    head = f"{'policy':<36}{'TE p95':>9}{'BE median':>11}{'BE p95':>9}{'GPU util':>10}"
+    rows = [(label, d) for label, d in configurations(ds)]
+    width = max([36, *(len(label) + 2 for label, _ in rows)])
+    head = f"{'policy':<{width}}{'TE p95':>9}{'BE median':>11}{'BE p95':>9}{'GPU util':>10}"
     if has:
         head += f"{'TE p95 vs FIFO':>16}{'BE med vs FIFO':>16}{'BE p95 vs FIFO':>16}"
     lines = [head]
-    broadcast = json.loads(ds.attrs.get("broadcast", "{}"))
-    for p in ds["policy"].values:
-        d = ds.sel(policy=p)
-        label = str(p)
-        for dim in [k for k in d["slowdown_p95_mean"].dims if k != "cls"]:
-            ok = d["slowdown_p95_mean"].notnull().any([k for k in d["slowdown_p95_mean"].dims
-                                                       if k != dim])
-            pick = d[dim].values[int(np.argmax(ok.values))]
-            if dim in _PREFERRED and _PREFERRED[dim] in d[dim].values and \
-                    bool(ok.sel({dim: _PREFERRED[dim]})):
-                pick = _PREFERRED[dim]
-            d = d.sel({dim: pick})
-            if dim not in broadcast.get(str(p), []):
-                label += f" {'P' if dim == 'max_preemptions' else dim}={pick:g}"
-
+    for label, d in rows:
         def v(name, c=None):
             return float(d[name] if c is None else d[name].sel(cls=c))
-        row = (f"{label:<36}{v('slowdown_p95_mean', 'TE'):>9.3f}"
+        row = (f"{label:<{width}}{v('slowdown_p95_mean', 'TE'):>9.3f}"
                f"{v('slowdown_median_mean', 'BE'):>11.3f}{v('slowdown_p95_mean', 'BE'):>9.3f}"
                f"{v('gpu_util_mean'):>10.3f}")
         if has:
@@ -185,4 +174,25 @@ def format_table(ds: xr.Dataset) -> str:
     return "\n".join(lines)
 
 
-_PREFERRED = {"s": 4.0, "max_preemptions": 3}  # SPEC's defaults, shown when swept
+def configurations(ds: xr.Dataset):
+    """``(label, dataset)`` for every configuration of a sweep's grid: each policy at every
+    combination of the dimensions it was run along (its own swept fields and the swept
+    knobs; a dimension it was broadcast along is shown once, not as a parameter)."""
+    broadcast = json.loads(ds.attrs.get("broadcast", "{}"))
+    dims = [k for k in ds["slowdown_p95_mean"].dims if k not in ("policy", "cls")]
+    for p in ds["policy"].values:
+        own = [k for k in dims if k not in broadcast.get(str(p), [])]
+        d = ds.sel(policy=p).isel({k: 0 for k in dims if k not in own})
+        for combo in itertools.product(*(d[k].values for k in own)):
+            c = d.sel(dict(zip(own, combo)))
+            if not bool(c["slowdown_p95_mean"].notnull().any()):
+                continue  # a combination this policy's grid does not list
+            yield " ".join([str(p), *(f"{'P' if k == 'max_preemptions' else k}={_text(v)}"
+                                      for k, v in zip(own, combo))]), c
+
+
+def _text(v) -> str:
+    """A coordinate value as the table shows it, whatever its type (a swept field may be a
+    string or a boolean)."""
+    v = v.item() if hasattr(v, "item") else v
+    return f"{v:g}" if isinstance(v, float) else str(v)

@@ -48,11 +48,14 @@ DEFAULT_GRACE = Dist("lognorm", {"s": 1.0, "loc": 0.0, "scale": 60.0}, 900.0)
 
 #: Sane bounds of a model's numbers (a tampered or corrupt model is refused, naming the field):
 #: arrival rates [jobs/s], shape parameters of a distribution, its loc, scale and max [s],
-#: demands (integers, like trace resources) and cpu_mem weights.
+#: demands (integers, like trace resources), cpu_mem and tasks weights (capped, so that every
+#: list's sum is finite: 1e308 + 1e308 overflowed and turned 50/50 into always one), and tasks
+#: per job (a gang needs one node per task).
 RATE_BOUNDS = (1e-9, 1e4)
 SHAPE_BOUNDS = (1e-3, 1e3)
 MAX_DEMAND = 2**53 - 1
 MAX_WEIGHT = 1e15
+MAX_TASKS = 2**20
 
 
 class WorkloadModelError(FitgppError):
@@ -343,9 +346,9 @@ def _tasks(w: _Where, tk, vals, name: str) -> dict | None:
 
     def row(v, p, at):
         k = w.integer(p[0], at + "[0]")
-        if k < 1:
-            w.fail(at + "[0]", f"a job has at least 1 task, got {k}")
-        return k, w.number(p[1], at + "[1]", positive=True)
+        if not 1 <= k <= MAX_TASKS:
+            w.fail(at + "[0]", f"a job has at least 1 task and at most {MAX_TASKS}, got {k}")
+        return k, w.number(p[1], at + "[1]", positive=True, hi=MAX_WEIGHT)
 
     def distinct(v, rows, at):
         if len({k for k, _ in rows}) != len(rows):
