@@ -39,7 +39,8 @@ import pandas as pd
 from . import plots
 from .errors import FitgppError
 from .metrics import MIN_CI_VALUES, percent, t_interval
-from .reproduce import FULL, NAMES, QUICK, Outcome, Size, Study
+from .policies import registry
+from .reproduce import FULL, QUICK, Outcome, Size, Study
 
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
     import fitgpp.reproduce
@@ -48,8 +49,6 @@ if TYPE_CHECKING:  # the annotations name the class by its full path (two classe
 SIZES = {"quick": QUICK, "full": FULL}
 #: Dimensions that belong to the size (one value per run), not to the study's grid.
 SIZE_DIMS = ("n_jobs", "load")
-#: Dimensions whose values are policy parameters on the sweep grid.
-POLICY_DIMS = ("s", "max_preemptions")
 LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
           "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
 NUMBERS = {"te_median": ("slowdown_median", "TE", "TE median slowdown"),
@@ -79,24 +78,32 @@ def extend(study: Study, size: fitgpp.reproduce.Size, dim: str,
         return study, dataclasses.replace(size, **{dim: v})
     if dim == "model":
         return study.replace(model=str(value)), size
-    if dim in POLICY_DIMS:
-        cast = int if dim == "max_preemptions" else float
-        from .policies import registry
-        pols, added = {}, False
-        for name, grid in study.policies.items():
-            grid = dict(grid)
-            if dim in grid or dim in dims and dim in registry.declared(name):
-                grid[dim] = sorted({*map(cast, grid.get(dim, dims[dim])), cast(value)})
-                added = True
-            pols[name] = grid
-        if not added:
-            raise PanelError(f"{study.key}: no policy takes {dim!r}")
-        return study.replace(policies=pols), size
+    if dim in study.params() or any(dim in registry.declared(g.cls) and dim != "seed"
+                                    for g in study.grid().policies):
+        return _add_param(study, dim, value), size
     if dim in study.knobs:
         vals = tuple(sorted({*map(float, study.knobs[dim]), float(value)}))
         return study.replace(knobs={**study.knobs, dim: vals}), size
     raise PanelError(f"{study.key}: cannot add a value to {dim!r}; it takes values for "
-                     f"{sorted([*POLICY_DIMS, *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
+                     f"{sorted([*study.params(), *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
+
+
+def _add_param(study: Study, dim: str, value) -> Study:
+    """``study`` with ``value`` added to field ``dim`` of every policy that takes it (cast
+    to the field's declared type)."""
+    pols, added = {}, False
+    for (name, spec), grid in zip(study.policies.items(), study.grid().policies):
+        spec = dict(spec)
+        fields = registry.declared(grid.cls)
+        if dim in fields:
+            kind = fields[dim][0]
+            cast = kind if kind in (int, float) else (lambda v: v)
+            spec[dim] = sorted({*map(cast, grid.params[dim]), cast(value)})
+            added = True
+        pols[name] = spec
+    if not added:
+        raise PanelError(f"{study.key}: no policy takes {dim!r}")
+    return study.replace(policies=pols)
 
 
 def conf_of(o: Outcome, sel: dict) -> dict:
@@ -108,7 +115,7 @@ def conf_of(o: Outcome, sel: dict) -> dict:
     for conf in o.configurations():
         if conf["name"] != sel["policy"] or conf["variant"] != variant or conf["knobs"] != knobs:
             continue
-        if all(conf["params"][k] == sel[k] for k in POLICY_DIMS
+        if all(conf["params"][k] == sel[k] for k in o.params()
                if k in conf["params"] and k in sel):
             return conf
     raise PanelError(f"{st.key}: no computed configuration at {sel}")
@@ -201,6 +208,14 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     what = f" at {', '.join(at)}" if at else ""
     return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
                                   "slowdown distributions appear below)")
+
+
+def _nearest(values, v):
+    """The value of ``values`` closest to ``v`` (the first, for values that are not numbers)."""
+    try:
+        return min(values, key=lambda x: abs(x - v))
+    except TypeError:
+        return values[0]
 
 
 # ------------------------------------------------------------------ the widgets
@@ -309,7 +324,7 @@ class Panel(W.VBox):
                 from .workload import list_models
                 values = tuple(sorted(set(list_models()) | set(values)))
             if dim == "policy":
-                opts = [(NAMES.get(v, v), v) for v in values]
+                opts = [(plots.family(v), v) for v in values]
             else:
                 opts = [(f"{v:g}" if isinstance(v, float) else str(v), v) for v in values]
             value = old.get(dim)
@@ -320,7 +335,7 @@ class Panel(W.VBox):
         self.controls = ws
         self.controls_box.children = list(ws.values())
         self.add_dim.options = [(LABELS.get(d, d), d) for d in dims
-                                if d in (*POLICY_DIMS, *self.study.knobs, *SIZE_DIMS)]
+                                if d in (*self.study.params(), *self.study.knobs, *SIZE_DIMS)]
         for dim, w in ws.items():
             w.observe(lambda ch, d=dim: self._changed(d, ch["new"]), names="value")
         self._enable()
@@ -336,21 +351,26 @@ class Panel(W.VBox):
             return 3
         return dims[dim][0]
 
+    def _fields(self, policy: str) -> dict[str, tuple]:
+        """``{field: values}`` that policy ``policy`` runs (its grid in the study)."""
+        exp = next(iter(self.o.experiments.values()))
+        return next((g.params for g in exp.policies if g.name == policy), {})
+
     def _enable(self) -> None:
-        """A policy parameter control is disabled while the chosen policy does not sweep it."""
-        grid = self.study.policies.get(self.controls["policy"].value, {})
-        for d in POLICY_DIMS:
+        """A policy field's control is disabled while the chosen policy does not take it."""
+        fields = self._fields(self.controls["policy"].value)
+        for d in self.study.params():
             if d in self.controls:
-                self.controls[d].disabled = d not in grid
+                self.controls[d].disabled = d not in fields
 
     def _selection_for_outcome(self) -> dict:
         sel = self.selection()
-        grid = self.study.policies.get(sel["policy"], {})
-        for d in POLICY_DIMS:   # a policy without the parameter: any value matches
-            if d in sel and d not in grid:
+        fields = self._fields(sel["policy"])
+        for d in self.study.params():   # a policy without the field: any value matches
+            if d in sel and d not in fields:
                 sel.pop(d)
-            elif d in sel and sel[d] not in grid[d]:   # e.g. LRTP runs only P=3
-                sel[d] = min(grid[d], key=lambda v: abs(v - sel[d]))
+            elif d in sel and sel[d] not in fields[d]:   # e.g. LRTP runs only P=3
+                sel[d] = _nearest(fields[d], sel[d])
         return sel
 
     def _draw_selection(self) -> None:
@@ -451,7 +471,7 @@ class Panel(W.VBox):
         if not values:
             return
         v = values[0]
-        name = {n: k for k, n in NAMES.items()}.get(v.get("family"), v.get("family"))
+        name = {n: k for k, n in plots.FAMILIES.items()}.get(v.get("family"), v.get("family"))
         self._quiet = True
         try:
             if name in [x for _, x in self.controls["policy"].options]:

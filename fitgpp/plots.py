@@ -210,15 +210,37 @@ def paper_theme() -> alt.theme.ThemeConfig:
 
 
 # ------------------------------------------------------------------ labels and styles
+#: How the built-in policies are written in labels (a researcher's policy: its own name).
+FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND"}
+#: Short names of policy fields in labels.
+SHORT = {"max_preemptions": "P"}
+
+
+def family(name: str) -> str:
+    """``FitGpp`` for ``fitgpp``; a policy that is not built in keeps its own name."""
+    return FAMILIES.get(str(name).lower(), str(name))
+
+
+def config_label(name: str, params: dict, varying=()) -> str:
+    """The one name of a configuration: the policy's family, ``s`` when it has one, and
+    every other field in ``varying`` (the ones its grid sweeps): ``FitGpp s=4``,
+    ``FitGpp s=4 P=3``, ``patient s=4 patience=80``, ``FIFO``."""
+    shown = [k for k in params if k == "s" or k in varying]
+    parts = [family(name)]
+    for k in shown:
+        v = params[k]
+        parts.append(f"{SHORT.get(k, k)}={v:g}" if isinstance(v, (int, float))
+                     and not isinstance(v, bool) else f"{SHORT.get(k, k)}={v}")
+    return " ".join(parts)
+
+
 def policy_label(ds) -> str:
-    """``FitGpp s=4 P=3``-style label from a Dataset's attrs (or a policy name)."""
+    """The label of a simulation Dataset (from its attrs) or of a policy name, as
+    :func:`config_label` writes it."""
     attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
     name = str(attrs.get("policy", "?")).rpartition(":")[2]  # module:Class -> Class
-    base = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP",
-            "rand": "RAND"}.get(name.lower(), name)
-    if base == "FitGpp" and "s" in attrs:
-        return f"FitGpp s={float(attrs['s']):g}"
-    return base
+    params = {"s": float(attrs["s"])} if family(name) == "FitGpp" and "s" in attrs else {}
+    return config_label(name, params)
 
 
 def _family(label: str) -> str:

@@ -53,7 +53,7 @@ COLUMNS = {
     "change_be_median": ("slowdown_median_vs_fifo", "BE"),
     "change_be_p95": ("slowdown_p95_vs_fifo", "BE"),
 }
-NAMES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND"}
+NAMES = plots.FAMILIES
 
 
 class ReproduceError(FitgppError):
@@ -132,16 +132,26 @@ class Study:
     def seeds(self, size: Size) -> tuple[int, ...]:
         return tuple(size.seeds[:1]) if self.one_seed else tuple(size.seeds)
 
+    def grid(self):
+        """The sweep's policy grid (an :class:`~fitgpp.sweep.Experiment` on a stand-in
+        workload): what the policies' fields make of the declared ``policies``."""
+        from .sweep import Experiment
+        return Experiment(workload={"model": "paper-default"}, policies=self.policies)
+
+    def params(self) -> tuple[str, ...]:
+        """The policy fields that are dimensions of the results: every field (but ``seed``)
+        of every policy, a researcher's own as much as ``s`` or ``max_preemptions``."""
+        exp = self.grid()
+        return tuple(k for k in exp.grid_params if exp.grid_values(k))
+
     def dimensions(self, size: Size = QUICK) -> dict[str, tuple]:
         """Every dimension of this question's results and its values at ``size``: the
-        policies, their swept parameters, the workload (model or trace, its variants, the
-        knobs) and the seeds; what a control panel offers."""
-        from .sweep import GRID_PARAMS, Experiment
-        exp = Experiment(workload={"model": "paper-default"}, policies=self.policies)
+        policies, their fields (every one the sweep makes a dimension of), the workload
+        (model or trace, its variants, the knobs) and the seeds; what a control panel
+        offers."""
+        exp = self.grid()
         dims: dict[str, tuple] = {"policy": exp.policy_names}
-        for k in GRID_PARAMS:
-            if exp.grid_values(k):
-                dims[k] = exp.grid_values(k)
+        dims.update({k: exp.grid_values(k) for k in self.params()})
         if self.trace is not None:
             dims["trace"] = ("alibaba-v2023",)
         else:
@@ -225,6 +235,11 @@ class Outcome:
     experiments: dict
     cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
 
+    def params(self) -> tuple[str, ...]:
+        """The policy fields that are dimensions of :attr:`grid` (see :meth:`Study.params`)."""
+        exp = next(iter(self.experiments.values()))
+        return tuple(d for d in exp.grid_params if d in self.grid.dims)
+
     def configurations(self) -> list[dict]:
         """Every configuration of the grid (without seeds): ``label``, ``name`` (policy),
         ``params``, ``knobs``, ``variant``; in declaration order."""
@@ -244,11 +259,10 @@ class Outcome:
 
     def at(self, conf: dict) -> xr.Dataset:
         """The sweep Dataset at configuration ``conf`` (dimensions left: seed, cls)."""
-        from .sweep import GRID_PARAMS
         sel = {"policy": conf["name"], **conf["knobs"]}
-        for d in GRID_PARAMS:
-            if d in self.grid.dims:
-                sel[d] = conf["params"].get(d, self.grid[d].values[0])
+        for d in self.params():
+            # a policy without the field was run once and repeated along its dimension
+            sel[d] = conf["params"].get(d, self.grid[d].values[0])
         if conf["variant"] is not None:
             sel[self.study.variant_dim] = conf["variant"]
         return self.grid.sel(sel)
@@ -262,7 +276,8 @@ class Outcome:
         """One cell's simulation Dataset (from the sweep's results, no simulation):
         ``policy`` (a name) with parameters and knobs ``where`` on seed ``seed`` (default:
         the first); a parameter the policy does not take is ignored."""
-        from .sweep import GRID_PARAMS, run_dataset
+        from .sweep import run_dataset
+        fields = self.params()
         seed = self.study.seeds(self.size)[0] if seed is None else seed
         hits = []
         for (v, c), res in self.runs.items():
@@ -270,7 +285,7 @@ class Outcome:
                 continue
             params, knobs = dict(c.params), dict(c.knobs)
             if all(params[k] == x if k in params else knobs[k] == x if k in knobs
-                   else k in GRID_PARAMS for k, x in where.items()):
+                   else k in fields for k, x in where.items()):
                 hits.append((c, res))
         if len(hits) != 1:
             raise ReproduceError(f"{self.study.key}: {len(hits)} cells match policy={policy!r}, "
@@ -284,11 +299,14 @@ class Outcome:
         ``column: Dataset -> float``, computed per seed from the cell's per-job results)
         the mean over seeds with ``_lo``/``_hi`` bounds (NaN below 3 seeds)."""
         rows = []
-        seeds = self.study.seeds(self.size)
+        seeds, fields = self.study.seeds(self.size), self.params()
         for conf in self.configurations():
-            row = {"policy": conf["label"], "family": NAMES.get(conf["name"], conf["name"]),
+            row = {"policy": conf["label"], "family": plots.family(conf["name"]),
                    "name": conf["name"], "s": conf["params"].get("s", np.nan),
-                   "P": conf["params"].get("max_preemptions", np.nan), **conf["knobs"]}
+                   "P": conf["params"].get("max_preemptions", np.nan)}
+            row.update({k: conf["params"].get(k, np.nan) for k in fields
+                        if k not in ("s", "max_preemptions")})
+            row.update(conf["knobs"])
             if conf["variant"] is not None:
                 row[self.study.variant_dim] = conf["variant"]
             row["seeds"] = len(seeds)
@@ -318,14 +336,10 @@ class Outcome:
 
 
 def label_of(name: str, params: dict, exp) -> str:
-    """``FitGpp s=4``, ``FitGpp s=4 P=3`` (P shown when the grid sweeps it), ``FIFO``."""
-    label = NAMES.get(name, name)
+    """The label of configuration ``name`` with ``params`` in the grid of ``exp`` (see
+    :func:`fitgpp.plots.config_label`): a field is named when that policy's grid sweeps it."""
     grid = next(g for g in exp.policies if g.name == name)
-    if "s" in params:
-        label += f" s={params['s']:g}"
-    if "max_preemptions" in params and len(grid.max_preemptions) > 1:
-        label += f" P={params['max_preemptions']}"
-    return label
+    return plots.config_label(name, params, [k for k, v in grid.values if len(v) > 1])
 
 
 # ---------------------------------------------------------------- helpers for the analyses

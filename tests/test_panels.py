@@ -87,7 +87,7 @@ def test_extend_refuses_what_the_study_does_not_declare():
     with pytest.raises(PanelError, match="grace_scale"):
         extend(reproduce.STUDIES["rq1"], TINY, "grace_scale", 2.0)
     fifo_only = reproduce.STUDIES["rq1"].replace(policies={"fifo": {}, "lrtp": {}})
-    with pytest.raises(PanelError, match="no policy takes 's'"):
+    with pytest.raises(PanelError, match="cannot add a value to 's'"):
         extend(fifo_only, TINY, "s", 2.0)
     # P is not swept in RQ1 (FitGpp runs its default): adding one sweeps it
     st, _ = extend(reproduce.STUDIES["rq1"], TINY, "max_preemptions", 5)

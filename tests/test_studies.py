@@ -1,0 +1,91 @@
+"""A study over a researcher's own policy: every swept field of it is a configuration of its
+own (a row, a control value, an interval), never pooled with the other values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from fitgpp import reproduce
+from fitgpp.policies import FitGpp
+from fitgpp.reproduce import RQResult, Size, Study
+
+TINY = Size(n_jobs=600, seeds=(0, 1, 2), timeline_jobs=50, real_jobs=200)
+
+
+@dataclass(frozen=True)
+class Patient(FitGpp):
+    """FitGpp that preempts for a TE job only once it has waited ``patience`` ticks."""
+
+    patience: int = field(default=10, metadata={"min": 0, "max": 120, "units": "ticks"})
+    name = "patient"
+
+    def choose(self, eng, i, t):
+        due = eng.submit[i] + self.patience
+        if t < due:
+            eng.wake(due)
+            return None
+        return super().choose(eng, i, t)
+
+
+def _analyze(o) -> RQResult:
+    return RQResult(o.study.key, o.study.title, o.study.question, o.table(), {}, finding="-")
+
+
+STUDY = Study(key="rqp", title="RQP: patience", question="Does waiting before preempting help?",
+              policies={"fifo": {}, "patient": {"policy": Patient, "patience": [0, 80]}},
+              analyze=_analyze)
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory):
+    return STUDY.run(TINY, cache=tmp_path_factory.mktemp("studies-cache"))
+
+
+def test_a_swept_user_field_is_a_dimension_of_the_study():
+    assert STUDY.dimensions(TINY)["patience"] == (0, 80)
+
+
+def test_each_field_value_is_its_own_row_with_its_own_numbers(outcome):
+    table = outcome.table()
+    rows = table[table["name"] == "patient"]
+    assert sorted(rows["patience"]) == [0, 80]
+    assert rows["policy"].nunique() == 2          # the label tells them apart
+    for _, r in rows.iterrows():
+        conf = next(c for c in outcome.configurations()
+                    if c["name"] == "patient" and c["params"]["patience"] == r["patience"])
+        per_seed = outcome.values(conf, "slowdown_p95", "TE")
+        assert per_seed.shape == (len(TINY.seeds),)   # one value per seed, not pooled
+        assert r["te_p95"] == pytest.approx(np.mean(per_seed))
+        assert np.isfinite(r["te_p95_lo"]) and r["te_p95_lo"] <= r["te_p95"] <= r["te_p95_hi"]
+    assert rows["te_p95"].nunique() == 2          # waiting 80 ticks shows in the TE tail
+    # the per-seed values are those of the cell run at that patience
+    for p in (0, 80):
+        ds = outcome.run("patient", seed=1, patience=p)
+        assert int(ds.attrs.get("patience", p)) == p
+
+
+def test_the_panel_offers_the_field_and_shows_an_interval_per_value(tmp_path_factory):
+    from fitgpp.panels import Panel, selection_numbers
+    p = Panel(STUDY, TINY, cache=tmp_path_factory.mktemp("panel-cache"), charts=False)
+    assert [v for _, v in p.controls["patience"].options] == [0, 80]
+    p.controls["policy"].value = "patient"
+    shown = {}
+    for v in (0, 80):
+        p.controls["patience"].value = v
+        assert not p.messages.outputs, p.messages.outputs
+        nums = selection_numbers(p.o, p._selection_for_outcome())
+        shown[v] = nums.iloc[:, 0].tolist()
+        assert all("[" in x for x in shown[v])        # an interval, not a pooled range
+        assert f"patience={v}" in p.numbers.value
+    assert shown[0] != shown[80]
+
+
+def test_results_md_has_one_row_per_field_value(outcome, tmp_path):
+    r = _analyze(outcome)
+    path = reproduce.write_results({"rqp": r}, tmp_path, TINY, 1.0, [])
+    text = path.read_text()
+    for v in (0, 80):
+        assert f"patience={v}" in text
