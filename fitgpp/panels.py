@@ -38,7 +38,8 @@ import pandas as pd
 
 from . import plots
 from .errors import FitgppError
-from .metrics import MIN_CI_VALUES, percent, t_interval
+from .metrics import MIN_CI_VALUES, brief, percent
+from .tables import interval_text
 from .policies import registry
 from .reproduce import FULL, QUICK, Outcome, Size, Study
 
@@ -51,11 +52,6 @@ SIZES = {"quick": QUICK, "full": FULL}
 SIZE_DIMS = ("n_jobs", "load")
 LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
           "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
-NUMBERS = {"te_median": ("slowdown_median", "TE", "TE median slowdown"),
-           "te_p95": ("slowdown_p95", "TE", "TE p95 slowdown"),
-           "be_median": ("slowdown_median", "BE", "BE median slowdown"),
-           "be_p95": ("slowdown_p95", "BE", "BE p95 slowdown"),
-           "preemptions": ("preemptions_per_job", "BE", "preemptions per BE job")}
 
 
 class PanelError(FitgppError):
@@ -121,37 +117,24 @@ def conf_of(o: Outcome, sel: dict) -> dict:
     raise PanelError(f"{st.key}: no computed configuration at {sel}")
 
 
-def interval_text(x: np.ndarray, fmt) -> str:
-    """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
-    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number."""
-    m, lo, hi = t_interval(x)
-    if np.isnan(m):
-        return "–"
-    if len(x) >= MIN_CI_VALUES:
-        return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
-    if len(x) == 1:   # the caption says there is one run
-        return fmt(m)
-    lo, hi = fmt(np.min(x)), fmt(np.max(x))
-    return f"{fmt(m)} (same on both seeds)" if lo == hi and len(x) == 2 else \
-        f"{fmt(m)} (range {lo} to {hi})"
-
-
 def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
-    """The selected configuration's numbers over the seeds, FIFO's at the same knobs, and
-    the change against FIFO (paired per seed): ``mean [95 % interval]`` from 3 or more
-    seeds, ``mean (range lo to hi)`` from two, the value alone from one."""
+    """The selected configuration's numbers over the seeds (each metric of
+    :data:`fitgpp.metrics.METRICS` the study's tables show), the baseline's at the same
+    knobs, and the change against it (paired per seed): ``mean [95 % interval]`` from 3
+    or more seeds, ``mean (range lo to hi)`` from two, the value alone from one."""
     conf = conf_of(o, sel)
-    fifo = {**conf, "name": "fifo", "params": {}}
-    at, base = o.at(conf), o.at(fifo)
+    base = o.baseline(conf)
+    name = o.baseline_label()
     num = lambda x: f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"  # noqa: E731 - no 1.8e+04
     rows = []
-    for _k, (var, cls, name) in NUMBERS.items():
-        x = at[var].sel(cls=cls).to_numpy()
-        b = base[var].sel(cls=cls).to_numpy()
-        ch = f"{var}_vs_fifo"
-        c = at[ch].sel(cls=cls).to_numpy() if ch in at else np.full_like(x, np.nan)
-        rows.append({"metric": name, "selected": interval_text(x, num), "FIFO": interval_text(b, num),
-                     "change vs FIFO": interval_text(c, percent) if conf["name"] != "fifo" else "–"})
+    for m in brief(o.study.columns):
+        x = o.metric_values(conf, m)
+        b = o.metric_values(base, m) if base is not None else np.full_like(x, np.nan)
+        same = base is None or base["label"] == conf["label"]
+        rows.append({"metric": m.title, "selected": interval_text(x, num),
+                     name: interval_text(b, num),
+                     f"change vs {name}": "–" if same or not m.vs_baseline else
+                     interval_text(o.change(conf, m), percent)})
     return pd.DataFrame(rows).set_index("metric")
 
 
@@ -385,7 +368,7 @@ class Panel(W.VBox):
                "over the seeds is shown instead")
         over = (f"mean over {n} seeds ({why})" if n > 1 else
                 "one run (one seed: no interval over seeds)")
-        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against FIFO, {over}"
+        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against {self.o.baseline_label()}, {over}"
                               + nums.to_html(index_names=False))
         cdf = cell_view(self.o, sel | {"seed": full["seed"]})
         # the trade-off depends on P, the knobs and the variant only: redrawn when they change

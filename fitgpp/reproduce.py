@@ -35,24 +35,14 @@ from . import plots
 from ._version import __version__
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .metrics import CI_NOTE, change, long_jobs_p95, percent, t_interval
+from .metrics import (CI_NOTE, METRICS, Metric, brief, change, paired_change, percent,
+                      t_interval)
 from .workload.model import models_dir
 
 #: The paper's headline (synthetic workload, FitGpp s=4 against FIFO), as fractions.
 PAPER = {"te_p95": -0.966, "be_median": 0.180, "be_p95": 0.239}
-METRICS = {"te_p95": "TE p95 slowdown", "be_median": "BE median slowdown",
-           "be_p95": "BE p95 slowdown"}
 #: RQ5's input, shipped with fitgpp (traces/alibaba-gpu-v2023/, see its SOURCE.md)
 ALIBABA = models_dir() / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz"
-#: Table columns drawn from the sweep Dataset: column -> (variable, class or None).
-COLUMNS = {
-    "te_median": ("slowdown_median", "TE"), "te_p95": ("slowdown_p95", "TE"),
-    "be_median": ("slowdown_median", "BE"), "be_p95": ("slowdown_p95", "BE"),
-    "preemptions_per_be": ("preemptions_per_job", "BE"), "gpu_util": ("gpu_util", None),
-    "change_te_p95": ("slowdown_p95_vs_fifo", "TE"),
-    "change_be_median": ("slowdown_median_vs_fifo", "BE"),
-    "change_be_p95": ("slowdown_p95_vs_fifo", "BE"),
-}
 NAMES = plots.FAMILIES
 
 
@@ -97,6 +87,8 @@ class RQResult:
     grid: xr.Dataset | None = None     # the sweep Dataset every number comes from
     stats: dict = field(default_factory=dict)   # cells, cached, computed
     details: str = ""    # Markdown shown in its section of results.md, after the question
+    columns: tuple[str, ...] = ()    # the study's own metrics, besides the brief ones
+    baseline: str = "FIFO"           # the label of what its changes are against
 
 
 # ---------------------------------------------------------------- the declaration
@@ -110,7 +102,10 @@ class Study:
     workload model (None: the size's). ``variants``: ``{label: model -> model}``, each a
     variant of the model along the dimension ``variant_dim``. ``trace``: ``size -> Trace``
     for a real trace instead of a model. ``one_seed``: run the first seed only.
-    ``analyze``: ``Outcome -> RQResult``. Adding a research question or a knob is one
+    ``analyze``: ``Outcome -> RQResult``. ``baseline``: what every change is against, a
+    policy name or ``{"policy": name, field: value, ...}`` (a configuration). ``columns``:
+    metrics (names in :data:`fitgpp.metrics.METRICS`) its tables show besides the brief
+    ones. Adding a research question or a knob is one
     declaration; :func:`dataclasses.replace` (or :meth:`replace`) varies one.
     """
 
@@ -125,6 +120,8 @@ class Study:
     variant_dim: str = "variant"
     trace: Callable[[Size], object] | None = None
     one_seed: bool = False
+    baseline: str | Mapping = "fifo"
+    columns: tuple[str, ...] = ()
 
     def replace(self, **changes) -> Study:
         return dataclasses.replace(self, **changes)
@@ -220,6 +217,7 @@ class Study:
         o = self.run(size, **kw)
         r = self.analyze(o)
         r.grid, r.stats = o.grid, o.stats
+        r.columns, r.baseline = self.columns, o.baseline_label()
         return r
 
 
@@ -234,6 +232,7 @@ class Outcome:
     stats: dict
     experiments: dict
     cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
+    memo: dict = field(default_factory=dict, repr=False)   # per-run metric values
 
     def params(self) -> tuple[str, ...]:
         """The policy fields that are dimensions of :attr:`grid` (see :meth:`Study.params`)."""
@@ -293,13 +292,59 @@ class Outcome:
                                  f"parameters and knobs that tell them apart")
         return run_dataset(hits[0][1])
 
+    def metric_values(self, conf: dict, metric: Metric, at: xr.Dataset | None = None):
+        """Per-seed values of ``metric`` at ``conf``: read from the sweep Dataset when it
+        holds the metric's variable, else computed from each cell's per-job results."""
+        if metric.var is not None and metric.var in self.grid:
+            return self.values(conf, metric.var, metric.cls, at)
+        key = (metric.name, conf["name"], json.dumps([conf["params"], conf["knobs"],
+                                                      conf["variant"]], default=str))
+        if key not in self.memo:
+            self.memo[key] = np.array([metric.of_run(self.run(
+                conf["name"], seed=s, variant=conf["variant"], **conf["params"], **conf["knobs"]))
+                for s in self.study.seeds(self.size)])
+        return self.memo[key]
+
+    def baseline(self, conf: dict) -> dict | None:
+        """The configuration ``conf`` is compared with: the study's baseline at the same
+        knobs and variant (None when the study does not run it)."""
+        b = self.study.baseline
+        name, want = (b, {}) if isinstance(b, str) else \
+            (b["policy"], {k: v for k, v in b.items() if k != "policy"})
+        for c in self.configurations():
+            if c["name"] == name and c["knobs"] == conf["knobs"] and \
+                    c["variant"] == conf["variant"] and \
+                    all(c["params"].get(k) == v for k, v in want.items()):
+                return c
+        return None
+
+    def baseline_label(self) -> str:
+        conf = self.configurations()[0]
+        base = self.baseline(conf)
+        return base["label"] if base is not None else str(self.study.baseline)
+
+    def change(self, conf: dict, metric: Metric) -> np.ndarray:
+        """Per-seed change of ``metric`` at ``conf`` against the study's baseline, paired
+        per seed (:func:`fitgpp.metrics.paired_change`); NaN where it means nothing."""
+        base = self.baseline(conf)
+        x = self.metric_values(conf, metric)
+        if base is None or not metric.vs_baseline:
+            return np.full(len(x), np.nan)
+        return paired_change(x, self.metric_values(base, metric))
+
     def table(self, extra: Mapping[str, Callable] | None = None) -> pd.DataFrame:
         """One row per configuration: its ids (``policy`` label, ``name``, ``s``, ``P``,
-        knobs, variant), ``seeds``, and for each of :data:`COLUMNS` (and each ``extra``
-        ``column: Dataset -> float``, computed per seed from the cell's per-job results)
-        the mean over seeds with ``_lo``/``_hi`` bounds (NaN below 3 seeds)."""
+        every other swept field, knobs, variant), ``seeds``, and for each metric of
+        :data:`fitgpp.metrics.METRICS` the sweep Dataset holds, each brief one, each the
+        study lists in ``columns`` (and each ``extra`` ``column: Dataset -> float``) the
+        mean over seeds with ``_lo``/``_hi`` bounds (NaN below 3 seeds), and its change
+        against the baseline (``change_<name>``)."""
         rows = []
         seeds, fields = self.study.seeds(self.size), self.params()
+        shown = {m.name: m for m in METRICS.values()
+                 if m.var in self.grid or m in brief(self.study.columns)}
+        shown.update({c: Metric(c, c, per_run=fn, vs_baseline=False)
+                      for c, fn in (extra or {}).items()})
         for conf in self.configurations():
             row = {"policy": conf["label"], "family": plots.family(conf["name"]),
                    "name": conf["name"], "s": conf["params"].get("s", np.nan),
@@ -311,12 +356,11 @@ class Outcome:
                 row[self.study.variant_dim] = conf["variant"]
             row["seeds"] = len(seeds)
             at = self.at(conf)
-            cols = {c: self.values(conf, *vc, at=at) for c, vc in COLUMNS.items()
-                    if vc[0] in self.grid}
-            for c, fn in (extra or {}).items():
-                cols[c] = np.array([fn(self.run(conf["name"], seed=s, variant=conf["variant"],
-                                                **conf["params"], **conf["knobs"]))
-                                    for s in seeds])
+            cols = {}
+            for name, m in shown.items():
+                cols[name] = self.metric_values(conf, m, at)
+                if m.vs_baseline:
+                    cols[f"change_{name}"] = self.change(conf, m)
             for c, x in cols.items():
                 row[c], row[f"{c}_lo"], row[f"{c}_hi"] = t_interval(x)
             rows.append(row)
@@ -351,7 +395,9 @@ def _long(table: pd.DataFrame, metrics: dict, id_vars: list[str]) -> pd.DataFram
     return pd.concat(parts, ignore_index=True)
 
 
-CHANGES = {f"change_{k}": v + " vs FIFO" for k, v in METRICS.items()}
+def _changes(o: Outcome) -> dict[str, str]:
+    """Figure series of the headline metrics' changes against the study's baseline."""
+    return {f"change_{k}": f"{METRICS[k].title} vs {o.baseline_label()}" for k in PAPER}
 
 
 def _bars(table: pd.DataFrame) -> pd.DataFrame:
@@ -408,7 +454,7 @@ def _rq1(o: Outcome) -> RQResult:
     finding += (f"FitGpp's TE p95 slowdown is {fit['te_p95']:.3g} (1 is the floor: no TE job waits), "
                 f"FIFO's {t.loc['FIFO', 'te_p95']:.3g}. ")
     finding += ("Agrees: it matches or beats the headline on all three." if all(ok.values()) else
-                "Partly: " + ", ".join(f"{METRICS[k]} {'meets' if v else 'misses'} the paper"
+                "Partly: " + ", ".join(f"{METRICS[k].title} {'meets' if v else 'misses'} the paper"
                                        for k, v in ok.items()) + ".")
     kept = o.kept()
     charts = {
@@ -451,7 +497,7 @@ def _rq2(o: Outcome) -> RQResult:
     meets = fit[(fit["change_te_p95"] <= PAPER["te_p95"]) & (fit["change_be_median"] <= PAPER["be_median"])
                 & (fit["change_be_p95"] <= PAPER["be_p95"])]
     lines = fit.assign(P=fit["P"].astype(int).astype(str))
-    charts[f"{key}_change_vs_s"] = plots.metric_lines(_long(lines, CHANGES, ["s", "P"]), x="s",
+    charts[f"{key}_change_vs_s"] = plots.metric_lines(_long(lines, _changes(o), ["s", "P"]), x="s",
                                                       series="P", x_title="threshold s",
                                                       percent=True)
     # the trade-off is judged on the slowdowns themselves (mean over P), not on their change
@@ -493,17 +539,12 @@ RQ2W = RQ2.replace(
 GRACE_SCALES = (1.0, 4.0, 16.0)
 
 
-def _long_be(ds) -> float:
-    """p95 slowdown of the BE jobs whose duration is in the top quarter."""
-    return long_jobs_p95(ds["cls"].to_numpy(), ds["duration"].to_numpy(), ds["slowdown"].to_numpy())
-
-
 def _rq3(o: Outcome) -> RQResult:
     st = o.study
-    table = o.table(extra={"be_long_p95": _long_be})
+    table = o.table()
     fit = table[table["name"] != "fifo"]
-    long = _long(fit, CHANGES, ["grace_scale", "policy"])
-    lb = _long(fit, {"be_long_p95": "p95 slowdown, longest 25 % of BE jobs"},
+    long = _long(fit, _changes(o), ["grace_scale", "policy"])
+    lb = _long(fit, {"be_long_p95": METRICS["be_long_p95"].title},
                ["grace_scale", "policy"])
     charts = {f"{st.key}_change_vs_grace": plots.metric_lines(
                   long, x="grace_scale", x_title="grace-period scale", percent=True),
@@ -534,7 +575,7 @@ RQ3 = Study(
     key="rq3", title="RQ3: long jobs and grace periods",
     question="Long BE jobs and long grace periods: s=4 against s=8 as grace periods grow.",
     policies={"fifo": {}, "fitgpp": {"s": [4.0, 8.0]}},
-    knobs={"grace_scale": GRACE_SCALES}, analyze=_rq3)
+    knobs={"grace_scale": GRACE_SCALES}, columns=("be_long_p95",), analyze=_rq3)
 
 
 # ---------------------------------------------------------------- RQ4
@@ -565,7 +606,7 @@ def _rq4(o: Outcome) -> RQResult:
     st = o.study
     table = o.table()
     fit = table[table["name"] != "fifo"]
-    long = _long(fit, CHANGES, ["grace", "te_fraction"])
+    long = _long(fit, _changes(o), ["grace", "te_fraction"])
     charts = {f"{st.key}_change_vs_mix": plots.metric_lines(
         long, x="te_fraction", series="grace", x_title="TE share of jobs", percent=True)}
     worst = fit.loc[fit["change_be_p95"].idxmax()]
@@ -691,8 +732,8 @@ def headline_table(r1: RQResult) -> str:
     t = r1.table.set_index("policy")
     lines = ["| metric (change vs FIFO) | paper | ours: FitGpp s=4, mean [95 % CI] | verdict |",
              "|---|---|---|---|"]
-    for k, name in METRICS.items():
-        row = t.loc["FitGpp s=4"]
+    for k in PAPER:
+        name, row = METRICS[k].title, t.loc["FitGpp s=4"]
         ok = row[f"change_{k}"] <= PAPER[k]
         lines.append(f"| {name} | {percent(PAPER[k])} | "
                      f"{_fmt(row[f'change_{k}'], row[f'change_{k}_lo'], row[f'change_{k}_hi'], True)} | "
@@ -726,14 +767,17 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
 
 
 def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = None,
-              fractions=()) -> str:
-    """``cols`` (default: the changes against FIFO) with intervals; ``change_*`` columns and
-    ``fractions`` in percent."""
+              fractions=(), *, extra=(), baseline: str = "FIFO") -> str:
+    """``cols`` (default: the brief metrics of :data:`fitgpp.metrics.METRICS` and those in
+    ``extra``, then their changes against the baseline) with intervals, headed by the
+    metrics' titles; ``change_*`` columns and ``fractions`` in percent."""
     if cols is None:
-        cols = ["te_p95", "be_median", "be_p95", "change_te_p95", "change_be_median",
-                "change_be_p95", "preemptions_per_be"]
-        cols += [c for c in table.columns if c == "be_long_p95"]
-    head = id_cols + cols
+        shown = [m for m in brief(extra) if m.name in table.columns]
+        cols = [m.name for m in shown] + [f"change_{m.name}" for m in shown
+                                          if f"change_{m.name}" in table.columns]
+    heads = {m.name: m.title for m in METRICS.values()}
+    heads.update({f"change_{m.name}": f"{m.label} vs {baseline}" for m in METRICS.values()})
+    head = id_cols + [heads.get(c, c) for c in cols]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
         cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
@@ -768,7 +812,8 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     rel = {Path(p).stem: Path(os.path.relpath(p, out)).as_posix() for p in figures
            if Path(p).suffix == ".png"}
     for key, r in results.items():
-        table = (_md_table(r.table, ids.get(key, ["policy"])) if key not in REPORT_COLUMNS else
+        table = (_md_table(r.table, ids.get(key, ["policy"]), extra=r.columns,
+                           baseline=r.baseline) if key not in REPORT_COLUMNS else
                  _md_table(r.table, *REPORT_COLUMNS[key]))
         md += [f"## {r.title}", "", r.question, "", *([r.details, ""] if r.details else []),
                "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, ""]

@@ -89,3 +89,38 @@ def test_results_md_has_one_row_per_field_value(outcome, tmp_path):
     text = path.read_text()
     for v in (0, 80):
         assert f"patience={v}" in text
+
+
+def test_a_metric_is_one_declaration(outcome, tmp_path, monkeypatch, tmp_path_factory):
+    """Declared once in fitgpp.metrics, a metric reaches the table, the panel and the report."""
+    from fitgpp import metrics, tables
+    from fitgpp.panels import Panel
+    waits = metrics.Metric("te_wait_max", "longest TE wait", unit="s",
+                           per_run=lambda ds: float(ds["wait"].where(ds["cls"] == "TE").max()))
+    monkeypatch.setitem(metrics.METRICS, waits.name, waits)
+    outcome.memo.clear()
+    table = outcome.table()
+    assert {"te_wait_max", "change_te_wait_max"} <= set(table.columns)
+    fifo = table.set_index("policy").loc["FIFO"]
+    want = np.mean([float(outcome.run("fifo", seed=s)["wait"].where(
+        outcome.run("fifo", seed=s)["cls"] == "TE").max()) for s in TINY.seeds])
+    assert fifo["te_wait_max"] == pytest.approx(want) and fifo["change_te_wait_max"] == 0
+    r = _analyze(outcome)
+    assert "longest TE wait" in tables.rq_table(r).shown.columns
+    p = Panel(STUDY, TINY, cache=tmp_path_factory.mktemp("metric-cache"), charts=False)
+    assert "longest TE wait" in p.numbers.value
+    text = reproduce.write_results({"rqp": r}, tmp_path, TINY, 1.0, []).read_text()
+    assert "longest TE wait" in text and "longest TE wait vs FIFO" in text
+
+
+def test_the_baseline_is_part_of_the_study(outcome):
+    """Changes are against the declared baseline (here a configuration of the user's policy)."""
+    o = STUDY.replace(baseline={"policy": "patient", "patience": 0}).run(TINY, cache=outcome.cache_dir)
+    t = o.table().set_index("policy")
+    assert o.baseline_label() == "patient s=4 patience=0"
+    assert t.loc["patient s=4 patience=0", "change_te_p95"] == 0
+    conf = next(c for c in o.configurations() if c["params"].get("patience") == 80)
+    base = next(c for c in o.configurations() if c["params"].get("patience") == 0)
+    per_seed = (o.metric_values(conf, reproduce.METRICS["te_p95"])
+                / o.metric_values(base, reproduce.METRICS["te_p95"]) - 1)
+    assert t.loc["patient s=4 patience=80", "change_te_p95"] == pytest.approx(per_seed.mean())
