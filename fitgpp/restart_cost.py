@@ -393,37 +393,6 @@ def restart_cost(size: Size = QUICK) -> RestartCost:
     return RestartCost(runs, table, found, charts(table), describe(found), config)
 
 
-# ---------------------------------------------------------------- as a study of fitgpp reproduce
-def study(overheads=REPRODUCE_OVERHEADS, workloads=WORKLOADS):
-    """RQ6 as a :class:`fitgpp.reproduce.Study` for ``fitgpp reproduce``: the workloads are
-    its variants (dimension ``workload``), the overheads its swept knob (default
-    :data:`REPRODUCE_OVERHEADS`: 0, 10, 30, 60 min); ``n_jobs``, seeds and load come from the
-    reproduce size. Its analysis is :func:`analyze`."""
-    from .reproduce import Study
-    from .workload import load_model
-
-    def variant(name):
-        def make(_base):
-            return load_model(name)
-        make.workload = name
-        return make
-
-    fitgpp_s = sorted({p["s"] for _, n, p in POLICIES if n == "fitgpp"})
-    minutes = ", ".join(f"{x / 60:g}" for x in overheads)
-    question = (f"{RestartCost.question} Every BE job reloads its checkpoint for a restart "
-                f"overhead of {minutes} min each time it restarts after a preemption; FitGpp "
-                f"(s = {', '.join(f'{x:g}' for x in fitgpp_s)}), LRTP and RAND against PRIO (TE "
-                f"first, never preempts) on {', '.join(f'`{w}`' for w in workloads)}. TE gain "
-                "= -change(TE p95, PRIO's), BE p95 cost = change(BE p95, PRIO's), paired per "
-                "seed (same workload and overhead); preempting stops paying off where the cost "
-                "exceeds the gain.")
-    return Study(key="rq6", title=RestartCost.title, question=question,
-                 policies={"prio": {}, "fitgpp": {"s": fitgpp_s}, "lrtp": {}, "rand": {}},
-                 knobs={"restart_overhead": tuple(float(x) for x in overheads)},
-                 variants={w: variant(w) for w in workloads}, variant_dim="workload",
-                 analyze=analyze)
-
-
 def summary(findings: pd.DataFrame) -> str:
     """The finding in one sentence per workload (computed from :func:`findings_table`): where
     preempting stops paying off against PRIO, by policy, and the GPU-hours FitGpp loses to
@@ -449,20 +418,6 @@ def summary(findings: pd.DataFrame) -> str:
                      f"{o_lost:.3g}")
         out.append(text + ").")
     return " ".join(out)
-
-
-def analyze(o):
-    """A :class:`fitgpp.reproduce.Outcome` of :func:`study` -> its ``RQResult``: the
-    across-seed table of this module, the charts, the finding (:func:`summary`) and, as
-    ``details``, the sentences of :func:`describe` and the findings table."""
-    from .reproduce import RQResult, _config
-    runs = pd.DataFrame([_row(variant, cell, res) for (variant, cell), res in o.runs.items()])
-    table = across_seeds(runs)
-    found = findings_table(table)
-    r = RQResult(o.study.key, o.study.title, o.study.question, table, charts(table), {},
-                 summary(found), _config(o, model="per workload (see workload)"))
-    r.details = details(found)
-    return r
 
 
 def details(findings: pd.DataFrame) -> str:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from fitgpp import restart_cost as rc
+from fitgpp.studies import rq6
 
 
 def test_cell_metrics_by_hand():
@@ -141,7 +142,7 @@ def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
 def test_the_reproduce_study_gives_the_same_numbers_as_the_module():
     from fitgpp import reproduce
     size = reproduce.Size(n_jobs=150, seeds=(0,))
-    st = rc.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
     assert st.dimensions(size)["restart_overhead"] == (0.0, 900.0)
     r = st.result(size, cache=False)
     mine = rc.restart_cost(rc.Size(n_jobs=150, seeds=(0,), overheads=(0.0, 900.0),
@@ -159,7 +160,7 @@ def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
     assert "rq6" in reproduce.STUDIES and "rq6" in reproduce.RQS and "rq6" in RQ_NAMES
     assert reproduce.STUDIES["rq6"].knobs["restart_overhead"] == rc.REPRODUCE_OVERHEADS
     size = reproduce.Size(n_jobs=150, seeds=(0,))
-    st = rc.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
     r = st.result(size, cache=False)
     md = reproduce.write_results({"rq6": r}, tmp_path, size, 1.0, []).read_text()
     # declared metrics are headed by their titles (fitgpp.metrics.METRICS)
