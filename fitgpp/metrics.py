@@ -105,6 +105,16 @@ def _long_be_p95(ds) -> float:
                          ds["slowdown"].to_numpy())
 
 
+def _reload_gpu_h(ds) -> float:
+    return reload_gpu_hours(ds["reload"].to_numpy(), ds["gpu"].to_numpy(), ds["tasks"].to_numpy())
+
+
+def _reload_share(ds) -> float:
+    work = work_gpu_hours(ds["cls"].to_numpy() == "TE", ds["duration"].to_numpy(),
+                          ds["gpu"].to_numpy(), ds["tasks"].to_numpy(), cls="BE")
+    return _reload_gpu_h(ds) / work if work else 0.0
+
+
 for _m in (
         Metric("te_median", "TE median slowdown", cls="TE", var="slowdown_median",
                short="TE median", brief=False),
@@ -117,6 +127,10 @@ for _m in (
         Metric("gpu_util", "GPU utilization", var="gpu_util", better="higher", brief=False),
         Metric("be_long_p95", "p95 slowdown of the longest 25 % of BE jobs",
                per_run=_long_be_p95, short="long BE p95", brief=False),
+        Metric("reload_gpu_h", "GPU-hours lost to reloads", unit="GPU-h", per_run=_reload_gpu_h,
+               vs_baseline=False, brief=False),
+        Metric("reload_share", "reloads, share of BE GPU-hours", per_run=_reload_share,
+               vs_baseline=False, brief=False),
 ):
     declare(_m)
 

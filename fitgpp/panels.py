@@ -146,14 +146,15 @@ def label(o: Outcome, sel: dict) -> str:
 
 
 def cell_view(o: Outcome, sel: dict) -> alt.Chart:
-    """Slowdown CDFs of the selected cell (seed ``sel['seed']``) beside FIFO's on the same
-    workload, from the cells' stored per-job results (no simulation)."""
+    """Slowdown CDFs of the selected cell (seed ``sel['seed']``) beside the study's
+    baseline on the same workload, from the cells' stored per-job results (no simulation)."""
     conf = conf_of(o, sel)
-    where = {**conf["params"], **conf["knobs"]}
     seed, variant = int(sel["seed"]), conf["variant"]
-    runs = {label(o, sel): o.run(conf["name"], seed=seed, variant=variant, **where)}
-    if conf["name"] != "fifo":
-        runs["FIFO"] = o.run("fifo", seed=seed, variant=variant, **conf["knobs"])
+    runs = {}
+    for c in (conf, o.baseline(conf)):
+        if c is not None and c["label"] not in runs:
+            runs[c["label"]] = o.run(c["name"], seed=seed, variant=variant, **c["params"],
+                                     **c["knobs"])
     return plots.slowdown_cdf(runs).properties(
         title=f"{', '.join(runs)}: seed {seed}" + "".join(
             f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
@@ -283,6 +284,10 @@ class Panel(W.VBox):
                                  f"{time.perf_counter() - t0:.1f} s</small>")
             self.progress.layout.visibility = "hidden"
         self.o, self.result = self._outcomes[k]
+        # the study's table when it is the generic one, else the Outcome's (RQ6 tabulates
+        # its own way): the trade-off reads the generic columns
+        own = getattr(self.result, "report_columns", None) is not None
+        self.table = self.o.table() if own else self.result.table
         self.finding.value = f"<p><b>Finding</b> (computed from these results). {self.result.finding}</p>"
         self._draw_study()
         return self.o
@@ -376,11 +381,11 @@ class Panel(W.VBox):
                                           if k not in ("policy", "s", "seed", "seeds")}))
         if "tradeoff" not in self.views:
             self.views = {"tradeoff": alt.JupyterChart(tradeoff_view(self.o, full,
-                                                                     self.result.table)),
+                                                                     self.table)),
                           "cell": alt.JupyterChart(cdf), **self.views}
         else:
             if tr_key != self._tr_key:
-                self.views["tradeoff"].chart = tradeoff_view(self.o, full, self.result.table)
+                self.views["tradeoff"].chart = tradeoff_view(self.o, full, self.table)
             self.views["cell"].chart = cdf
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0

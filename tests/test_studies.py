@@ -124,3 +124,26 @@ def test_the_baseline_is_part_of_the_study(outcome):
     per_seed = (o.metric_values(conf, reproduce.METRICS["te_p95"])
                 / o.metric_values(base, reproduce.METRICS["te_p95"]) - 1)
     assert t.loc["patient s=4 patience=80", "change_te_p95"] == pytest.approx(per_seed.mean())
+
+
+def test_notebook_07_and_reproduce_run_one_declaration_and_agree(tmp_path):
+    """RQ6 is an ordinary study: the notebook's panel and ``fitgpp reproduce`` run the same
+    declaration at the same sizes and print the same numbers (here at the quick size)."""
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    from fitgpp.panels import SIZES, Panel
+    nb = json.loads((Path(__file__).parents[1] / "notebooks" / "07_rq6_restart_cost.ipynb")
+                    .read_text())
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert 'reproduce.STUDIES["rq6"]' in code and "Panel(study, size)" in code
+    assert SIZES["quick"] is reproduce.QUICK and SIZES["full"] is reproduce.FULL
+    cache = tmp_path / "cache"
+    cmd = reproduce.run_all(tmp_path / "out", size=reproduce.QUICK, which=["rq6"], cache=cache,
+                            formats=(), log=lambda *_: None)["rq6"]
+    panel = Panel(reproduce.STUDIES["rq6"], "quick", cache=cache, charts=False)
+    assert panel.o.stats["computed"] == 0     # the same cells: all read from the cache
+    pd.testing.assert_frame_equal(panel.result.table, cmd.table)
+    assert panel.result.finding == cmd.finding

@@ -20,6 +20,10 @@ def study(overheads=rc.REPRODUCE_OVERHEADS, workloads=rc.WORKLOADS):
     :data:`fitgpp.restart_cost.REPRODUCE_OVERHEADS`: 0, 10, 30, 60 min); ``n_jobs``, seeds and load come from the
     reproduce size. Its analysis is :func:`analyze`."""
     from ..workload import load_model
+    if 0 not in overheads or any(not (isinstance(x, (int, float)) and x >= 0)
+                                 for x in overheads):
+        raise rc.RestartCostError(f"overheads are seconds >= 0 and must include 0 (the "
+                                  f"free-restart baseline), got {tuple(overheads)!r}")
 
     def variant(name):
         def make(_base):
@@ -29,18 +33,18 @@ def study(overheads=rc.REPRODUCE_OVERHEADS, workloads=rc.WORKLOADS):
 
     fitgpp_s = sorted({p["s"] for _, n, p in rc.POLICIES if n == "fitgpp"})
     minutes = ", ".join(f"{x / 60:g}" for x in overheads)
-    question = (f"{rc.RestartCost.question} Every BE job reloads its checkpoint for a restart "
+    question = (f"{rc.QUESTION} Every BE job reloads its checkpoint for a restart "
                 f"overhead of {minutes} min each time it restarts after a preemption; FitGpp "
                 f"(s = {', '.join(f'{x:g}' for x in fitgpp_s)}), LRTP and RAND against PRIO (TE "
                 f"first, never preempts) on {', '.join(f'`{w}`' for w in workloads)}. TE gain "
                 "= -change(TE p95, PRIO's), BE p95 cost = change(BE p95, PRIO's), paired per "
                 "seed (same workload and overhead); preempting stops paying off where the cost "
                 "exceeds the gain.")
-    return Study(key="rq6", title=rc.RestartCost.title, question=question,
+    return Study(key="rq6", title=rc.TITLE, question=question,
                  policies={"prio": {}, "fitgpp": {"s": fitgpp_s}, "lrtp": {}, "rand": {}},
                  knobs={"restart_overhead": tuple(float(x) for x in overheads)},
                  variants={w: variant(w) for w in workloads}, variant_dim="workload",
-                 baseline="prio", analyze=analyze)
+                 baseline="prio", columns=("reload_gpu_h", "reload_share"), analyze=analyze)
 
 
 def analyze(o):
@@ -53,6 +57,7 @@ def analyze(o):
     r = RQResult(o.study.key, o.study.title, o.study.question, table, rc.charts(table), {},
                  rc.summary(found), _config(o, model="per workload (see workload)"))
     r.details = rc.details(found)
+    r.datasets = {"findings": found}
     r.report_columns = (["workload", "overhead_min", "policy"],
                         ["te_p95", "be_median", "be_p95", "preemptions_per_be", "reload_gpu_h",
                          "te_gain", "be_p95_cost"], rc.FRACTIONS)
