@@ -272,7 +272,7 @@ class Panel(W.VBox):
             t0 = time.perf_counter()
             o = self.study.run(self.size, cache=self.cache, progress=bar)
             try:
-                result = self.study.analyze(o)
+                result = self.study.analysis(o)
             except Exception as exc:  # noqa: BLE001 - a variation its analysis was not written for
                 result = SimpleNamespace(table=o.table(), charts={}, finding=(
                     f"none: {self.study.key}'s analysis does not cover this declaration "

@@ -107,7 +107,7 @@ class Study:
     title: str
     question: str
     policies: Mapping[str, Mapping]
-    analyze: Callable[[Outcome], RQResult]
+    analyze: Callable[[Outcome], RQResult] | None = None
     knobs: Mapping[str, tuple] = field(default_factory=dict)
     model: str | None = None
     variants: Mapping[str, Callable] = field(default_factory=dict)
@@ -116,6 +116,11 @@ class Study:
     one_seed: bool = False
     baseline: str | Mapping = "fifo"
     columns: tuple[str, ...] = ()
+
+    def analysis(self, o: Outcome) -> RQResult:
+        """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
+        declares ad hoc gets a table and a finding)."""
+        return (self.analyze or generic)(o)
 
     def replace(self, **changes) -> Study:
         return dataclasses.replace(self, **changes)
@@ -209,7 +214,7 @@ class Study:
     def result(self, size: Size = QUICK, **kw) -> RQResult:
         """Run the study (see :meth:`run`) and analyze it."""
         o = self.run(size, **kw)
-        r = self.analyze(o)
+        r = self.analysis(o)
         r.grid, r.stats = o.grid, o.stats
         r.columns, r.baseline = self.columns, o.baseline_label()
         return r
@@ -378,6 +383,25 @@ def label_of(name: str, params: dict, exp) -> str:
     :func:`fitgpp.plots.config_label`): a field is named when that policy's grid sweeps it."""
     grid = next(g for g in exp.policies if g.name == name)
     return plots.config_label(name, params, [k for k, v in grid.values if len(v) > 1])
+
+
+def generic(o: Outcome) -> RQResult:
+    """The analysis of a study that declares none: its table, no figures, and a finding
+    computed from the table: for each brief metric, the best configuration (in the metric's
+    better direction) and its change against the baseline."""
+    t = o.table()
+    parts = []
+    for m in brief(o.study.columns):
+        if m.name not in t or t[m.name].isna().all():
+            continue
+        best = t.loc[t[m.name].idxmin() if m.better == "lower" else t[m.name].idxmax()]
+        ch = best.get(f"change_{m.name}", np.nan)
+        parts.append(f"{m.title}: best {best['policy']} ({best[m.name]:.3g}"
+                     + ("" if np.isnan(ch) else f", {percent(ch)} against "
+                        f"{o.baseline_label()}") + ")")
+    st = o.study
+    return RQResult(st.key, st.title, st.question, t, {}, finding="; ".join(parts) + ".",
+                    config=_config(o))
 
 
 # ---------------------------------------------------------------- helpers for the analyses
