@@ -126,7 +126,9 @@ def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = 
 
 
 def write_results(results: dict, out: Path, size: Size, seconds: float, figures: list,
-                  not_run: dict | None = None) -> Path:
+                  not_run: dict | None = None, pngs: dict | None = None) -> Path:
+    """``out/results.md``; ``figures``: the files written, ``pngs``: ``{chart name: its PNG}``
+    (default: the PNGs of ``figures`` by their names)."""
     out = Path(out)
     md = [f"# fitgpp reproduce: results ({'quick' if size == QUICK else 'full'} size)", "",
           f"fitgpp {__version__}; {seconds:.0f} s; seeds {list(size.seeds)}; workload model "
@@ -147,8 +149,9 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
     # figures embedded by paths relative to results.md, so the report moves as one directory
     import os
-    rel = {Path(p).stem: Path(os.path.relpath(p, out)).as_posix() for p in figures
-           if Path(p).suffix == ".png"}
+    pngs = pngs if pngs is not None else {Path(p).stem: p for p in figures
+                                          if Path(p).suffix == ".png"}
+    rel = {n: Path(os.path.relpath(p, out)).as_posix() for n, p in pngs.items()}
     for key, r in results.items():
         table = (_md_table(r.table, ids.get(key, ["policy"]), extra=r.columns,
                            baseline=r.baseline) if r.report_columns is None else
@@ -172,17 +175,29 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     return path
 
 
+def _export(r: RQResult, out: Path, formats, cache) -> dict[str, list[Path]]:
+    """Every chart of ``r`` through :func:`fitgpp.export.export` (the figure check, the
+    study's configuration embedded, the manifest, never overwriting): ``{name: paths}``,
+    the PNG first."""
+    from .export import export
+    order = sorted(formats, key=lambda f: f != ".png")
+    return {name: export({name: chart}, out, config={"study": r.key, **r.config},
+                         formats=order, cache=cache)
+            for name, chart in r.charts.items()}
+
+
 def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
             cache=None, progress=False) -> dict:
     """Run the research questions ``which`` (default all) through the sweep and its cache
-    (``cache``: a directory, None for the default, False for none), save every chart in
-    every format under ``out`` (rendered files are cached too, beside the cells), write
+    (``cache``: a directory, None for the default, False for none), export every chart in
+    every format under ``out`` through :func:`fitgpp.export.export` (checked, with its
+    configuration, in the manifest; rendered files are cached too, beside the cells), write
     ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
     computed)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    results, figures, not_run = {}, [], {}
+    results, figures, pngs, not_run = {}, [], {}, {}
     from .sweep import cache_dir_for
     root = cache_dir_for(cache)
     figure_cache = None if root is None else root / "figures"
@@ -200,7 +215,9 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
                 continue
             r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
             results[key] = r
-            figures += plots.save_all(r.charts, out, formats, cache=figure_cache)
+            written = _export(r, out, formats, figure_cache)
+            figures += [p for ps in written.values() for p in ps]
+            pngs.update({n: ps[0] for n, ps in written.items() if ps and ps[0].suffix == ".png"})
             r.table.to_csv(out / f"{key}.csv", index=False)
             s = r.stats
             log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
@@ -208,5 +225,5 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     finally:
         if isinstance(scheduler, _LazyCluster):
             scheduler.close()
-    write_results(results, out, size, time.perf_counter() - t0, figures, not_run)
+    write_results(results, out, size, time.perf_counter() - t0, figures, not_run, pngs)
     return results

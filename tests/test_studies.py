@@ -147,3 +147,22 @@ def test_notebook_07_and_reproduce_run_one_declaration_and_agree(tmp_path):
     assert panel.o.stats["computed"] == 0     # the same cells: all read from the cache
     pd.testing.assert_frame_equal(panel.result.table, cmd.table)
     assert panel.result.finding == cmd.finding
+
+
+def test_reproduce_figures_go_through_export(tmp_path):
+    """One figure path: checked, configuration embedded, in the manifest, never overwritten."""
+    import json
+
+    from fitgpp.export import MANIFEST, read_config
+    size = Size(n_jobs=150, seeds=(0, 1, 2), timeline_jobs=50)
+    out = tmp_path / "out"
+    for _ in range(2):
+        reproduce.run_all(out, size=size, which=["rq3"], formats=(".png",),
+                          cache=tmp_path / "cache", log=lambda *_: None)
+    png = out / "rq3_change_vs_grace.png"
+    cfg = read_config(png)["config"]
+    assert cfg["study"] == "rq3" and cfg["knobs"]["grace_scale"] == [1.0, 4.0, 16.0]
+    assert (out / "rq3_change_vs_grace-2.png").is_file()       # the second run: a new name
+    manifest = json.loads((out / MANIFEST).read_text())["figures"]
+    assert {"rq3_change_vs_grace.png", "rq3_change_vs_grace-2.png"} <= set(manifest)
+    assert "rq3_change_vs_grace-2.png" in (out / "results.md").read_text()

@@ -421,7 +421,8 @@ def changes(o: Outcome, keys=("te_p95", "be_median", "be_p95")) -> dict[str, str
 
 def _bars(table: pd.DataFrame) -> pd.DataFrame:
     """Stats table for :func:`fitgpp.plots.slowdown_bars` from an across-seeds table
-    (no whisker where there is no interval)."""
+    (no whisker where there is no interval; a whisker stops at 1, the smallest slowdown
+    there is, where a wide interval reaches below it: the table keeps the bounds)."""
     rows = []
     for _, r in table.iterrows():
         for cls in ("te", "be"):
@@ -429,7 +430,7 @@ def _bars(table: pd.DataFrame) -> pd.DataFrame:
                 k = f"{cls}_{stat}"
                 lo, hi = r[f"{k}_lo"], r[f"{k}_hi"]
                 rows.append({"policy": r["policy"], "class": cls.upper(), "stat": stat,
-                             "value": r[k], "lo": r[k] if np.isnan(lo) else lo,
+                             "value": r[k], "lo": r[k] if np.isnan(lo) else max(lo, 1.0),
                              "hi": r[k] if np.isnan(hi) else hi})
     return pd.DataFrame(rows)
 
