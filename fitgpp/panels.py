@@ -471,7 +471,8 @@ class Panel(W.VBox):
         self._run(lambda: (self._enable(), self._draw_selection()))
 
 
-#: Captions of the studies' figures, by the part of the figure's name after the study key.
+#: Captions of the figures several studies draw, by the part of the figure's name after the
+#: study key; a study declares the captions of its own figures (``Study.captions``).
 CAPTIONS = {
     "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
     "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
@@ -481,11 +482,6 @@ CAPTIONS = {
     "utilization_fifo": "FIFO over time (first seed), as above.",
     "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
                      "signals and grace periods.",
-    "change_vs_s": "Change against FIFO as a function of the threshold s, one line per P.",
-    "change_vs_grace": "Change against FIFO as grace periods are scaled, s=4 and s=8.",
-    "long_be_jobs": "p95 slowdown of the longest quarter of BE jobs as grace periods are scaled.",
-    "change_vs_mix": "Change against FIFO as a function of the TE share, one line per "
-                     "grace-period distribution.",
 }
 
 
@@ -500,4 +496,5 @@ def caption(study: Study, name: str) -> str:
     if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
         return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
                 "over the jobs (one real trace, so no interval over seeds).")
-    return CAPTIONS.get(part, part.replace("_", " ").capitalize() + ".")
+    return study.captions.get(part) or CAPTIONS.get(part, part.replace("_", " ").capitalize()
+                                                    + ".")

@@ -104,6 +104,7 @@ def test_the_study_figures_carry_captions_not_variable_names(rq3):
     assert len(shown) == len(rq3.result.charts) > 0
     for name, text in zip(rq3.result.charts, shown):
         assert name not in text and caption(rq3.study, name) in text
-    assert caption(rq3.study, "rq3_long_be_jobs") == CAPTIONS["long_be_jobs"]
+    assert caption(rq3.study, "rq3_long_be_jobs") == rq3.study.captions["long_be_jobs"]
+    assert caption(rq3.study, "rq3_slowdown_cdf") == CAPTIONS["slowdown_cdf"]   # a shared one
     assert "P=10" in caption(reproduce.STUDIES["rq2"], "rq2_s_tradeoff_P10")
     assert "bootstrap" in caption(reproduce.STUDIES["rq5"], "rq5_slowdown_bars")

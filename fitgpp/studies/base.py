@@ -99,7 +99,8 @@ class Study:
     ``analyze``: ``Outcome -> RQResult``. ``baseline``: what every change is against, a
     policy name or ``{"policy": name, field: value, ...}`` (a configuration). ``columns``:
     metrics (names in :data:`fitgpp.metrics.METRICS`) its tables show besides the brief
-    ones. Adding a research question or a knob is one
+    ones. ``captions``: ``{figure name without the key: caption}`` of its own figures.
+    Adding a research question or a knob is one
     declaration; :func:`dataclasses.replace` (or :meth:`replace`) varies one.
     """
 
@@ -116,6 +117,7 @@ class Study:
     one_seed: bool = False
     baseline: str | Mapping = "fifo"
     columns: tuple[str, ...] = ()
+    captions: Mapping[str, str] = field(default_factory=dict)
 
     def analysis(self, o: Outcome) -> RQResult:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher

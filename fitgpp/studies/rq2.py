@@ -58,6 +58,8 @@ RQ2 = Study(
              "against BE? FitGpp over s x P, with FIFO, LRTP and RAND as fixed points.",
     policies={"fifo": {}, "lrtp": {"max_preemptions": [3]}, "rand": {"max_preemptions": [3]},
               "fitgpp": {"s": list(S_VALUES), "max_preemptions": list(P_VALUES)}},
+    captions={"change_vs_s": "Change against FIFO as a function of the threshold s, one line "
+                             "per P."},
     analyze=_rq2)
 RQ2W = RQ2.replace(
     key="rq2w", title="RQ2 on paper-wide-te: the threshold s", model="paper-wide-te",

@@ -46,6 +46,10 @@ RQ3 = Study(
     key="rq3", title="RQ3: long jobs and grace periods",
     question="Long BE jobs and long grace periods: s=4 against s=8 as grace periods grow.",
     policies={"fifo": {}, "fitgpp": {"s": [4.0, 8.0]}},
-    knobs={"grace_scale": GRACE_SCALES}, columns=("be_long_p95",), analyze=_rq3)
+    knobs={"grace_scale": GRACE_SCALES}, columns=("be_long_p95",),
+    captions={"change_vs_grace": "Change against FIFO as grace periods are scaled, s=4 and s=8.",
+              "long_be_jobs": "p95 slowdown of the longest quarter of BE jobs as grace periods "
+                              "are scaled."},
+    analyze=_rq3)
 
 STUDIES = (RQ3,)

@@ -56,6 +56,9 @@ RQ4 = Study(
     question="TE/BE mixes and grace-period length distributions: FitGpp s=4 against FIFO.",
     policies={"fifo": {}, "fitgpp": {"s": [4.0]}}, knobs={"te_fraction": TE_FRACTIONS},
     variants={label: _grace(sigma) for label, sigma in GRACE_SHAPES.items()},
-    variant_dim="grace", analyze=_rq4)
+    variant_dim="grace",
+    captions={"change_vs_mix": "Change against FIFO as a function of the TE share, one line per "
+                               "grace-period distribution."},
+    analyze=_rq4)
 
 STUDIES = (RQ4,)
