@@ -226,6 +226,10 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
     manifest_path = out / MANIFEST
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     manifest.setdefault("figures", {})
+    # each chart as its Vega-Lite dict once (validated once): the check, the caption and
+    # every format read that dict
+    charts = {name: chart.to_dict() if hasattr(chart, "to_dict") else chart
+              for name, chart in charts.items()}
     if check:                     # all charts first: a refused chart leaves nothing half-written
         for name, chart in charts.items():
             assert_paper_ready(chart, name)
