@@ -170,14 +170,9 @@ def read_config(path) -> dict:
 
 
 # ------------------------------------------------------------------ writing
-def _render(chart, ext: str, dpi: int) -> bytes:
-    import vl_convert as vlc
-    spec = json.dumps(chart.to_dict() if hasattr(chart, "to_dict") else chart)
-    if ext == ".png":
-        return vlc.vegalite_to_png(spec, scale=1, ppi=dpi)   # ppi scales by dpi / 72
-    if ext == ".svg":
-        return vlc.vegalite_to_svg(spec).encode()
-    return vlc.vegalite_to_pdf(spec)
+def _render(chart, ext: str, dpi: int, cache=None) -> bytes:
+    from .plots import render          # the one render function
+    return render(chart, ext, dpi=dpi, cache=cache)
 
 
 def _write(path: Path, data: bytes, overwrite: bool) -> None:
@@ -209,13 +204,14 @@ def _caption(chart) -> str:
 
 def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
            formats=FORMATS, dpi: int = DPI, overwrite: bool = False, check: bool = True,
-           log=None) -> list[Path]:
+           log=None, cache=None) -> list[Path]:
     """Write ``charts`` (``{name: chart}``) into ``out_dir`` in every format, with ``config``
     embedded and recorded in ``out_dir/manifest.json``; return the paths written.
 
     ``defaults``: the configuration's defaults; parameters that differ from them are put
     in the file names. ``check``: refuse charts that fail :func:`fitgpp.figcheck.check`.
-    ``log``: called with one line per file written (e.g. ``print``)."""
+    ``log``: called with one line per file written (e.g. ``print``). ``cache``: the
+    figure cache :func:`fitgpp.plots.render` reads rendered files from."""
     from .figcheck import assert_paper_ready
     from .simulate import __version__
     formats = [f if f.startswith(".") else f".{f}" for f in formats]
@@ -237,6 +233,10 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
         stem(name, cfg, None)
     out = Path(out_dir).expanduser()
     manifest = _read_manifest(out / MANIFEST)
+    # each chart as its Vega-Lite dict once (validated once): the check, the caption and
+    # every format read that dict
+    charts = {name: chart.to_dict() if hasattr(chart, "to_dict") else chart
+              for name, chart in charts.items()}
     if check:                     # all charts first: a refused chart leaves nothing half-written
         for name, chart in charts.items():
             assert_paper_ready(chart, name)
@@ -244,7 +244,7 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
     written: list[Path] = []
     try:
         _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
-                   written, __version__)
+                   written, __version__, cache)
     except BaseException as exc:  # leave nothing behind: no figure the manifest does not list
         for path in written:
             path.unlink(missing_ok=True)
@@ -279,7 +279,7 @@ def _read_manifest(path: Path) -> dict:
 
 
 def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
-               written, version) -> None:
+               written, version, cache=None) -> None:
     """Render and write every chart in every format, then the manifest; each path written
     is appended to ``written`` as it is (so that a failure can take them back)."""
     manifest_path = out / MANIFEST
@@ -297,7 +297,7 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
         text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
                                                   "fitgpp_version")}, sort_keys=True)
         for ext in formats:
-            data = _render(chart, ext, dpi)
+            data = _render(chart, ext, dpi, cache)
             if ext == ".png":
                 data = embed_png(data, text)
             elif ext == ".svg":

@@ -21,6 +21,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,6 +42,97 @@ CI_NOTE = (f"intervals are Student-t {LEVEL:.0%} intervals of the mean over seed
            f"from {MIN_CI_VALUES} or more seeds (with fewer they are left out: one or two values "
            "give an interval too wide to mean anything)")
 CHANGE_NOTE = "changes against a baseline are fractions: (x - base) / base, -0.966 = a 96.6 % drop"
+
+
+# ------------------------------------------------------------------ what a study reports
+@dataclass(frozen=True)
+class Metric:
+    """One number a study reports for each configuration and seed, declared once: every
+    table, panel, seeds table, figure title and ``results.md`` reads the declarations in
+    :data:`METRICS`, so a metric added with :func:`declare` appears in all of them.
+
+    ``name``: its column (``te_p95``); ``title``: how people read it; ``unit``; ``cls``:
+    the job class it is of (None: the whole cluster); ``var``: the variable of the sweep
+    Dataset it is read from (per class when ``cls`` is set); ``per_run``: else, how it is
+    computed from one run's per-job results (a simulation Dataset -> float);
+    ``better``: ``"lower"`` or ``"higher"``; ``vs_baseline``: whether a change against a
+    baseline means something (preemptions against FIFO, which never preempts, do not).
+    """
+
+    name: str
+    title: str
+    unit: str = "1"
+    cls: str | None = None
+    var: str | None = None
+    per_run: Callable | None = None
+    better: str = "lower"
+    vs_baseline: bool = True
+    short: str = ""
+    brief: bool = True      # in the short tables, the panels and results.md
+
+    def of_run(self, ds) -> float:
+        """This metric of one simulation Dataset (what a cell of the grid holds)."""
+        if self.per_run is not None:
+            return float(self.per_run(ds))
+        if self.cls is None:
+            raise ValueError(f"metric {self.name}: no per-run definition (it is read from "
+                             "the sweep Dataset only)")
+        return float(class_table(ds).loc[self.cls, self.var])
+
+    @property
+    def label(self) -> str:
+        return self.short or self.title
+
+
+#: Every metric, by name, in the order tables show them; see :func:`declare`.
+METRICS: dict[str, Metric] = {}
+
+
+def brief(extra=()) -> list[Metric]:
+    """The metrics the short tables show: every ``brief`` one, then those named in
+    ``extra`` (a study's own columns)."""
+    return [m for m in METRICS.values() if m.brief or m.name in extra]
+
+
+def declare(metric: Metric) -> Metric:
+    """Add ``metric`` to :data:`METRICS` (replacing one of the same name); return it."""
+    METRICS[metric.name] = metric
+    return metric
+
+
+def _long_be_p95(ds) -> float:
+    return long_jobs_p95(ds["cls"].to_numpy(), ds["duration"].to_numpy(),
+                         ds["slowdown"].to_numpy())
+
+
+def _reload_gpu_h(ds) -> float:
+    return reload_gpu_hours(ds["reload"].to_numpy(), ds["gpu"].to_numpy(), ds["tasks"].to_numpy())
+
+
+def _reload_share(ds) -> float:
+    work = work_gpu_hours(ds["cls"].to_numpy() == "TE", ds["duration"].to_numpy(),
+                          ds["gpu"].to_numpy(), ds["tasks"].to_numpy(), cls="BE")
+    return _reload_gpu_h(ds) / work if work else 0.0
+
+
+for _m in (
+        Metric("te_median", "TE median slowdown", cls="TE", var="slowdown_median",
+               short="TE median", brief=False),
+        Metric("te_p95", "TE p95 slowdown", cls="TE", var="slowdown_p95", short="TE p95"),
+        Metric("be_median", "BE median slowdown", cls="BE", var="slowdown_median",
+               short="BE median"),
+        Metric("be_p95", "BE p95 slowdown", cls="BE", var="slowdown_p95", short="BE p95"),
+        Metric("preemptions_per_be", "preemptions per BE job", cls="BE",
+               var="preemptions_per_job", vs_baseline=False, short="preempt/BE job"),
+        Metric("gpu_util", "GPU utilization", var="gpu_util", better="higher", brief=False),
+        Metric("be_long_p95", "p95 slowdown of the longest 25 % of BE jobs",
+               per_run=_long_be_p95, short="long BE p95", brief=False),
+        Metric("reload_gpu_h", "GPU-hours lost to reloads", unit="GPU-h", per_run=_reload_gpu_h,
+               vs_baseline=False, brief=False),
+        Metric("reload_share", "reloads, share of BE GPU-hours", per_run=_reload_share,
+               vs_baseline=False, brief=False),
+):
+    declare(_m)
 
 
 # ------------------------------------------------------------------ per class, one run
@@ -127,6 +220,15 @@ def change(x, base):
     arrays or DataArrays alike)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return (x - base) / base
+
+
+def paired_change(x, base) -> np.ndarray:
+    """Per-seed changes of ``x`` against ``base`` (same seeds, same workloads): the one
+    way a configuration is compared with its baseline."""
+    x, base = np.asarray(x, dtype=float), np.asarray(base, dtype=float)
+    if x.shape != base.shape:
+        raise ValueError(f"paired change: {x.shape} values against {base.shape}")
+    return change(x, base)
 
 
 def percent(x, digits: int = 1, *, sign: bool = True) -> str:

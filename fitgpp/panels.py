@@ -38,8 +38,10 @@ import pandas as pd
 
 from . import plots
 from .errors import FitgppError
-from .metrics import MIN_CI_VALUES, percent, t_interval
-from .reproduce import FULL, NAMES, QUICK, Outcome, Size, Study
+from .metrics import MIN_CI_VALUES, brief, percent
+from .tables import interval_text
+from .policies import registry
+from .reproduce import FULL, QUICK, Outcome, Size, Study
 
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
     import fitgpp.reproduce
@@ -48,15 +50,8 @@ if TYPE_CHECKING:  # the annotations name the class by its full path (two classe
 SIZES = {"quick": QUICK, "full": FULL}
 #: Dimensions that belong to the size (one value per run), not to the study's grid.
 SIZE_DIMS = ("n_jobs", "load")
-#: Dimensions whose values are policy parameters on the sweep grid.
-POLICY_DIMS = ("s", "max_preemptions")
 LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
           "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
-NUMBERS = {"te_median": ("slowdown_median", "TE", "TE median slowdown"),
-           "te_p95": ("slowdown_p95", "TE", "TE p95 slowdown"),
-           "be_median": ("slowdown_median", "BE", "BE median slowdown"),
-           "be_p95": ("slowdown_p95", "BE", "BE p95 slowdown"),
-           "preemptions": ("preemptions_per_job", "BE", "preemptions per BE job")}
 
 
 class PanelError(FitgppError):
@@ -79,24 +74,32 @@ def extend(study: Study, size: fitgpp.reproduce.Size, dim: str,
         return study, dataclasses.replace(size, **{dim: v})
     if dim == "model":
         return study.replace(model=str(value)), size
-    if dim in POLICY_DIMS:
-        cast = int if dim == "max_preemptions" else float
-        from .policies import registry
-        pols, added = {}, False
-        for name, grid in study.policies.items():
-            grid = dict(grid)
-            if dim in grid or dim in dims and dim in registry.declared(name):
-                grid[dim] = sorted({*map(cast, grid.get(dim, dims[dim])), cast(value)})
-                added = True
-            pols[name] = grid
-        if not added:
-            raise PanelError(f"{study.key}: no policy takes {dim!r}")
-        return study.replace(policies=pols), size
+    if dim in study.params() or any(dim in registry.declared(g.cls) and dim != "seed"
+                                    for g in study.grid().policies):
+        return _add_param(study, dim, value), size
     if dim in study.knobs:
         vals = tuple(sorted({*map(float, study.knobs[dim]), float(value)}))
         return study.replace(knobs={**study.knobs, dim: vals}), size
     raise PanelError(f"{study.key}: cannot add a value to {dim!r}; it takes values for "
-                     f"{sorted([*POLICY_DIMS, *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
+                     f"{sorted([*study.params(), *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
+
+
+def _add_param(study: Study, dim: str, value) -> Study:
+    """``study`` with ``value`` added to field ``dim`` of every policy that takes it (cast
+    to the field's declared type)."""
+    pols, added = {}, False
+    for (name, spec), grid in zip(study.policies.items(), study.grid().policies):
+        spec = dict(spec)
+        fields = registry.declared(grid.cls)
+        if dim in fields:
+            kind = fields[dim][0]
+            cast = kind if kind in (int, float) else (lambda v: v)
+            spec[dim] = sorted({*map(cast, grid.params[dim]), cast(value)})
+            added = True
+        pols[name] = spec
+    if not added:
+        raise PanelError(f"{study.key}: no policy takes {dim!r}")
+    return study.replace(policies=pols)
 
 
 def conf_of(o: Outcome, sel: dict) -> dict:
@@ -108,43 +111,30 @@ def conf_of(o: Outcome, sel: dict) -> dict:
     for conf in o.configurations():
         if conf["name"] != sel["policy"] or conf["variant"] != variant or conf["knobs"] != knobs:
             continue
-        if all(conf["params"][k] == sel[k] for k in POLICY_DIMS
+        if all(conf["params"][k] == sel[k] for k in o.params()
                if k in conf["params"] and k in sel):
             return conf
     raise PanelError(f"{st.key}: no computed configuration at {sel}")
 
 
-def interval_text(x: np.ndarray, fmt) -> str:
-    """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
-    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number."""
-    m, lo, hi = t_interval(x)
-    if np.isnan(m):
-        return "–"
-    if len(x) >= MIN_CI_VALUES:
-        return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
-    if len(x) == 1:   # the caption says there is one run
-        return fmt(m)
-    lo, hi = fmt(np.min(x)), fmt(np.max(x))
-    return f"{fmt(m)} (same on both seeds)" if lo == hi and len(x) == 2 else \
-        f"{fmt(m)} (range {lo} to {hi})"
-
-
 def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
-    """The selected configuration's numbers over the seeds, FIFO's at the same knobs, and
-    the change against FIFO (paired per seed): ``mean [95 % interval]`` from 3 or more
-    seeds, ``mean (range lo to hi)`` from two, the value alone from one."""
+    """The selected configuration's numbers over the seeds (each metric of
+    :data:`fitgpp.metrics.METRICS` the study's tables show), the baseline's at the same
+    knobs, and the change against it (paired per seed): ``mean [95 % interval]`` from 3
+    or more seeds, ``mean (range lo to hi)`` from two, the value alone from one."""
     conf = conf_of(o, sel)
-    fifo = {**conf, "name": "fifo", "params": {}}
-    at, base = o.at(conf), o.at(fifo)
+    base = o.baseline(conf)
+    name = o.baseline_label()
     num = lambda x: f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"  # noqa: E731 - no 1.8e+04
     rows = []
-    for _k, (var, cls, name) in NUMBERS.items():
-        x = at[var].sel(cls=cls).to_numpy()
-        b = base[var].sel(cls=cls).to_numpy()
-        ch = f"{var}_vs_fifo"
-        c = at[ch].sel(cls=cls).to_numpy() if ch in at else np.full_like(x, np.nan)
-        rows.append({"metric": name, "selected": interval_text(x, num), "FIFO": interval_text(b, num),
-                     "change vs FIFO": interval_text(c, percent) if conf["name"] != "fifo" else "–"})
+    for m in brief(o.study.columns):
+        x = o.metric_values(conf, m)
+        b = o.metric_values(base, m) if base is not None else np.full_like(x, np.nan)
+        same = base is None or base["label"] == conf["label"]
+        rows.append({"metric": m.title, "selected": interval_text(x, num),
+                     name: interval_text(b, num),
+                     f"change vs {name}": "–" if same or not m.vs_baseline else
+                     interval_text(o.change(conf, m), percent)})
     return pd.DataFrame(rows).set_index("metric")
 
 
@@ -156,14 +146,15 @@ def label(o: Outcome, sel: dict) -> str:
 
 
 def cell_view(o: Outcome, sel: dict) -> alt.Chart:
-    """Slowdown CDFs of the selected cell (seed ``sel['seed']``) beside FIFO's on the same
-    workload, from the cells' stored per-job results (no simulation)."""
+    """Slowdown CDFs of the selected cell (seed ``sel['seed']``) beside the study's
+    baseline on the same workload, from the cells' stored per-job results (no simulation)."""
     conf = conf_of(o, sel)
-    where = {**conf["params"], **conf["knobs"]}
     seed, variant = int(sel["seed"]), conf["variant"]
-    runs = {label(o, sel): o.run(conf["name"], seed=seed, variant=variant, **where)}
-    if conf["name"] != "fifo":
-        runs["FIFO"] = o.run("fifo", seed=seed, variant=variant, **conf["knobs"])
+    runs = {}
+    for c in (conf, o.baseline(conf)):
+        if c is not None and c["label"] not in runs:
+            runs[c["label"]] = o.run(c["name"], seed=seed, variant=variant, **c["params"],
+                                     **c["knobs"])
     return plots.slowdown_cdf(runs).properties(
         title=f"{', '.join(runs)}: seed {seed}" + "".join(
             f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
@@ -201,6 +192,14 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     what = f" at {', '.join(at)}" if at else ""
     return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
                                   "slowdown distributions appear below)")
+
+
+def _nearest(values, v):
+    """The value of ``values`` closest to ``v`` (the first, for values that are not numbers)."""
+    try:
+        return min(values, key=lambda x: abs(x - v))
+    except TypeError:
+        return values[0]
 
 
 # ------------------------------------------------------------------ the widgets
@@ -273,7 +272,7 @@ class Panel(W.VBox):
             t0 = time.perf_counter()
             o = self.study.run(self.size, cache=self.cache, progress=bar)
             try:
-                result = self.study.analyze(o)
+                result = self.study.analysis(o)
             except Exception as exc:  # noqa: BLE001 - a variation its analysis was not written for
                 result = SimpleNamespace(table=o.table(), charts={}, finding=(
                     f"none: {self.study.key}'s analysis does not cover this declaration "
@@ -285,6 +284,10 @@ class Panel(W.VBox):
                                  f"{time.perf_counter() - t0:.1f} s</small>")
             self.progress.layout.visibility = "hidden"
         self.o, self.result = self._outcomes[k]
+        # the study's table when it is the generic one, else the Outcome's (RQ6 tabulates
+        # its own way): the trade-off reads the generic columns
+        own = getattr(self.result, "report_columns", None) is not None
+        self.table = self.o.table() if own else self.result.table
         self.finding.value = f"<p><b>Finding</b> (computed from these results). {self.result.finding}</p>"
         self._draw_study()
         return self.o
@@ -309,7 +312,7 @@ class Panel(W.VBox):
                 from .workload import list_models
                 values = tuple(sorted(set(list_models()) | set(values)))
             if dim == "policy":
-                opts = [(NAMES.get(v, v), v) for v in values]
+                opts = [(plots.family(v), v) for v in values]
             else:
                 opts = [(f"{v:g}" if isinstance(v, float) else str(v), v) for v in values]
             value = old.get(dim)
@@ -320,7 +323,7 @@ class Panel(W.VBox):
         self.controls = ws
         self.controls_box.children = list(ws.values())
         self.add_dim.options = [(LABELS.get(d, d), d) for d in dims
-                                if d in (*POLICY_DIMS, *self.study.knobs, *SIZE_DIMS)]
+                                if d in (*self.study.params(), *self.study.knobs, *SIZE_DIMS)]
         for dim, w in ws.items():
             w.observe(lambda ch, d=dim: self._changed(d, ch["new"]), names="value")
         self._enable()
@@ -336,21 +339,26 @@ class Panel(W.VBox):
             return 3
         return dims[dim][0]
 
+    def _fields(self, policy: str) -> dict[str, tuple]:
+        """``{field: values}`` that policy ``policy`` runs (its grid in the study)."""
+        exp = next(iter(self.o.experiments.values()))
+        return next((g.params for g in exp.policies if g.name == policy), {})
+
     def _enable(self) -> None:
-        """A policy parameter control is disabled while the chosen policy does not sweep it."""
-        grid = self.study.policies.get(self.controls["policy"].value, {})
-        for d in POLICY_DIMS:
+        """A policy field's control is disabled while the chosen policy does not take it."""
+        fields = self._fields(self.controls["policy"].value)
+        for d in self.study.params():
             if d in self.controls:
-                self.controls[d].disabled = d not in grid
+                self.controls[d].disabled = d not in fields
 
     def _selection_for_outcome(self) -> dict:
         sel = self.selection()
-        grid = self.study.policies.get(sel["policy"], {})
-        for d in POLICY_DIMS:   # a policy without the parameter: any value matches
-            if d in sel and d not in grid:
+        fields = self._fields(sel["policy"])
+        for d in self.study.params():   # a policy without the field: any value matches
+            if d in sel and d not in fields:
                 sel.pop(d)
-            elif d in sel and sel[d] not in grid[d]:   # e.g. LRTP runs only P=3
-                sel[d] = min(grid[d], key=lambda v: abs(v - sel[d]))
+            elif d in sel and sel[d] not in fields[d]:   # e.g. LRTP runs only P=3
+                sel[d] = _nearest(fields[d], sel[d])
         return sel
 
     def _draw_selection(self) -> None:
@@ -365,7 +373,7 @@ class Panel(W.VBox):
                "over the seeds is shown instead")
         over = (f"mean over {n} seeds ({why})" if n > 1 else
                 "one run (one seed: no interval over seeds)")
-        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against FIFO, {over}"
+        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against {self.o.baseline_label()}, {over}"
                               + nums.to_html(index_names=False))
         cdf = cell_view(self.o, sel | {"seed": full["seed"]})
         # the trade-off depends on P, the knobs and the variant only: redrawn when they change
@@ -373,11 +381,11 @@ class Panel(W.VBox):
                                           if k not in ("policy", "s", "seed", "seeds")}))
         if "tradeoff" not in self.views:
             self.views = {"tradeoff": alt.JupyterChart(tradeoff_view(self.o, full,
-                                                                     self.result.table)),
+                                                                     self.table)),
                           "cell": alt.JupyterChart(cdf), **self.views}
         else:
             if tr_key != self._tr_key:
-                self.views["tradeoff"].chart = tradeoff_view(self.o, full, self.result.table)
+                self.views["tradeoff"].chart = tradeoff_view(self.o, full, self.table)
             self.views["cell"].chart = cdf
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
@@ -451,7 +459,7 @@ class Panel(W.VBox):
         if not values:
             return
         v = values[0]
-        name = {n: k for k, n in NAMES.items()}.get(v.get("family"), v.get("family"))
+        name = {n: k for k, n in plots.FAMILIES.items()}.get(v.get("family"), v.get("family"))
         self._quiet = True
         try:
             if name in [x for _, x in self.controls["policy"].options]:
@@ -463,7 +471,8 @@ class Panel(W.VBox):
         self._run(lambda: (self._enable(), self._draw_selection()))
 
 
-#: Captions of the studies' figures, by the part of the figure's name after the study key.
+#: Captions of the figures several studies draw, by the part of the figure's name after the
+#: study key; a study declares the captions of its own figures (``Study.captions``).
 CAPTIONS = {
     "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
     "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
@@ -473,11 +482,6 @@ CAPTIONS = {
     "utilization_fifo": "FIFO over time (first seed), as above.",
     "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
                      "signals and grace periods.",
-    "change_vs_s": "Change against FIFO as a function of the threshold s, one line per P.",
-    "change_vs_grace": "Change against FIFO as grace periods are scaled, s=4 and s=8.",
-    "long_be_jobs": "p95 slowdown of the longest quarter of BE jobs as grace periods are scaled.",
-    "change_vs_mix": "Change against FIFO as a function of the TE share, one line per "
-                     "grace-period distribution.",
 }
 
 
@@ -492,4 +496,5 @@ def caption(study: Study, name: str) -> str:
     if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
         return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
                 "over the jobs (one real trace, so no interval over seeds).")
-    return CAPTIONS.get(part, part.replace("_", " ").capitalize() + ".")
+    return study.captions.get(part) or CAPTIONS.get(part, part.replace("_", " ").capitalize()
+                                                    + ".")

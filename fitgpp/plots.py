@@ -210,15 +210,37 @@ def paper_theme() -> alt.theme.ThemeConfig:
 
 
 # ------------------------------------------------------------------ labels and styles
+#: How the built-in policies are written in labels (a researcher's policy: its own name).
+FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND"}
+#: Short names of policy fields in labels.
+SHORT = {"max_preemptions": "P"}
+
+
+def family(name: str) -> str:
+    """``FitGpp`` for ``fitgpp``; a policy that is not built in keeps its own name."""
+    return FAMILIES.get(str(name).lower(), str(name))
+
+
+def config_label(name: str, params: dict, varying=()) -> str:
+    """The one name of a configuration: the policy's family, ``s`` when it has one, and
+    every other field in ``varying`` (the ones its grid sweeps): ``FitGpp s=4``,
+    ``FitGpp s=4 P=3``, ``patient s=4 patience=80``, ``FIFO``."""
+    shown = [k for k in params if k == "s" or k in varying]
+    parts = [family(name)]
+    for k in shown:
+        v = params[k]
+        parts.append(f"{SHORT.get(k, k)}={v:g}" if isinstance(v, (int, float))
+                     and not isinstance(v, bool) else f"{SHORT.get(k, k)}={v}")
+    return " ".join(parts)
+
+
 def policy_label(ds) -> str:
-    """``FitGpp s=4 P=3``-style label from a Dataset's attrs (or a policy name)."""
+    """The label of a simulation Dataset (from its attrs) or of a policy name, as
+    :func:`config_label` writes it."""
     attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
     name = str(attrs.get("policy", "?")).rpartition(":")[2]  # module:Class -> Class
-    base = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP",
-            "rand": "RAND"}.get(name.lower(), name)
-    if base == "FitGpp" and "s" in attrs:
-        return f"FitGpp s={float(attrs['s']):g}"
-    return base
+    params = {"s": float(attrs["s"])} if family(name) == "FitGpp" and "s" in attrs else {}
+    return config_label(name, params)
 
 
 def _family(label: str) -> str:
@@ -695,37 +717,47 @@ def distribution_fit(empirical, synthetic, *, columns=("duration", "interarrival
 FORMATS = (".png", ".svg", ".pdf")
 
 
-def save(chart, path, *, dpi: int = DPI, cache=None) -> Path:
-    """Write ``chart`` to ``path`` (``.png``, ``.svg`` or ``.pdf``) through vl-convert, offline.
-
-    PNG is rendered at ``dpi`` (1 px of the chart = 1 pt, so scale ``dpi / 72``) and says
-    so in its pHYs chunk. Overwrites ``path``: :func:`fitgpp.export.export` is the careful
-    way (never overwrites, writes the configuration into the files). Returns the path.
-    ``cache``: a directory of rendered files keyed by the sha256 of the spec, format,
-    dpi and vl-convert version; an unchanged figure is copied from there instead of
-    rendered again (rendering is most of a warm ``fitgpp reproduce``).
+def render(chart, ext: str, *, dpi: int = DPI, cache=None) -> bytes:
+    """The one way fitgpp renders a figure: ``chart`` (or its spec) as ``.png``, ``.svg``
+    or ``.pdf`` bytes through vl-convert, offline. PNG is rendered at ``dpi`` (1 px of the
+    chart = 1 pt, so scale ``dpi / 72``). ``cache``: a directory of rendered files keyed by
+    the sha256 of the spec, format, dpi and vl-convert version; an unchanged figure is read
+    from there instead of rendered again (rendering is most of a warm ``fitgpp reproduce``).
     """
     import vl_convert as vlc
-    path = Path(path)
-    ext = path.suffix.lower()
+    ext = ext.lower()
     if ext not in FORMATS:
-        raise PlotError(f"cannot save {path}: use one of {', '.join(FORMATS)}")
+        raise PlotError(f"cannot render as {ext}: use one of {', '.join(FORMATS)}")
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
     spec = json.dumps(spec, sort_keys=True)
     hit = None if cache is None else _cached_file(spec, ext, dpi, cache)
     if hit is not None and hit.is_file():
-        data = hit.read_bytes()
-    elif ext == ".png":
+        return hit.read_bytes()
+    if ext == ".png":
         data = vlc.vegalite_to_png(spec, scale=1, ppi=dpi)  # ppi scales: dpi / 72 px per pt
     elif ext == ".svg":
         data = vlc.vegalite_to_svg(spec).encode()
     else:
         data = vlc.vegalite_to_pdf(spec)
-    for dst in ([path] if hit is None or hit.is_file() else [path, hit]):
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+    if hit is not None:
+        hit.parent.mkdir(parents=True, exist_ok=True)
+        tmp = hit.with_name(f".{hit.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
-        os.replace(tmp, dst)
+        os.replace(tmp, hit)
+    return data
+
+
+def save(chart, path, *, dpi: int = DPI, cache=None) -> Path:
+    """Write ``chart`` to ``path`` (``.png``, ``.svg`` or ``.pdf``) as :func:`render` draws
+    it. Overwrites ``path`` and embeds nothing: :func:`fitgpp.export.export` is the way
+    fitgpp writes figures (never overwrites, checks them, writes the configuration into the
+    files and a manifest); this is for a quick look. Returns the path."""
+    path = Path(path)
+    data = render(chart, path.suffix, dpi=dpi, cache=cache)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
     return path
 
 

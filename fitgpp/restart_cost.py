@@ -6,11 +6,11 @@ We sweep the overhead from 0 to tens of minutes and compare PRIO (TE first, neve
 its numbers do not move) with the preempting policies, FitGpp at several ``s``, LRTP and RAND,
 on three workloads: ``paper-default``, ``paper-wide-te`` (TE jobs of 4-8 GPUs, which must
 preempt) and ``philly-chronus-mix1`` (fitted to the Philly-derived trace, with its multi-node
-gangs). Each workload is one declared :class:`fitgpp.sweep.Experiment` (the overhead is the
-swept workload knob ``restart_overhead``), run by :func:`fitgpp.sweep.run_sweep`.
-``fitgpp reproduce`` runs the same question, with the same analysis, as
-``fitgpp.reproduce.STUDIES["rq6"]`` (:func:`study`, overheads :data:`REPRODUCE_OVERHEADS`,
-jobs and seeds of the reproduce size).
+gangs). The question is declared once, as an ordinary study, in :mod:`fitgpp.studies.rq6`
+(the workloads its variants, the overhead the swept workload knob ``restart_overhead``, PRIO
+its baseline); notebook 07 and ``fitgpp reproduce`` run that declaration at the sizes of
+:mod:`fitgpp.studies`, so at the same size they print the same numbers. This module holds
+its analysis: the per-run numbers, the comparisons against PRIO, the findings and figures.
 
 Per run: TE p95, BE median and p95 slowdown, preemptions per BE job, and the GPU-hours lost to
 reloads, ``sum over jobs of reload x gpu x tasks / 3600`` (``reload`` is the Dataset's
@@ -34,14 +34,12 @@ change in fitgpp, fractions from :func:`fitgpp.metrics.change`, shown in percent
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .metrics import (CLASSES, class_stats, change, percent, reload_gpu_hours, t_interval,
-                      work_gpu_hours)
+from .metrics import (CLASSES, METRICS, class_stats, change, percent, reload_gpu_hours,
+                      t_interval, work_gpu_hours)
 from .tables import sig
 
 #: The workloads of RQ6: shipped model names.
@@ -50,83 +48,25 @@ WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
 POLICIES = (("PRIO", "prio", {}), ("FitGpp s=1", "fitgpp", {"s": 1.0}),
             ("FitGpp s=4", "fitgpp", {"s": 4.0}), ("FitGpp s=8", "fitgpp", {"s": 8.0}),
             ("LRTP", "lrtp", {}), ("RAND", "rand", {}))
-#: Metrics per run: column -> title.
-METRICS = {"te_p95": "TE p95 slowdown", "be_median": "BE median slowdown",
-           "be_p95": "BE p95 slowdown", "preemptions_per_be": "preemptions per BE job",
-           "reload_gpu_h": "GPU-hours lost to reloads",
-           "reload_share": "reloads, share of BE GPU-hours"}
+#: The metrics per run (declared in :data:`fitgpp.metrics.METRICS`, titles and all).
+RUN_METRICS = ("te_p95", "be_median", "be_p95", "preemptions_per_be", "reload_gpu_h",
+               "reload_share")
 #: Columns that are fractions (changes against PRIO, shares): shown through metrics.percent.
 FRACTIONS = ("reload_share", "te_gain", "be_p95_cost", "be_median_cost", "net", "be_p95_growth",
              "reload_share_max", "te_gain_0", "te_gain_max", "be_p95_cost_0", "be_p95_cost_max",
              "be_median_cost_max")
 #: The restart overheads [s] ``fitgpp reproduce`` sweeps (at both sizes): 0, 10, 30 and 60
-#: min, the range of :data:`FULL` without its 1, 5 and 20 min, which keeps
+#: min, which keeps
 #: ``fitgpp reproduce --quick`` within about 20 s more than RQ1-RQ5.
 REPRODUCE_OVERHEADS = (0.0, 600.0, 1800.0, 3600.0)
 
 
+TITLE = "RQ6: restart cost"
+QUESTION = "What does preemption cost when restarts are not free?"
+
+
 class RestartCostError(FitgppError):
     """RQ6 cannot run as asked (bad size, a result without the per-job reload time)."""
-
-
-@dataclass(frozen=True)
-class Size:
-    """How big RQ6 is: jobs per workload, seeds, the restart overheads [s] swept, where."""
-
-    n_jobs: int
-    seeds: tuple[int, ...]
-    overheads: tuple[float, ...]
-    workloads: tuple[str, ...] = WORKLOADS
-    load: float = 0.9
-    cluster: Cluster = DEFAULT_CLUSTER
-    workers: int | None = 0        # fitgpp.sweep: 0 = in this process, None = Dask, all CPUs
-    cache: bool = False            # fitgpp.sweep's cell cache (~/.cache/fitgpp)
-
-    def __post_init__(self):
-        if not self.overheads or 0 not in self.overheads:
-            raise RestartCostError(f"overheads must include 0 (the free-restart baseline), got "
-                                   f"{self.overheads!r}")
-        if any(not (isinstance(x, (int, float)) and x >= 0) for x in self.overheads):
-            raise RestartCostError(f"overheads are seconds >= 0, got {self.overheads!r}")
-        if len(self.seeds) < 1:
-            raise RestartCostError("seeds: give at least one")
-
-
-QUICK = Size(n_jobs=1000, seeds=(0, 1), overheads=(0.0, 600.0, 1800.0))
-FULL = Size(n_jobs=5000, seeds=(0, 1, 2, 3, 4),
-            overheads=(0.0, 60.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0), cache=True)
-
-
-@dataclass
-class RestartCost:
-    """What :func:`restart_cost` returns: per-run rows, the across-seed table, the findings
-    table (one row per workload and preempting policy), the charts and the finding text."""
-
-    runs: pd.DataFrame
-    table: pd.DataFrame
-    findings: pd.DataFrame
-    charts: dict
-    finding: str
-    config: dict = field(default_factory=dict)
-    key: str = "rq6"
-    title: str = "RQ6: restart cost"
-    question: str = "What does preemption cost when restarts are not free?"
-
-
-# ---------------------------------------------------------------- the declared experiments
-def experiment(workload: str, size: Size = QUICK):
-    """The sweep of one workload: every policy of :data:`POLICIES` x the overheads x seeds."""
-    from .sweep import Experiment, PolicyGrid, Workload
-    s_values = tuple(sorted({p["s"] for _, name, p in POLICIES if name == "fitgpp"}))
-    grids = [PolicyGrid(name=name) for name in dict.fromkeys(n for _, n, _ in POLICIES)
-             if name != "fitgpp"]
-    grids.append(PolicyGrid(name="fitgpp", s=s_values))
-    return Experiment(
-        workload=Workload(model=workload, n_jobs=size.n_jobs, load=size.load,
-                          restart_overhead=tuple(float(x) for x in size.overheads)),
-        policies=tuple(grids), seeds=tuple(size.seeds), cluster=size.cluster,
-        name=f"rq6-{workload}",
-        description="RQ6: restart overhead of BE jobs from 0 up, preempting policies vs PRIO")
 
 
 def _label(policy: str, params: dict) -> str:
@@ -170,17 +110,6 @@ def _row(workload: str, cell, res: dict) -> dict:
     return {"workload": workload, "policy": _label(cell.policy, params),
             "overhead_s": float(dict(cell.knobs)["restart_overhead"]), "seed": cell.seed,
             **cell_metrics(_jobs_of(res))}
-
-
-def runs_of(workload: str, size: Size = QUICK) -> pd.DataFrame:
-    """One row per (policy, overhead, seed) of one workload, with :data:`METRICS`, from the
-    per-cell results :func:`fitgpp.sweep.run_sweep` hands back (its cell cache and Dask)."""
-    from .sweep import run_sweep
-    results: dict = {}
-    serial = size.workers == 0
-    run_sweep(experiment(workload, size), workers=None if serial else size.workers,
-              serial=serial, cache=None if size.cache else False, progress=False, runs=results)
-    return pd.DataFrame([_row(workload, cell, res) for cell, res in results.items()])
 
 
 # ---------------------------------------------------------------- across seeds and findings
@@ -306,9 +235,9 @@ def workload_chart(table: pd.DataFrame, workload: str, *, reloads: bool = False)
     g = table[table["workload"] == workload]
     if g.empty:
         raise RestartCostError(f"nothing to draw for workload {workload!r}")
-    keys = [k for k in METRICS if (k in FRACTIONS) == reloads]
+    keys = [k for k in RUN_METRICS if (k in FRACTIONS) == reloads]
     long = pd.concat([g[["overhead_min", "policy"]].assign(
-        metric=METRICS[k], value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"]) for k in keys],
+        metric=METRICS[k].title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"]) for k in keys],
         ignore_index=True)
     caption = (f"{workload}: GPU time lost to reloads" if reloads
                else f"{workload}: what restarts cost")
@@ -336,25 +265,6 @@ def charts(table: pd.DataFrame) -> dict:
     return out
 
 
-def at_overhead(result: RestartCost, workload: str, overhead_s: float,
-                policies=None) -> pd.DataFrame:
-    """The across-seed numbers of ``workload`` at one overhead, for ``policies`` (labels;
-    default all): what the notebook's controls show beside the chart, as text
-    (:func:`readable`)."""
-    t = result.table
-    if workload not in set(t["workload"]):
-        raise RestartCostError(f"workload {workload!r} is not in this result (has "
-                               f"{', '.join(dict.fromkeys(t['workload']))})")
-    if not np.isclose(t["overhead_s"], overhead_s).any():
-        raise RestartCostError(f"overhead {overhead_s!r} s was not swept (swept: "
-                               f"{', '.join(f'{x:g}' for x in sorted(set(t['overhead_s'])))})")
-    pols = list(policies) if policies else list(dict.fromkeys(t["policy"]))
-    sel = t[(t["workload"] == workload) & np.isclose(t["overhead_s"], overhead_s)
-            & t["policy"].isin(pols)]
-    cols = ["policy", *METRICS, "te_gain", "be_p95_cost", "be_median_cost"]
-    return readable(sel[cols].set_index("policy"))
-
-
 def readable(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` for reading: the fractions (:data:`FRACTIONS`, and their ``_lo``/``_hi``) in
     percent through :func:`fitgpp.metrics.percent`, other numbers to 3 significant digits."""
@@ -369,59 +279,6 @@ def readable(df: pd.DataFrame) -> pd.DataFrame:
         else:
             out[c] = [sig(x) for x in out[c]]
     return out
-
-
-def chart_for(result: RestartCost, workload: str, policies=None, *, reloads: bool = False):
-    """:func:`workload_chart` of ``workload`` restricted to ``policies`` (labels)."""
-    t = result.table
-    pols = list(policies) if policies else list(dict.fromkeys(t["policy"]))
-    return workload_chart(t[t["policy"].isin(pols)], workload, reloads=reloads)
-
-
-# ---------------------------------------------------------------- the question
-def restart_cost(size: Size = QUICK) -> RestartCost:
-    """Run RQ6 at ``size`` (:data:`QUICK` or :data:`FULL`) on every workload of the size."""
-    import fitgpp
-    runs = pd.concat([runs_of(wl, size) for wl in size.workloads], ignore_index=True)
-    table = across_seeds(runs)
-    found = findings_table(table)
-    config = {"workloads": list(size.workloads), "n_jobs": size.n_jobs,
-              "seeds": list(size.seeds), "overheads_s": list(size.overheads),
-              "load": size.load, "cluster": size.cluster.describe(), "tick_s": 60,
-              "max_preemptions": 3, "policies": [p[0] for p in POLICIES],
-              "fitgpp_version": fitgpp.__version__}
-    return RestartCost(runs, table, found, charts(table), describe(found), config)
-
-
-# ---------------------------------------------------------------- as a study of fitgpp reproduce
-def study(overheads=REPRODUCE_OVERHEADS, workloads=WORKLOADS):
-    """RQ6 as a :class:`fitgpp.reproduce.Study` for ``fitgpp reproduce``: the workloads are
-    its variants (dimension ``workload``), the overheads its swept knob (default
-    :data:`REPRODUCE_OVERHEADS`: 0, 10, 30, 60 min); ``n_jobs``, seeds and load come from the
-    reproduce size. Its analysis is :func:`analyze`."""
-    from .reproduce import Study
-    from .workload import load_model
-
-    def variant(name):
-        def make(_base):
-            return load_model(name)
-        make.workload = name
-        return make
-
-    fitgpp_s = sorted({p["s"] for _, n, p in POLICIES if n == "fitgpp"})
-    minutes = ", ".join(f"{x / 60:g}" for x in overheads)
-    question = (f"{RestartCost.question} Every BE job reloads its checkpoint for a restart "
-                f"overhead of {minutes} min each time it restarts after a preemption; FitGpp "
-                f"(s = {', '.join(f'{x:g}' for x in fitgpp_s)}), LRTP and RAND against PRIO (TE "
-                f"first, never preempts) on {', '.join(f'`{w}`' for w in workloads)}. TE gain "
-                "= -change(TE p95, PRIO's), BE p95 cost = change(BE p95, PRIO's), paired per "
-                "seed (same workload and overhead); preempting stops paying off where the cost "
-                "exceeds the gain.")
-    return Study(key="rq6", title=RestartCost.title, question=question,
-                 policies={"prio": {}, "fitgpp": {"s": fitgpp_s}, "lrtp": {}, "rand": {}},
-                 knobs={"restart_overhead": tuple(float(x) for x in overheads)},
-                 variants={w: variant(w) for w in workloads}, variant_dim="workload",
-                 analyze=analyze)
 
 
 def summary(findings: pd.DataFrame) -> str:
@@ -449,20 +306,6 @@ def summary(findings: pd.DataFrame) -> str:
                      f"{o_lost:.3g}")
         out.append(text + ").")
     return " ".join(out)
-
-
-def analyze(o):
-    """A :class:`fitgpp.reproduce.Outcome` of :func:`study` -> its ``RQResult``: the
-    across-seed table of this module, the charts, the finding (:func:`summary`) and, as
-    ``details``, the sentences of :func:`describe` and the findings table."""
-    from .reproduce import RQResult, _config
-    runs = pd.DataFrame([_row(variant, cell, res) for (variant, cell), res in o.runs.items()])
-    table = across_seeds(runs)
-    found = findings_table(table)
-    r = RQResult(o.study.key, o.study.title, o.study.question, table, charts(table), {},
-                 summary(found), _config(o, model="per workload (see workload)"))
-    r.details = details(found)
-    return r
 
 
 def details(findings: pd.DataFrame) -> str:

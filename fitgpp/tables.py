@@ -19,21 +19,12 @@ import numpy as np
 import pandas as pd
 
 from .errors import FitgppError
+from .metrics import MIN_CI_VALUES, brief, t_interval
 
-#: Columns that answer the research questions, in order, with their headings.
-RQ_COLUMNS = {
-    "te_p95": "TE p95 slowdown",
-    "be_median": "BE median slowdown",
-    "be_p95": "BE p95 slowdown",
-    "change_te_p95": "TE p95 vs FIFO (%)",
-    "change_be_median": "BE median vs FIFO (%)",
-    "change_be_p95": "BE p95 vs FIFO (%)",
-    "preemptions_per_be": "preemptions per BE job",
-}
 #: Columns that say which configuration a row is, with their headings.
 ID_COLUMNS = {"grace": "grace periods", "te_fraction": "TE share", "grace_scale": "grace scale",
               "model": "workload model", "policy": "policy"}
-MIN_SEEDS_FOR_INTERVAL = 3
+MIN_SEEDS_FOR_INTERVAL = MIN_CI_VALUES
 
 
 class TableError(FitgppError):
@@ -145,15 +136,44 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     return PeopleTable(shown, df.copy(), caption, notes)
 
 
+def rq_columns(extra=(), baseline: str = "FIFO") -> dict[str, str]:
+    """The columns that answer a research question, with their headings: the brief metrics
+    of :data:`fitgpp.metrics.METRICS` (and those named in ``extra``), then their changes
+    against ``baseline``."""
+    shown = brief(extra)
+    cols = {m.name: m.title for m in shown}
+    cols.update({f"change_{m.name}": f"{m.label} vs {baseline} (%)" for m in shown
+                 if m.vs_baseline})
+    return cols
+
+
 def rq_table(result, *, digits: int = 3) -> PeopleTable:
-    """The columns of a research question's table that answer it (see :data:`RQ_COLUMNS`),
+    """The columns of a research question's table that answer it (see :func:`rq_columns`),
     its configuration columns first; ``.full`` holds every column."""
     t = result.table
     ids = {c: h for c, h in ID_COLUMNS.items() if c in t.columns}
-    cols = {c: h for c, h in RQ_COLUMNS.items() if c in t.columns}
+    ids.update({c: c for c in getattr(result, "id_columns", ()) if c in t.columns})
+    cols = {c: h for c, h in rq_columns(getattr(result, "columns", ()),
+                                          getattr(result, "baseline", "FIFO")).items()
+            if c in t.columns}
     extra = [c for c in t.columns if c.endswith("_seed0")]   # per-question extras (RQ3)
     cols.update({c: c.replace("_seed0", " (seed 0)").replace("_", " ") for c in extra})
     return people_table(t, cols, ids=ids, digits=digits, caption=result.title)
+
+
+def interval_text(x: np.ndarray, fmt) -> str:
+    """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
+    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number."""
+    m, lo, hi = t_interval(x)
+    if np.isnan(m):
+        return "–"
+    if len(x) >= MIN_CI_VALUES:
+        return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
+    if len(x) == 1:   # the caption says there is one run
+        return fmt(m)
+    lo, hi = fmt(np.min(x)), fmt(np.max(x))
+    return f"{fmt(m)} (same on both seeds)" if lo == hi and len(x) == 2 else \
+        f"{fmt(m)} (range {lo} to {hi})"
 
 
 def summary_table(ds, *, digits: int = 3) -> PeopleTable:

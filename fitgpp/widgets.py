@@ -119,35 +119,32 @@ def run_seeds(v: Values, cluster: Cluster = DEFAULT_CLUSTER, traces=None) -> lis
     return out
 
 
-#: The numbers of the seeds table: (name, variable, class).
-SEED_NUMBERS = (("TE median", "slowdown_median", "TE"), ("TE p95", "slowdown_p95", "TE"),
-                ("BE median", "slowdown_median", "BE"), ("BE p95", "slowdown_p95", "BE"),
-                ("preempt/BE job", "preemptions_per_job", "BE"))
-
-
 def seeds_table(runs: dict, against: str | None = None):
     """``{label: [Dataset per seed]}`` -> a table of each label's mean over the seeds with
     its interval (95 % Student-t from 3 seeds, else the range; see
-    :func:`fitgpp.panels.interval_text`); if ``against`` names a label, the first label's
-    change against it, paired per seed, in the column after the two."""
+    :func:`fitgpp.tables.interval_text`) for every metric of
+    :data:`fitgpp.metrics.METRICS` a run gives; if ``against`` names a label, the first
+    label's change against it, paired per seed, in the column after the two."""
     import numpy as np
     import pandas as pd
-    from .panels import interval_text
-    stats = {lb: [summarize(ds) for ds in dss] for lb, dss in runs.items()}
+    from .metrics import METRICS, paired_change
+    from .tables import interval_text
     first = next(iter(runs))
     num = lambda x: f"{x:.3g}"  # noqa: E731
     rows = {}
-    for name, var, cls in SEED_NUMBERS:
-        vals = {lb: np.array([t.loc[cls, var] for t in ts], float) for lb, ts in stats.items()}
+    for m in METRICS.values():
+        if m.cls is None and m.per_run is None:
+            continue          # read from a sweep's Dataset only
+        vals = {lb: np.array([m.of_run(ds) for ds in dss], float) for lb, dss in runs.items()}
         row = {lb: interval_text(x, num) for lb, x in vals.items()}
         if against is not None:
             x, b = vals[first], vals[against]
-            ch = (interval_text(np.array([change(a, c) for a, c in zip(x, b)]), percent)
-                  if var != "preemptions_per_job" and len(x) == len(b) else "–")
+            ch = (interval_text(paired_change(x, b), percent)
+                  if m.vs_baseline and len(x) == len(b) else "–")
             order = [first, against, f"{first} vs {against}"]
             row = {**{k: row[k] for k in order[:2]}, order[2]: ch,
                    **{k: v for k, v in row.items() if k not in order}}
-        rows[name] = row
+        rows[m.label] = row
     return pd.DataFrame(rows).T
 
 

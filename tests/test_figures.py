@@ -164,9 +164,9 @@ def test_every_research_question_chart_is_paper_ready():
             problems[name] = figcheck.check(chart)
     r2 = reproduce.rq2(size, s_values=(1.0, 4.0, 16.0), p_values=(1, 3, 10))
     problems.update({n: figcheck.check(c) for n, c in r2.charts.items()})
-    from fitgpp import restart_cost as rc
-    r6 = rc.restart_cost(rc.Size(n_jobs=200, seeds=(0, 1), overheads=(0.0, 600.0)))
-    problems.update({n: figcheck.check(c) for n, c in rc.charts(r6.table).items()})
+    from fitgpp.studies import rq6
+    r6 = rq6.study(overheads=(0.0, 600.0)).result(size, cache=False)
+    problems.update({n: figcheck.check(c) for n, c in r6.charts.items()})
     assert len(problems) >= 15
     assert not any(problems.values()), {k: list(map(str, v)) for k, v in problems.items() if v}
 

@@ -87,7 +87,7 @@ def test_extend_refuses_what_the_study_does_not_declare():
     with pytest.raises(PanelError, match="grace_scale"):
         extend(reproduce.STUDIES["rq1"], TINY, "grace_scale", 2.0)
     fifo_only = reproduce.STUDIES["rq1"].replace(policies={"fifo": {}, "lrtp": {}})
-    with pytest.raises(PanelError, match="no policy takes 's'"):
+    with pytest.raises(PanelError, match="cannot add a value to 's'"):
         extend(fifo_only, TINY, "s", 2.0)
     # P is not swept in RQ1 (FitGpp runs its default): adding one sweeps it
     st, _ = extend(reproduce.STUDIES["rq1"], TINY, "max_preemptions", 5)
@@ -104,6 +104,7 @@ def test_the_study_figures_carry_captions_not_variable_names(rq3):
     assert len(shown) == len(rq3.result.charts) > 0
     for name, text in zip(rq3.result.charts, shown):
         assert name not in text and caption(rq3.study, name) in text
-    assert caption(rq3.study, "rq3_long_be_jobs") == CAPTIONS["long_be_jobs"]
+    assert caption(rq3.study, "rq3_long_be_jobs") == rq3.study.captions["long_be_jobs"]
+    assert caption(rq3.study, "rq3_slowdown_cdf") == CAPTIONS["slowdown_cdf"]   # a shared one
     assert "P=10" in caption(reproduce.STUDIES["rq2"], "rq2_s_tradeoff_P10")
     assert "bootstrap" in caption(reproduce.STUDIES["rq5"], "rq5_slowdown_bars")

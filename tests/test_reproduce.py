@@ -133,9 +133,9 @@ def test_cli_names_every_research_question_without_importing_altair():
     import subprocess
     import sys
 
-    from fitgpp.commands.reproduce import RQ_NAMES
-    from fitgpp.reproduce import RQS
-    assert tuple(RQS) == RQ_NAMES
+    from fitgpp.reproduce import RQS, STUDIES
+    assert set(STUDIES) <= set(RQS)
+    assert main(["reproduce", "--quick", "--only", "rq9", "--out", "x"]) == 2   # named, refused
     code = ("import sys; from fitgpp.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('altair', 'fitgpp.plots', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

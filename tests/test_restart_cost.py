@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 
 from fitgpp import restart_cost as rc
+from fitgpp.metrics import METRICS
+from fitgpp.studies import rq6
 
 
 def test_cell_metrics_by_hand():
@@ -96,7 +98,8 @@ def test_charts_have_one_panel_per_metric_and_the_net_chart():
     plain, shares = ch["rq6_w"].to_dict(), ch["rq6_w_reloads"].to_dict()
     metrics = [set(pd.concat([pd.DataFrame(v) for v in sp["datasets"].values()])["metric"])
                for sp in (plain, shares)]
-    assert metrics[0] | metrics[1] == set(rc.METRICS.values()) and not metrics[0] & metrics[1]
+    titles = {METRICS[k].title for k in rc.RUN_METRICS}   # the declared titles
+    assert metrics[0] | metrics[1] == titles and not metrics[0] & metrics[1]
     # the share of BE GPU-hours (a fraction) is drawn on a percent axis, the slowdowns not
     fmt = [sp["spec"]["layer"][0]["encoding"]["y"].get("axis", {}).get("format")
            for sp in (plain, shares)]
@@ -104,28 +107,34 @@ def test_charts_have_one_panel_per_metric_and_the_net_chart():
     assert ch["rq6_net"].to_dict()["spec"]["layer"][0]["encoding"]["y"]["axis"]["format"] == "+.0%"
 
 
-def test_size_is_validated():
+def test_overheads_are_validated():
     with pytest.raises(rc.RestartCostError, match="must include 0"):
-        rc.Size(n_jobs=10, seeds=(0,), overheads=(60.0,))
+        rq6.study(overheads=(60.0,))
     with pytest.raises(rc.RestartCostError, match="seconds >= 0"):
-        rc.Size(n_jobs=10, seeds=(0,), overheads=(0.0, -1.0))
+        rq6.study(overheads=(0.0, -1.0))
 
 
-def test_experiment_is_declared_once_per_workload():
-    exp = rc.experiment("paper-wide-te", rc.QUICK)
-    assert exp.workload.swept == {"restart_overhead": tuple(rc.QUICK.overheads)}
+def test_one_experiment_per_workload_from_one_declaration():
+    from fitgpp.reproduce import QUICK
+    exps = rq6.RQ6.experiments(QUICK)
+    assert list(exps) == list(rc.WORKLOADS)
+    exp = exps["paper-wide-te"]
+    assert exp.workload.swept == {"restart_overhead": rc.REPRODUCE_OVERHEADS}
     assert set(exp.policy_names) == {"prio", "fitgpp", "lrtp", "rand"}
     assert exp.grid_values("s") == (1.0, 4.0, 8.0)
-    assert np.isclose(exp.workload.load, rc.QUICK.load)
+    assert np.isclose(exp.workload.load, QUICK.load) and exp.workload.n_jobs == QUICK.n_jobs
+    assert rq6.RQ6.baseline == "prio"
 
 
 def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
     import fitgpp
+    from fitgpp.reproduce import Size
     from fitgpp.workload import synthesize
-    size = rc.Size(n_jobs=150, seeds=(0,), overheads=(0.0, 900.0), workloads=("paper-wide-te",))
-    r = rc.restart_cost(size)
-    t = r.runs.set_index(["policy", "overhead_s"])
-    assert len(r.runs) == len(rc.POLICIES) * 2
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    o = st.run(Size(n_jobs=150, seeds=(0,)), cache=False)
+    r = st.analyze(o)
+    t = r.table.set_index(["policy", "overhead_s"])
+    assert len(r.table) == len(rc.POLICIES) * 2
     assert (t.xs(0.0, level="overhead_s")["reload_gpu_h"] == 0).all()
     assert t.loc[("PRIO", 900.0), "preemptions_per_be"] == 0
     # the same cell simulated directly gives the same GPU-hours lost
@@ -135,35 +144,26 @@ def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
     lost = float((ds["reload"] * ds["gpu"] * ds["tasks"]).sum()) / 3600
     assert t.loc[("LRTP", 900.0), "reload_gpu_h"] == pytest.approx(lost)
     assert lost > 0, "the run must preempt for this test to mean something"
+    # the declared metric (fitgpp.metrics) gives the same number from the study's own table
+    generic = o.table().set_index(["policy", "restart_overhead"])
+    assert generic.loc[("LRTP", 900.0), "reload_gpu_h"] == pytest.approx(lost)
     assert set(r.charts) == {"rq6_paper-wide-te", "rq6_paper-wide-te_reloads", "rq6_net"} and r.finding.startswith("paper-wide-te")
-
-
-def test_the_reproduce_study_gives_the_same_numbers_as_the_module():
-    from fitgpp import reproduce
-    size = reproduce.Size(n_jobs=150, seeds=(0,))
-    st = rc.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
-    assert st.dimensions(size)["restart_overhead"] == (0.0, 900.0)
-    r = st.result(size, cache=False)
-    mine = rc.restart_cost(rc.Size(n_jobs=150, seeds=(0,), overheads=(0.0, 900.0),
-                                   workloads=("paper-wide-te",)))
-    cols = ["workload", "policy", "overhead_s", *rc.METRICS]
-    pd.testing.assert_frame_equal(r.table[cols].reset_index(drop=True),
-                                  mine.table[cols].reset_index(drop=True))
-    assert r.finding.startswith("paper-wide-te") and "| FitGpp s=4 |" in r.details
+    assert "| FitGpp s=4 |" in r.details
 
 
 def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
     from fitgpp import reproduce
-    from fitgpp.commands.reproduce import RQ_NAMES
     monkeypatch.setenv("FITGPP_CACHE", str(tmp_path / "cache"))
-    assert "rq6" in reproduce.STUDIES and "rq6" in reproduce.RQS and "rq6" in RQ_NAMES
+    assert "rq6" in reproduce.STUDIES and "rq6" in reproduce.RQS
     assert reproduce.STUDIES["rq6"].knobs["restart_overhead"] == rc.REPRODUCE_OVERHEADS
     size = reproduce.Size(n_jobs=150, seeds=(0,))
-    st = rc.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
     r = st.result(size, cache=False)
     md = reproduce.write_results({"rq6": r}, tmp_path, size, 1.0, []).read_text()
-    head = "| workload | overhead_min | policy | te_p95 | be_median | be_p95 | preemptions_per_be"
-    assert head + " | reload_gpu_h | te_gain | be_p95_cost |" in md
+    # declared metrics are headed by their titles (fitgpp.metrics.METRICS)
+    head = ("| workload | overhead_min | policy | TE p95 slowdown | BE median slowdown | "
+            "BE p95 slowdown | preemptions per BE job")
+    assert head + " | GPU-hours lost to reloads | te_gain | be_p95_cost |" in md
     row = r.table[(r.table["policy"] == "LRTP") & (r.table["overhead_s"] == 900.0)].iloc[0]
     from fitgpp.metrics import percent
     assert (f"| paper-wide-te | 15 | LRTP | {row['te_p95']:.3g} |" in md

@@ -28,7 +28,7 @@ def _table(seeds):
     rows = []
     for p, v in (("FIFO", 19.2), ("FitGpp s=4", 1.04)):
         r = {"policy": p, "seeds": seeds, "extra": 7.123456}
-        for c in tables.RQ_COLUMNS:
+        for c in tables.rq_columns():
             r.update({c: v, f"{c}_lo": v * 0.9, f"{c}_hi": v * 1.1})
         rows.append(r)
     return pd.DataFrame(rows)
@@ -39,7 +39,7 @@ def test_rq_table_shows_the_answer_and_keeps_the_rest():
         title = "RQ1: TE latency"
         table = _table(5)
     t = tables.rq_table(R)
-    assert list(t.shown.columns) == ["policy", *tables.RQ_COLUMNS.values()]
+    assert list(t.shown.columns) == ["policy", *tables.rq_columns().values()]
     assert t.shown.iloc[0]["TE p95 slowdown"] == "19.2 [17.3, 21.1]"
     assert t.shown.iloc[1]["TE p95 vs FIFO (%)"] == "+1.04 [+0.936, +1.14]"
     assert t.full.equals(R.table) and "extra" in t.full      # one attribute away, untouched

@@ -1,0 +1,483 @@
+"""The study layer: a research question declared once (:class:`Study`), what running it
+gives (:class:`Outcome`: the sweep Dataset plus every cell's per-job results), and the
+helpers every analysis shares.
+
+A :class:`Study` holds the workload (a model, model variants along a dimension of their
+own, or a real trace), the sweep's policy grid, the swept workload knobs, the baseline
+every change is against, and the function that turns its results into a table, figures
+and a finding. Its configurations are every dimension of its grid except seed and class:
+every swept field of every policy (a researcher's own as much as FitGpp's ``s``), every
+knob, the variant. :meth:`Study.run` runs the cells through
+:func:`fitgpp.sweep.run_sweep` (cached cell by cell, on Dask when asked); the numbers are
+the metrics declared in :mod:`fitgpp.metrics`, with Student-t intervals over seeds and
+changes paired per seed against the baseline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import plots
+from .._version import __version__
+from ..cluster import DEFAULT_CLUSTER, Cluster
+from ..errors import FitgppError
+from ..metrics import (METRICS, Metric, brief, change, paired_change, percent,
+                      t_interval)
+
+NAMES = plots.FAMILIES
+
+
+class ReproduceError(FitgppError):
+    """A research question cannot run as asked (e.g. its input trace is missing)."""
+
+
+@dataclass(frozen=True)
+class Size:
+    """How big the runs are. ``QUICK`` is for tests and a first look, ``FULL`` for the paper.
+
+    ``workers``: 0 runs the cells in this process; None on a Dask LocalCluster with one
+    worker per CPU (started only if some cell is not cached; ``$FITGPP_SCHEDULER`` names
+    an existing cluster instead); N on N workers. ``timeline_jobs``: the node timeline
+    shows the run until the N-th arrival.
+    """
+
+    n_jobs: int
+    seeds: tuple[int, ...]
+    timeline_jobs: int = 300
+    real_jobs: int | None = None    # RQ5: first N GPU jobs of the real trace (None = all)
+    model: str = "paper-default"
+    load: float = 0.9
+    cluster: Cluster = DEFAULT_CLUSTER
+    workers: int | None = 0
+
+
+QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
+FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None)
+
+
+@dataclass
+class RQResult:
+    key: str
+    title: str
+    question: str
+    table: pd.DataFrame
+    charts: dict
+    datasets: dict = field(default_factory=dict)
+    finding: str = ""
+    config: dict = field(default_factory=dict)
+    grid: xr.Dataset | None = None     # the sweep Dataset every number comes from
+    stats: dict = field(default_factory=dict)   # cells, cached, computed
+    details: str = ""    # Markdown shown in its section of results.md, after the question
+    columns: tuple[str, ...] = ()    # the study's own metrics, besides the brief ones
+    baseline: str = "FIFO"           # the label of what its changes are against
+    #: results.md columns when they are not the metrics and their changes: (id columns,
+    #: columns, the columns that are fractions)
+    report_columns: tuple | None = None
+
+
+# ---------------------------------------------------------------- the declaration
+@dataclass(frozen=True)
+class Study:
+    """One research question, declared once.
+
+    ``policies``: the sweep's policy table (``{name: {param: value or list}}``, see
+    :class:`fitgpp.sweep.Experiment`). ``knobs``: swept workload knobs (``{"grace_scale":
+    (1.0, 4.0)}``); ``n_jobs`` and ``load`` come from the :class:`~fitgpp.reproduce.Size`. ``model``: a
+    workload model (None: the size's). ``variants``: ``{label: model -> model}``, each a
+    variant of the model along the dimension ``variant_dim``. ``trace``: ``size -> Trace``
+    for a real trace instead of a model. ``one_seed``: run the first seed only.
+    ``analyze``: ``Outcome -> RQResult``. ``baseline``: what every change is against, a
+    policy name or ``{"policy": name, field: value, ...}`` (a configuration). ``columns``:
+    metrics (names in :data:`fitgpp.metrics.METRICS`) its tables show besides the brief
+    ones. ``captions``: ``{figure name without the key: caption}`` of its own figures.
+    Adding a research question or a knob is one
+    declaration; :func:`dataclasses.replace` (or :meth:`replace`) varies one.
+    """
+
+    key: str
+    title: str
+    question: str
+    policies: Mapping[str, Mapping]
+    analyze: Callable[[Outcome], RQResult] | None = None
+    knobs: Mapping[str, tuple] = field(default_factory=dict)
+    model: str | None = None
+    variants: Mapping[str, Callable] = field(default_factory=dict)
+    variant_dim: str = "variant"
+    trace: Callable[[Size], object] | None = None
+    one_seed: bool = False
+    baseline: str | Mapping = "fifo"
+    columns: tuple[str, ...] = ()
+    captions: Mapping[str, str] = field(default_factory=dict)
+
+    def analysis(self, o: Outcome) -> RQResult:
+        """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
+        declares ad hoc gets a table and a finding)."""
+        return (self.analyze or generic)(o)
+
+    def replace(self, **changes) -> Study:
+        return dataclasses.replace(self, **changes)
+
+    def seeds(self, size: Size) -> tuple[int, ...]:
+        return tuple(size.seeds[:1]) if self.one_seed else tuple(size.seeds)
+
+    def grid(self):
+        """The sweep's policy grid (an :class:`~fitgpp.sweep.Experiment` on a stand-in
+        workload): what the policies' fields make of the declared ``policies``."""
+        from ..sweep import Experiment
+        return Experiment(workload={"model": "paper-default"}, policies=self.policies)
+
+    def params(self) -> tuple[str, ...]:
+        """The policy fields that are dimensions of the results: every field (but ``seed``)
+        of every policy, a researcher's own as much as ``s`` or ``max_preemptions``."""
+        exp = self.grid()
+        return tuple(k for k in exp.grid_params if exp.grid_values(k))
+
+    def dimensions(self, size: Size = QUICK) -> dict[str, tuple]:
+        """Every dimension of this question's results and its values at ``size``: the
+        policies, their fields (every one the sweep makes a dimension of), the workload
+        (model or trace, its variants, the knobs) and the seeds; what a control panel
+        offers."""
+        exp = self.grid()
+        dims: dict[str, tuple] = {"policy": exp.policy_names}
+        dims.update({k: exp.grid_values(k) for k in self.params()})
+        if self.trace is not None:
+            dims["trace"] = ("alibaba-v2023",)
+        else:
+            dims["model"] = (self.model or size.model,)
+            if self.variants:
+                dims[self.variant_dim] = tuple(self.variants)
+            dims["n_jobs"], dims["load"] = (size.n_jobs,), (size.load,)
+            dims.update({k: tuple(v) for k, v in self.knobs.items()})
+        dims["seed"] = self.seeds(size)
+        return dims
+
+    def experiments(self, size: Size = QUICK) -> dict:
+        """The sweep experiments: ``{variant label: Experiment}`` (``{None: ...}`` without
+        variants)."""
+        from ..sweep import Experiment, Workload
+        common = dict(policies=self.policies, seeds=self.seeds(size), cluster=size.cluster,
+                      name=self.key, description=self.title)
+        if self.trace is not None:
+            return {None: Experiment(workload=Workload(trace=self.trace(size)), **common)}
+        model = self.model or size.model
+        knobs = {"n_jobs": size.n_jobs, "load": size.load,
+                 **{k: tuple(v) for k, v in self.knobs.items()}}
+        if not self.variants:
+            return {None: Experiment(workload=Workload(model=model, **knobs), **common)}
+        from ..workload import load_model
+        base = load_model(model)
+        return {label: Experiment(workload=Workload(model=make(base), **knobs), **common)
+                for label, make in self.variants.items()}
+
+    def run(self, size: Size = QUICK, *, cache=None, scheduler=None, progress=False) -> Outcome:
+        """Run (or read from the cache) every cell; ``cache``: a directory, None for the
+        default, False for none; ``scheduler``: a Dask address, or a callable returning
+        one when a cell must be computed. None: as ``size.workers`` says (0: in this
+        process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
+        started only if some cell is not cached)."""
+        from ..sweep import run_sweep
+        exps = self.experiments(size)
+        grids, runs = {}, {}
+        stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
+        own = None
+        if scheduler is None and size.workers != 0:  # one cluster for all variants, if needed
+            scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
+            own = scheduler if isinstance(scheduler, _LazyCluster) else None
+        how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
+        try:
+            for label, exp in exps.items():
+                got, st = {}, {}
+                grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st,
+                                         **how)
+                runs.update({(label, c): r for c, r in got.items()})
+                for k in stats:
+                    stats[k] += st[k]
+        finally:
+            if own is not None:
+                own.close()
+        if None in grids:
+            grid = grids[None]
+        else:
+            grid = xr.concat(list(grids.values()), dim=pd.Index(list(grids), name=self.variant_dim),
+                             combine_attrs="drop_conflicts")
+        from ..sweep import cache_dir_for
+        return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache))
+
+    def result(self, size: Size = QUICK, **kw) -> RQResult:
+        """Run the study (see :meth:`run`) and analyze it."""
+        o = self.run(size, **kw)
+        r = self.analysis(o)
+        r.grid, r.stats = o.grid, o.stats
+        r.columns, r.baseline = self.columns, o.baseline_label()
+        return r
+
+
+@dataclass
+class Outcome:
+    """A study's results: the sweep Dataset (``grid``) and each cell's per-job results."""
+
+    study: Study
+    size: Size
+    grid: xr.Dataset
+    runs: dict       # {(variant label or None, Cell): cell result}
+    stats: dict
+    experiments: dict
+    cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
+    memo: dict = field(default_factory=dict, repr=False)   # per-run metric values
+
+    def params(self) -> tuple[str, ...]:
+        """The policy fields that are dimensions of :attr:`grid` (see :meth:`Study.params`)."""
+        exp = next(iter(self.experiments.values()))
+        return tuple(d for d in exp.grid_params if d in self.grid.dims)
+
+    def configurations(self) -> list[dict]:
+        """Every configuration of the grid (without seeds): ``label``, ``name`` (policy),
+        ``params``, ``knobs``, ``variant``; in declaration order."""
+        import itertools
+        exp = next(iter(self.experiments.values()))
+        knob_sets = [dict(zip(self.study.knobs, v))
+                     for v in itertools.product(*self.study.knobs.values())]
+        out = []
+        for variant in self.experiments:
+            for grid in exp.policies:
+                for params in grid.combos():
+                    for knobs in knob_sets:
+                        out.append({"label": label_of(grid.name, params, exp),
+                                    "name": grid.name, "params": params, "knobs": knobs,
+                                    "variant": variant})
+        return out
+
+    def at(self, conf: dict) -> xr.Dataset:
+        """The sweep Dataset at configuration ``conf`` (dimensions left: seed, cls)."""
+        sel = {"policy": conf["name"], **conf["knobs"]}
+        for d in self.params():
+            # a policy without the field was run once and repeated along its dimension
+            sel[d] = conf["params"].get(d, self.grid[d].values[0])
+        if conf["variant"] is not None:
+            sel[self.study.variant_dim] = conf["variant"]
+        return self.grid.sel(sel)
+
+    def values(self, conf: dict, var: str, cls: str | None, at: xr.Dataset | None = None):
+        """Per-seed values of ``var`` (for class ``cls``) at configuration ``conf``."""
+        da = (self.at(conf) if at is None else at)[var]
+        return (da.sel(cls=cls) if cls else da).to_numpy()
+
+    def run(self, policy: str, *, seed: int | None = None, variant=None, **where) -> xr.Dataset:
+        """One cell's simulation Dataset (from the sweep's results, no simulation):
+        ``policy`` (a name) with parameters and knobs ``where`` on seed ``seed`` (default:
+        the first); a parameter the policy does not take is ignored."""
+        from ..sweep import run_dataset
+        fields = self.params()
+        seed = self.study.seeds(self.size)[0] if seed is None else seed
+        hits = []
+        for (v, c), res in self.runs.items():
+            if c.policy != policy or c.seed != seed or v != variant:
+                continue
+            params, knobs = dict(c.params), dict(c.knobs)
+            if all(params[k] == x if k in params else knobs[k] == x if k in knobs
+                   else k in fields for k, x in where.items()):
+                hits.append((c, res))
+        if len(hits) != 1:
+            raise ReproduceError(f"{self.study.key}: {len(hits)} cells match policy={policy!r}, "
+                                 f"seed={seed}, variant={variant!r}, {where}; give the "
+                                 f"parameters and knobs that tell them apart")
+        return run_dataset(hits[0][1])
+
+    def metric_values(self, conf: dict, metric: Metric, at: xr.Dataset | None = None):
+        """Per-seed values of ``metric`` at ``conf``: read from the sweep Dataset when it
+        holds the metric's variable, else computed from each cell's per-job results."""
+        if metric.var is not None and metric.var in self.grid:
+            return self.values(conf, metric.var, metric.cls, at)
+        key = (metric.name, conf["name"], json.dumps([conf["params"], conf["knobs"],
+                                                      conf["variant"]], default=str))
+        if key not in self.memo:
+            self.memo[key] = np.array([metric.of_run(self.run(
+                conf["name"], seed=s, variant=conf["variant"], **conf["params"], **conf["knobs"]))
+                for s in self.study.seeds(self.size)])
+        return self.memo[key]
+
+    def baseline(self, conf: dict) -> dict | None:
+        """The configuration ``conf`` is compared with: the study's baseline at the same
+        knobs and variant (None when the study does not run it)."""
+        b = self.study.baseline
+        name, want = (b, {}) if isinstance(b, str) else \
+            (b["policy"], {k: v for k, v in b.items() if k != "policy"})
+        for c in self.configurations():
+            if c["name"] == name and c["knobs"] == conf["knobs"] and \
+                    c["variant"] == conf["variant"] and \
+                    all(c["params"].get(k) == v for k, v in want.items()):
+                return c
+        return None
+
+    def baseline_label(self) -> str:
+        conf = self.configurations()[0]
+        base = self.baseline(conf)
+        return base["label"] if base is not None else str(self.study.baseline)
+
+    def change(self, conf: dict, metric: Metric) -> np.ndarray:
+        """Per-seed change of ``metric`` at ``conf`` against the study's baseline, paired
+        per seed (:func:`fitgpp.metrics.paired_change`); NaN where it means nothing."""
+        base = self.baseline(conf)
+        x = self.metric_values(conf, metric)
+        if base is None or not metric.vs_baseline:
+            return np.full(len(x), np.nan)
+        return paired_change(x, self.metric_values(base, metric))
+
+    def table(self, extra: Mapping[str, Callable] | None = None) -> pd.DataFrame:
+        """One row per configuration: its ids (``policy`` label, ``name``, ``s``, ``P``,
+        every other swept field, knobs, variant), ``seeds``, and for each metric of
+        :data:`fitgpp.metrics.METRICS` the sweep Dataset holds, each brief one, each the
+        study lists in ``columns`` (and each ``extra`` ``column: Dataset -> float``) the
+        mean over seeds with ``_lo``/``_hi`` bounds (NaN below 3 seeds), and its change
+        against the baseline (``change_<name>``)."""
+        rows = []
+        seeds, fields = self.study.seeds(self.size), self.params()
+        shown = {m.name: m for m in METRICS.values()
+                 if m.var in self.grid or m in brief(self.study.columns)}
+        shown.update({c: Metric(c, c, per_run=fn, vs_baseline=False)
+                      for c, fn in (extra or {}).items()})
+        for conf in self.configurations():
+            row = {"policy": conf["label"], "family": plots.family(conf["name"]),
+                   "name": conf["name"], "s": conf["params"].get("s", np.nan),
+                   "P": conf["params"].get("max_preemptions", np.nan)}
+            row.update({k: conf["params"].get(k, np.nan) for k in fields
+                        if k not in ("s", "max_preemptions")})
+            row.update(conf["knobs"])
+            if conf["variant"] is not None:
+                row[self.study.variant_dim] = conf["variant"]
+            row["seeds"] = len(seeds)
+            at = self.at(conf)
+            cols = {}
+            for name, m in shown.items():
+                cols[name] = self.metric_values(conf, m, at)
+                if m.vs_baseline:
+                    cols[f"change_{name}"] = self.change(conf, m)
+            for c, x in cols.items():
+                row[c], row[f"{c}_lo"], row[f"{c}_hi"] = t_interval(x)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def kept(self, **where) -> dict[str, xr.Dataset]:
+        """``{label: Dataset}`` of the first seed, one per policy configuration (knobs and
+        variant fixed by ``where``: ``variant=...`` and knob values)."""
+        variant = where.pop("variant", None)
+        out = {}
+        for conf in self.configurations():
+            if conf["variant"] != variant or any(conf["knobs"].get(k) != v for k, v in where.items()):
+                continue
+            out[conf["label"]] = self.run(conf["name"], variant=variant, **conf["params"],
+                                          **conf["knobs"])
+        return out
+
+
+def label_of(name: str, params: dict, exp) -> str:
+    """The label of configuration ``name`` with ``params`` in the grid of ``exp`` (see
+    :func:`fitgpp.plots.config_label`): a field is named when that policy's grid sweeps it."""
+    grid = next(g for g in exp.policies if g.name == name)
+    return plots.config_label(name, params, [k for k, v in grid.values if len(v) > 1])
+
+
+def generic(o: Outcome) -> RQResult:
+    """The analysis of a study that declares none: its table, no figures, and a finding
+    computed from the table: for each brief metric, the best configuration (in the metric's
+    better direction) and its change against the baseline."""
+    t = o.table()
+    parts = []
+    for m in brief(o.study.columns):
+        if m.name not in t or t[m.name].isna().all():
+            continue
+        best = t.loc[t[m.name].idxmin() if m.better == "lower" else t[m.name].idxmax()]
+        ch = best.get(f"change_{m.name}", np.nan)
+        parts.append(f"{m.title}: best {best['policy']} ({best[m.name]:.3g}"
+                     + ("" if np.isnan(ch) else f", {percent(ch)} against "
+                        f"{o.baseline_label()}") + ")")
+    st = o.study
+    return RQResult(st.key, st.title, st.question, t, {}, finding="; ".join(parts) + ".",
+                    config=_config(o))
+
+
+# ---------------------------------------------------------------- helpers for the analyses
+def _long(table: pd.DataFrame, metrics: dict, id_vars: list[str]) -> pd.DataFrame:
+    parts = []
+    for c, name in metrics.items():
+        parts.append(table[id_vars].assign(metric=name, value=table[c], lo=table[f"{c}_lo"],
+                                           hi=table[f"{c}_hi"]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def changes(o: Outcome, keys=("te_p95", "be_median", "be_p95")) -> dict[str, str]:
+    """Figure series: the changes of metrics ``keys`` against the study's baseline, titled
+    from their declarations."""
+    return {f"change_{k}": f"{METRICS[k].title} vs {o.baseline_label()}" for k in keys}
+
+
+def _bars(table: pd.DataFrame) -> pd.DataFrame:
+    """Stats table for :func:`fitgpp.plots.slowdown_bars` from an across-seeds table
+    (no whisker where there is no interval; a whisker stops at 1, the smallest slowdown
+    there is, where a wide interval reaches below it: the table keeps the bounds)."""
+    rows = []
+    for _, r in table.iterrows():
+        for cls in ("te", "be"):
+            for stat in ("median", "p95"):
+                k = f"{cls}_{stat}"
+                lo, hi = r[f"{k}_lo"], r[f"{k}_hi"]
+                rows.append({"policy": r["policy"], "class": cls.upper(), "stat": stat,
+                             "value": r[k], "lo": r[k] if np.isnan(lo) else max(lo, 1.0),
+                             "hi": r[k] if np.isnan(hi) else hi})
+    return pd.DataFrame(rows)
+
+
+def _fmt(m, lo, hi, is_change: bool = False) -> str:
+    """A mean with its interval; a change (a fraction) in percent."""
+    f = percent if is_change else (lambda x: f"{x:.3g}")
+    return f(m) if np.isnan(lo) else f"{f(m)} [{f(lo)}, {f(hi)}]"
+
+
+def _config(o: Outcome, **extra) -> dict:
+    st = o.study
+    return {"model": "(real trace)" if st.trace else (st.model or o.size.model),
+            "n_jobs": o.size.n_jobs, "seeds": list(st.seeds(o.size)), "load": o.size.load,
+            "cluster": o.size.cluster.describe(), "tick_s": 60, "max_preemptions": 3,
+            "policies": {k: dict(v) for k, v in st.policies.items()},
+            "knobs": {k: list(v) for k, v in st.knobs.items()},
+            **({st.variant_dim: list(st.variants)} if st.variants else {}),
+            "fitgpp_version": __version__, **extra}
+
+
+def _timeline(ds: xr.Dataset, n: int, title: str):
+    """Node timeline of a run until its ``n``-th arrival."""
+    seg = plots.segments_of(ds)
+    t_end = float(np.sort(ds["submit"].to_numpy())[min(n, ds.sizes["job"]) - 1]) + 1.0
+    seg = seg[seg["start"] < t_end].assign(end=lambda d: np.minimum(d["end"], t_end))
+    return plots.node_timeline(seg, title=title)
+
+
+class _LazyCluster:
+    """A Dask LocalCluster started the first time a cell must be computed (never on a
+    warm cache); callable: returns the scheduler address."""
+
+    def __init__(self, workers: int | None):
+        self.workers, self.cluster = workers, None
+
+    def __call__(self) -> str:
+        if self.cluster is None:
+            from ..sweep import machine_workers
+            from ..sweep.runner import local_cluster
+            self.cluster = local_cluster(self.workers or machine_workers())
+        return self.cluster.scheduler_address
+
+    def close(self):
+        if self.cluster is not None:
+            from ..sweep.runner import close_cluster
+            close_cluster(self.cluster)
+            self.cluster = None

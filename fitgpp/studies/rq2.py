@@ -1,0 +1,68 @@
+"""RQ2: the threshold s (and P), on the default workload and on wide TE jobs."""
+
+from __future__ import annotations
+
+from .. import plots
+from ..metrics import change, percent
+from .base import Outcome, RQResult, Study, _config, _long, changes
+from .rq1 import PAPER
+
+
+S_VALUES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+P_VALUES = (1, 3, 10)
+
+
+def _rq2(o: Outcome) -> RQResult:
+    st = o.study
+    key = st.key
+    table = o.table()
+    p_values = sorted({int(p) for p in table["P"].dropna()})
+    charts = {}
+    for p in p_values:
+        sub = table[(table["family"] != "FitGpp") | (table["P"] == p)].copy()
+        sub["policy"] = [lb.replace(f" P={p}", "") for lb in sub["policy"]]
+        charts[f"{key}_s_tradeoff_P{p}"] = plots.s_tradeoff(sub)
+    fit = table[table["family"] == "FitGpp"]
+    meets = fit[(fit["change_te_p95"] <= PAPER["te_p95"]) & (fit["change_be_median"] <= PAPER["be_median"])
+                & (fit["change_be_p95"] <= PAPER["be_p95"])]
+    lines = fit.assign(P=fit["P"].astype(int).astype(str))
+    charts[f"{key}_change_vs_s"] = plots.metric_lines(_long(lines, changes(o), ["s", "P"]), x="s",
+                                                      series="P", x_title="threshold s",
+                                                      percent=True)
+    # the trade-off is judged on the slowdowns themselves (mean over P), not on their change
+    # against FIFO, whose large TE p95 would shrink any difference between settings of s
+    te_trend = fit.groupby("s")["te_p95"].mean()
+    be_trend = fit.groupby("s")["be_p95"].mean()
+    r_te = change(te_trend.iloc[-1], te_trend.iloc[0])
+    r_be = change(be_trend.iloc[-1], be_trend.iloc[0])
+    trend = (f"from s={te_trend.index[0]:g} to s={te_trend.index[-1]:g} (mean over P) TE p95 "
+             f"slowdown moves {te_trend.iloc[0]:.2f} -> {te_trend.iloc[-1]:.2f} and BE p95 "
+             f"{be_trend.iloc[0]:.2f} -> {be_trend.iloc[-1]:.2f}. ")
+    flat = 0.05  # a TE p95 that moves less than 5 % across the whole s range is called flat
+    if r_te < -flat and r_be >= 0:
+        verdict = "Agrees with the paper: larger s buys TE latency with BE slowdown."
+    elif abs(r_te) <= flat:
+        verdict = (f"Cannot confirm the paper's trade-off: TE p95 is flat in s here (BE p95 moves "
+                   f"{percent(r_be)}), so this workload leaves s little to trade.")
+    else:
+        verdict = "Does not match the paper's trade-off direction; see the figure."
+    finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings meet all three headline numbers"
+               + (f" ({', '.join(meets['policy'])})" if len(meets) else "") + "; " + trend + verdict)
+    return RQResult(key, st.title, st.question, table, charts, {"sweep": o.grid}, finding,
+                    _config(o, model=st.model or o.size.model))
+
+
+RQ2 = Study(
+    key="rq2", title="RQ2: the threshold s",
+    question="How does the threshold s (and the preemption limit P) trade TE responsiveness "
+             "against BE? FitGpp over s x P, with FIFO, LRTP and RAND as fixed points.",
+    policies={"fifo": {}, "lrtp": {"max_preemptions": [3]}, "rand": {"max_preemptions": [3]},
+              "fitgpp": {"s": list(S_VALUES), "max_preemptions": list(P_VALUES)}},
+    captions={"change_vs_s": "Change against FIFO as a function of the threshold s, one line "
+                             "per P."},
+    analyze=_rq2)
+RQ2W = RQ2.replace(
+    key="rq2w", title="RQ2 on paper-wide-te: the threshold s", model="paper-wide-te",
+    question="RQ2 on paper-wide-te (TE jobs of 4 or 8 GPUs), where TE jobs must preempt.")
+
+STUDIES = (RQ2, RQ2W)
