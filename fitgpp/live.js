@@ -1,0 +1,79 @@
+// The front end of fitgpp.live.LiveChart (an anywidget). fitgpp/live.py bundles it offline with
+// vl-convert, which provides `vegaEmbed` and `lodashDebounce` (no imports here).
+//
+// Unlike altair's JupyterChart front end, a new spec is drawn into a fresh element and put on
+// screen only if no newer spec arrived meanwhile (a slow render that finishes last can no longer
+// leave an old chart on screen), the previous view is finalized, and the listeners are set up
+// once per model rather than once per render. The drawn view and the spec it was drawn from are
+// kept on the element (`el.fitgpp`) so a test can compare the marks with the data.
+
+function showError(el, error) {
+    const p = document.createElement("pre");
+    p.style.color = "red";
+    p.textContent = "JavaScript Error: " + error.message;
+    el.replaceChildren(p);
+}
+
+function cleanJson(data) {
+    return JSON.parse(JSON.stringify(data ?? null));
+}
+
+// Report each selection of `view` to the kernel, now and when it changes.
+function watchSelections(model, view) {
+    const wait = model.get("debounce_wait") ?? 10;
+    const initial = {};
+    for (const name of Object.keys(model.get("_vl_selections") ?? {})) {
+        const store = () => cleanJson(view.data(`${name}_store`) ?? []);
+        const send = (_, value) => {
+            const all = cleanJson(model.get("_vl_selections") ?? {});
+            all[name] = {value: cleanJson(value), store: store()};
+            model.set("_vl_selections", all);
+            model.save_changes();
+        };
+        view.addSignalListener(name, lodashDebounce(send, wait, {maxWait: wait}));
+        initial[name] = {value: cleanJson(view.signal(name) ?? {}), store: store()};
+    }
+    model.set("_vl_selections", initial);
+    model.save_changes();
+}
+
+async function render({ model, el }) {
+    let shown = null;      // the vega-embed result on screen
+    let latest = 0;        // number of the newest render asked for
+
+    const draw = async () => {
+        const mine = ++latest;
+        const spec = model.get("spec");
+        if (spec == null) {
+            if (shown) shown.finalize();
+            shown = null;
+            el.replaceChildren();
+            return;
+        }
+        const box = document.createElement("div");
+        let api;
+        try {
+            api = await vegaEmbed(box, structuredClone(spec),
+                                  structuredClone(model.get("embed_options")) ?? undefined);
+        } catch (error) {
+            if (mine === latest) showError(el, error);
+            return;
+        }
+        if (mine !== latest) {   // a newer spec came while this one rendered: drop it
+            api.finalize();
+            return;
+        }
+        if (shown) shown.finalize();
+        shown = api;
+        el.replaceChildren(box);
+        el.fitgpp = {view: api.view, drawn: spec, spec: () => model.get("spec")};
+        watchSelections(model, api.view);
+    };
+
+    model.on("change:spec", draw);
+    model.on("change:embed_options", draw);
+    await draw();
+    return () => { if (shown) shown.finalize(); shown = null; };
+}
+
+export default { render };

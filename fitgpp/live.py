@@ -1,0 +1,74 @@
+"""Live charts: one widget per chart on screen, updated in place, that draws all its data.
+
+``show(chart)`` returns a :class:`LiveChart` (an ``alt.JupyterChart``) and ``update(view, chart)``
+puts a new chart into it; ``view.on_select(name, fn)`` calls ``fn(selection)`` whenever the
+selection parameter ``name`` changes, across every later update. Panels and the workbench show
+and update their charts only through these.
+
+Why not ``alt.JupyterChart`` as is (altair 6.3, seen in Chromium, docs/experiments.md):
+
+- its ``chart`` setter replaces ``view.selections`` with a new object, so an observer put on the
+  old one (a click on the s trade-off) is silently lost at the first update;
+- its front end renders every new spec into the same element without waiting for or cancelling
+  the previous render, so two quick updates can finish out of order and leave the older chart
+  on screen while the numbers show the newer selection; and it adds one more ``_params``
+  listener per render, bound to views already finalized.
+
+A fresh widget per update would avoid the first but not the second, and ships the 0.9 MB
+offline bundle to the browser again each time; one widget updated in place is kept instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import altair as alt
+import traitlets
+
+_JS = Path(__file__).with_name("live.js")
+
+
+def _bundle() -> str:
+    """live.js bundled with vega-embed, vega-lite and vega by vl-convert (no network)."""
+    from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
+    vlc = import_vl_convert()
+    return vlc.javascript_bundle(_JS.read_text(), vl_version=vl_version_for_vl_convert())
+
+
+class LiveChart(alt.JupyterChart):
+    """An ``alt.JupyterChart`` with the front end of live.js, drawn as SVG (so its marks can
+    be read back), whose selection observers survive a change of chart."""
+
+    _esm = None   # set on first use: bundling takes a second
+
+    def __init__(self, chart, **kw):
+        if LiveChart._esm is None:
+            LiveChart._esm = _bundle()
+        self._on_select: list[tuple[str, object]] = []
+        kw.setdefault("embed_options", {"renderer": "svg", "actions": False})
+        super().__init__(chart, **kw)
+
+    @traitlets.observe("chart")
+    def _on_change_chart(self, change):
+        super()._on_change_chart(change)   # makes a new self.selections
+        for name, fn in getattr(self, "_on_select", ()):
+            self._watch(name, fn)
+
+    def _watch(self, name: str, fn) -> None:
+        if name in self.selections.trait_names():
+            self.selections.observe(lambda ch: fn(ch["new"]), names=[name])
+
+    def on_select(self, name: str, fn) -> None:
+        """Call ``fn(selection)`` when selection ``name`` changes, now and after updates."""
+        self._on_select.append((name, fn))
+        self._watch(name, fn)
+
+
+def show(chart) -> LiveChart:
+    """A live view of ``chart``."""
+    return LiveChart(chart)
+
+
+def update(view: LiveChart, chart) -> None:
+    """Draw ``chart`` in ``view`` (same widget, same selection observers)."""
+    view.chart = chart
