@@ -509,12 +509,15 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset = "full",
         tooltip=["policy", "metric", alt.Tooltip("te_p95:Q", format=".3g"),
                  alt.Tooltip("be:Q", format=".3g")])
     labels = []
+    # Every label layer keeps all rows and writes "" where the label sits elsewhere: a layer
+    # filtered to no rows makes vega warn "Infinite extent for field be" once per redraw.
     for pos, (dx, dy) in _LABEL_OFFSETS.items():
         for halo in (True, False):   # a white halo under the text keeps it legible over lines
             labels.append(alt.Chart().mark_text(
                 dx=dx, dy=dy, align="left" if dx > 0 else "right", clip=True,
                 **({"stroke": "white", "strokeWidth": 3} if halo else {})).encode(
-                x=x, y=y, text="s_label:N").transform_filter(alt.datum.lab == pos))
+                x=x, y=y, text=alt.condition(alt.datum.lab == pos, alt.Text("s_label:N"),
+                                             alt.value(""))))
     chart = alt.layer(line, pts, *labels, data=long).properties(
         width=width, height=150 if ncols == 2 else 120).facet(
         facet=alt.Facet("metric:N", title=None), columns=ncols).resolve_scale(y="independent")
