@@ -632,12 +632,16 @@ def node_timeline(seg: pd.DataFrame, *, nodes=None, title: str | None = None,
         x=alt.X("h0:Q", title="time (h)"), x2="h1:Q", y=y,
         color=alt.Color("what:N", title="job state", legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(domain=dom, range=["#CC79A7", "#0072B2", "#E69F00"])),
-        opacity=alt.Opacity("what:N", legend=None, scale=alt.Scale(domain=dom, range=[1, 0.55, 1])),
+        # one legend with the colour: legend=None on one of two channels of a field conflicts
+        opacity=alt.Opacity("what:N", title="job state", legend=alt.Legend(orient="bottom"),
+                            sort=dom, scale=alt.Scale(domain=dom, range=[1, 0.55, 1])),
         tooltip=["job", "what", alt.Tooltip("h0:Q", format=".2f"), alt.Tooltip("h1:Q", format=".2f")])
-    pre = df[df["kind"] == "grace"].assign(event="preemption signal")
-    ticks = alt.Chart(pre).mark_tick(color="black", thickness=1.5, size=14).encode(
-        x="h0:Q", y=y, shape=alt.Shape("event:N", title="event"))
-    chart = alt.layer(bars, ticks).properties(width=p.width - 50, height=alt.Step(14))
+    # preemption signals as ticks, only when there are some: an empty layer makes vega warn
+    # "Infinite extent for field h0" (and a tick cannot carry a shape legend)
+    pre = df[df["kind"] == "grace"]
+    ticks = [alt.Chart(pre).mark_tick(color="black", thickness=1.5, size=14).encode(
+        x="h0:Q", y=y)] if len(pre) else []
+    chart = alt.layer(bars, *ticks).properties(width=p.width - 50, height=alt.Step(14))
     return _finish(chart, p, title or f"Jobs on nodes {nodes[0]}-{nodes[-1]} over time")
 
 
