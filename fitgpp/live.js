@@ -1,11 +1,33 @@
-// The front end of fitgpp.live.LiveChart (an anywidget). fitgpp/live.py bundles it offline with
-// vl-convert, which provides `vegaEmbed` and `lodashDebounce` (no imports here).
+// The front end of fitgpp.live.LiveChart (an anywidget). Plain JavaScript, no imports: vega-embed
+// (0.9 MB bundled by vl-convert, offline) is asked of the kernel once per page and evaluated once
+// for every chart. Each chart shipping and evaluating its own copy (altair's offline
+// JupyterChart) made anywidget's 2-second model initialization time out on a busy machine
+// ("[anywidget] Failed to initialize model."), after which anywidget drops every message to that
+// model: the chart stopped following the controls.
 //
 // Unlike altair's JupyterChart front end, a new spec is drawn into a fresh element and put on
 // screen only if no newer spec arrived meanwhile (a slow render that finishes last can no longer
 // leave an old chart on screen), the previous view is finalized, and the listeners are set up
 // once per model rather than once per render. The drawn view and the spec it was drawn from are
 // kept on the element (`el.fitgpp`) so a test can compare the marks with the data.
+
+// {vegaEmbed, lodashDebounce}, loaded once per page from the bundle the kernel sends.
+function libraries(model) {
+    if (!globalThis.fitgppVega) {
+        globalThis.fitgppVega = new Promise((resolve, reject) => {
+            const take = async (msg) => {
+                if (!msg || msg.bundle == null) return;
+                model.off("msg:custom", take);
+                const url = URL.createObjectURL(new Blob([msg.bundle], {type: "text/javascript"}));
+                try { resolve((await import(url)).default); } catch (e) { reject(e); }
+                finally { URL.revokeObjectURL(url); }
+            };
+            model.on("msg:custom", take);
+            model.send({want: "bundle"});
+        });
+    }
+    return globalThis.fitgppVega;
+}
 
 function showError(el, error) {
     const p = document.createElement("pre");
@@ -19,7 +41,7 @@ function cleanJson(data) {
 }
 
 // Report each selection of `view` to the kernel, now and when it changes.
-function watchSelections(model, view) {
+function watchSelections(model, view, lodashDebounce) {
     const wait = model.get("debounce_wait") ?? 10;
     const initial = {};
     for (const name of Object.keys(model.get("_vl_selections") ?? {})) {
@@ -38,6 +60,7 @@ function watchSelections(model, view) {
 }
 
 async function render({ model, el }) {
+    const {vegaEmbed, lodashDebounce} = await libraries(model);
     let shown = null;      // the vega-embed result on screen
     let latest = 0;        // number of the newest render asked for
 
@@ -67,7 +90,7 @@ async function render({ model, el }) {
         shown = api;
         el.replaceChildren(box);
         el.fitgpp = {view: api.view, drawn: spec, spec: () => model.get("spec")};
-        watchSelections(model, api.view);
+        watchSelections(model, api.view, lodashDebounce);
     };
 
     model.on("change:spec", draw);

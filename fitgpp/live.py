@@ -14,8 +14,14 @@ Why not ``alt.JupyterChart`` as is (altair 6.3, seen in Chromium, docs/experimen
   on screen while the numbers show the newer selection; and it adds one more ``_params``
   listener per render, bound to views already finalized.
 
-A fresh widget per update would avoid the first but not the second, and ships the 0.9 MB
-offline bundle to the browser again each time; one widget updated in place is kept instead.
+- offline, every JupyterChart ships and evaluates its own 0.9 MB copy of vega; with a dozen
+  charts on a busy machine anywidget's 2-second model initialization times out ("[anywidget]
+  Failed to initialize model."), and anywidget then drops every later message to that model,
+  so the chart stops following the controls. live.js asks the kernel for the bundle once per
+  page and evaluates it once.
+
+A fresh widget per update would avoid the first but not the others, and create one more model
+(and one more initialization) per redraw; one widget updated in place is kept instead.
 """
 
 from __future__ import annotations
@@ -29,24 +35,35 @@ _JS = Path(__file__).with_name("live.js")
 
 
 def _bundle() -> str:
-    """live.js bundled with vega-embed, vega-lite and vega by vl-convert (no network)."""
-    from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
-    vlc = import_vl_convert()
-    return vlc.javascript_bundle(_JS.read_text(), vl_version=vl_version_for_vl_convert())
+    """vega-embed, vega-lite and vega as one ES module (default export ``{vegaEmbed,
+    lodashDebounce}``), bundled by vl-convert without network; made once per process."""
+    global _BUNDLE
+    if _BUNDLE is None:
+        from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
+        _BUNDLE = import_vl_convert().javascript_bundle(
+            "export default { vegaEmbed, lodashDebounce };", vl_version=vl_version_for_vl_convert())
+    return _BUNDLE
+
+
+_BUNDLE: str | None = None
 
 
 class LiveChart(alt.JupyterChart):
     """An ``alt.JupyterChart`` with the front end of live.js, drawn as SVG (so its marks can
     be read back), whose selection observers survive a change of chart."""
 
-    _esm = None   # set on first use: bundling takes a second
+    _esm = _JS.read_text()
 
     def __init__(self, chart, **kw):
-        if LiveChart._esm is None:
-            LiveChart._esm = _bundle()
         self._on_select: list[tuple[str, object]] = []
         kw.setdefault("embed_options", {"renderer": "svg", "actions": False})
         super().__init__(chart, **kw)
+        self.on_msg(self._answer)
+
+    def _answer(self, _widget, content, _buffers) -> None:
+        """The front end asks once per page for the vega bundle."""
+        if isinstance(content, dict) and content.get("want") == "bundle":
+            self.send({"bundle": _bundle()})
 
     @traitlets.observe("chart")
     def _on_change_chart(self, change):
