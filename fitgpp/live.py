@@ -1,8 +1,9 @@
 """Live charts: one widget per chart on screen, updated in place, that draws all its data.
 
 ``show(chart)`` returns a :class:`LiveChart` (an ``alt.JupyterChart``) and ``update(view, chart)``
-puts a new chart into it; ``view.on_select(name, fn)`` calls ``fn(selection)`` whenever the
-selection parameter ``name`` changes, across every later update. Panels and the workbench show
+puts a new chart into it; ``view.observe_selection(fn, name)`` calls ``fn(change)`` (a traitlets
+change; ``change["new"]`` is the selection) whenever selection ``name`` changes, across every
+later update. Panels and the workbench show
 and update their charts only through these.
 
 Why not ``alt.JupyterChart`` as is (altair 6.3, seen in Chromium, docs/experiments.md):
@@ -55,7 +56,7 @@ class LiveChart(alt.JupyterChart):
     _esm = _JS.read_text()
 
     def __init__(self, chart, **kw):
-        self._on_select: list[tuple[str, object]] = []
+        self._observers: list[tuple[object, str]] = []
         kw.setdefault("embed_options", {"renderer": "svg", "actions": False})
         super().__init__(chart, **kw)
         self.on_msg(self._answer)
@@ -68,17 +69,17 @@ class LiveChart(alt.JupyterChart):
     @traitlets.observe("chart")
     def _on_change_chart(self, change):
         super()._on_change_chart(change)   # makes a new self.selections
-        for name, fn in getattr(self, "_on_select", ()):
-            self._watch(name, fn)
+        for fn, name in getattr(self, "_observers", ()):
+            self._watch(fn, name)
 
-    def _watch(self, name: str, fn) -> None:
+    def _watch(self, fn, name: str) -> None:
         if name in self.selections.trait_names():
-            self.selections.observe(lambda ch: fn(ch["new"]), names=[name])
+            self.selections.observe(fn, names=[name])
 
-    def on_select(self, name: str, fn) -> None:
-        """Call ``fn(selection)`` when selection ``name`` changes, now and after updates."""
-        self._on_select.append((name, fn))
-        self._watch(name, fn)
+    def observe_selection(self, fn, name: str) -> None:
+        """``view.selections.observe(fn, names=[name])`` that holds across changes of chart."""
+        self._observers.append((fn, name))
+        self._watch(fn, name)
 
 
 def show(chart) -> LiveChart:

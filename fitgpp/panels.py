@@ -250,7 +250,7 @@ class Panel(W.VBox):
         self._build_controls()
         self._draw_selection()
         self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
-        self.views["tradeoff"].on_select("pick", self._picked)
+        self.views["tradeoff"].observe_selection(self._picked, "pick")
         super().__init__([W.HBox([self.size_w, self.progress]), self.controls_box,
                           W.HBox([self.add_dim, self.add_value, self.add_button]),
                           self.status, self.messages, self.numbers,
@@ -442,8 +442,9 @@ class Panel(W.VBox):
             self._draw_selection()
         self._run(go)
 
-    def _picked(self, pick) -> None:
+    def _picked(self, change) -> None:
         """A click on the trade-off: select that point's policy and ``s``."""
+        pick = change["new"]
         values = getattr(pick, "value", None) or []
         if not values:
             return

@@ -16,7 +16,7 @@ def _chart():
 
 def test_selection_observer_survives_updates():
     view, got = live.show(_chart()), []
-    view.on_select("pick", got.append)
+    view.observe_selection(lambda ch: got.append(ch["new"]), "pick")
     live.update(view, _chart())
     live.update(view, _chart())
     view._vl_selections = CLICK   # what the front end sends on a click
