@@ -43,6 +43,10 @@ def test_every_package_and_data_file_is_listed_for_the_wheel():
         rel = p.relative_to(ROOT / "traces")
         assert any(rel.match(pat) and len(rel.parts) == len(Path(pat).parts) for pat in patterns), \
             f"traces/{rel} is not shipped: add a pattern to [tool.setuptools.package-data]"
+    # files of the package itself that are not Python (live.js, the charts' front end)
+    own = [p.name for p in (ROOT / "fitgpp").iterdir() if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert own and sorted(own) == sorted(SETUPTOOLS["package-data"].get("fitgpp", [])), \
+        f"fitgpp/ holds {own}: list each in [tool.setuptools.package-data] \"fitgpp\""
 
 
 def test_a_checkout_on_sys_path_without_an_install_finds_its_traces(tmp_path):
