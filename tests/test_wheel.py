@@ -112,7 +112,7 @@ def _fitgpp(target, cwd, *args, **kw):
 @pytest.mark.slow
 def test_installed_wheel_imports_nothing_from_the_source_tree(installed, tmp_path):
     probe = ("import json, sys\n"
-             "import fitgpp, fitgpp.cli, fitgpp.reproduce, fitgpp.sweep, fitgpp.workload\n"
+             "import fitgpp, fitgpp.cli, fitgpp.live, fitgpp.reproduce, fitgpp.sweep, fitgpp.workload\n"
              "from fitgpp.workload import models_dir, list_models\n"
              "files = {m.__name__: m.__file__ for m in list(sys.modules.values())\n"
              "         if m.__name__.split('.')[0] == 'fitgpp' and getattr(m, '__file__', None)}\n"
