@@ -11,22 +11,32 @@
 // once per model rather than once per render. The drawn view and the spec it was drawn from are
 // kept on the element (`el.fitgpp`) so a test can compare the marks with the data.
 
-// {vegaEmbed, lodashDebounce}, loaded once per page from the bundle the kernel sends.
+// {vegaEmbed, lodashDebounce}, loaded once per page from the bundle the kernel sends. The
+// first chart asks; a chart still waiting after 10 s asks again (the first asker may have been
+// closed before the kernel, busy with a long cell, could answer); the first answer is used.
 function libraries(model) {
-    if (!globalThis.fitgppVega) {
-        globalThis.fitgppVega = new Promise((resolve, reject) => {
-            const take = async (msg) => {
-                if (!msg || msg.bundle == null) return;
-                model.off("msg:custom", take);
-                const url = URL.createObjectURL(new Blob([msg.bundle], {type: "text/javascript"}));
-                try { resolve((await import(url)).default); } catch (e) { reject(e); }
-                finally { URL.revokeObjectURL(url); }
-            };
-            model.on("msg:custom", take);
-            model.send({want: "bundle"});
-        });
+    const g = globalThis.fitgppVega ??= (() => {
+        let resolve, reject;
+        const promise = new Promise((yes, no) => { resolve = yes; reject = no; });
+        return {promise, resolve, reject, asked: false, taken: false};
+    })();
+    if (g.taken) return g.promise;
+    const take = async (msg) => {
+        if (!msg || msg.bundle == null) return;
+        model.off("msg:custom", take);
+        if (g.taken) return;
+        g.taken = true;
+        const url = URL.createObjectURL(new Blob([msg.bundle], {type: "text/javascript"}));
+        try { g.resolve((await import(url)).default); } catch (e) { g.reject(e); }
+        finally { URL.revokeObjectURL(url); }
+    };
+    model.on("msg:custom", take);
+    if (!g.asked) {
+        g.asked = true;
+        model.send({want: "bundle"});
     }
-    return globalThis.fitgppVega;
+    setTimeout(() => { if (!g.taken) model.send({want: "bundle"}); }, 10000);
+    return g.promise;
 }
 
 function showError(el, error) {
