@@ -36,7 +36,7 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
-from . import plots
+from . import live, plots
 from .errors import FitgppError
 from .metrics import MIN_CI_VALUES, brief, percent
 from .tables import interval_text
@@ -212,7 +212,6 @@ class Panel(W.VBox):
 
     def __init__(self, study: Study, size: str | fitgpp.reproduce.Size = "full", *, cache=None,
                  charts=True):
-        alt.JupyterChart.enable_offline(offline=True)
         self.study, self.cache, self.draw_study = study, cache, charts
         self.sizes = dict(SIZES)
         if isinstance(size, Size):
@@ -242,7 +241,7 @@ class Panel(W.VBox):
         self.finding = W.HTML()
         self.controls: dict[str, W.Widget] = {}
         self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns="repeat(2, 420px)"))
-        self.views: dict[str, alt.JupyterChart] = {}
+        self.views: dict[str, live.LiveChart] = {}
         self.study_box = W.VBox()
         self._quiet = False
         self._tr_key = None
@@ -250,7 +249,7 @@ class Panel(W.VBox):
         self._build_controls()
         self._draw_selection()
         self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
-        self.views["tradeoff"].selections.observe(self._picked, names=["pick"])
+        self.views["tradeoff"].observe_selection(self._picked, "pick")
         super().__init__([W.HBox([self.size_w, self.progress]), self.controls_box,
                           W.HBox([self.add_dim, self.add_value, self.add_button]),
                           self.status, self.messages, self.numbers,
@@ -380,13 +379,12 @@ class Panel(W.VBox):
         tr_key = (id(self.o), json.dumps({k: v for k, v in full.items()
                                           if k not in ("policy", "s", "seed", "seeds")}))
         if "tradeoff" not in self.views:
-            self.views = {"tradeoff": alt.JupyterChart(tradeoff_view(self.o, full,
-                                                                     self.table)),
-                          "cell": alt.JupyterChart(cdf), **self.views}
+            self.views = {"tradeoff": live.show(tradeoff_view(self.o, full, self.table)),
+                          "cell": live.show(cdf), **self.views}
         else:
             if tr_key != self._tr_key:
-                self.views["tradeoff"].chart = tradeoff_view(self.o, full, self.table)
-            self.views["cell"].chart = cdf
+                live.update(self.views["tradeoff"], tradeoff_view(self.o, full, self.table))
+            live.update(self.views["cell"], cdf)
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
 
@@ -396,7 +394,7 @@ class Panel(W.VBox):
         boxes = []
         for name, chart in self.result.charts.items():
             boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
-                      alt.JupyterChart(chart)]
+                      live.show(chart)]
         self.study_box.children = boxes
 
     # -------------------------------------------------------------- events

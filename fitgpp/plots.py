@@ -531,12 +531,15 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset = "full",
         tooltip=["policy", "metric", alt.Tooltip("te_p95:Q", format=".3g"),
                  alt.Tooltip("be:Q", format=".3g")])
     labels = []
+    # Every label layer keeps all rows and writes "" where the label sits elsewhere: a layer
+    # filtered to no rows makes vega warn "Infinite extent for field be" once per redraw.
     for pos, (dx, dy) in _LABEL_OFFSETS.items():
         for halo in (True, False):   # a white halo under the text keeps it legible over lines
             labels.append(alt.Chart().mark_text(
                 dx=dx, dy=dy, align="left" if dx > 0 else "right", clip=True,
                 **({"stroke": "white", "strokeWidth": 3} if halo else {})).encode(
-                x=x, y=y, text="s_label:N").transform_filter(alt.datum.lab == pos))
+                x=x, y=y, text=alt.condition(alt.datum.lab == pos, alt.Text("s_label:N"),
+                                             alt.value(""))))
     chart = alt.layer(line, pts, *labels, data=long).properties(
         width=width, height=150 if ncols == 2 else 120).facet(
         facet=alt.Facet("metric:N", title=None), columns=ncols).resolve_scale(y="independent")
@@ -651,12 +654,16 @@ def node_timeline(seg: pd.DataFrame, *, nodes=None, title: str | None = None,
         x=alt.X("h0:Q", title="time (h)"), x2="h1:Q", y=y,
         color=alt.Color("what:N", title="job state", legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(domain=dom, range=["#CC79A7", "#0072B2", "#E69F00"])),
-        opacity=alt.Opacity("what:N", legend=None, scale=alt.Scale(domain=dom, range=[1, 0.55, 1])),
+        # one legend with the colour: legend=None on one of two channels of a field conflicts
+        opacity=alt.Opacity("what:N", title="job state", legend=alt.Legend(orient="bottom"),
+                            sort=dom, scale=alt.Scale(domain=dom, range=[1, 0.55, 1])),
         tooltip=["job", "what", alt.Tooltip("h0:Q", format=".2f"), alt.Tooltip("h1:Q", format=".2f")])
-    pre = df[df["kind"] == "grace"].assign(event="preemption signal")
-    ticks = alt.Chart(pre).mark_tick(color="black", thickness=1.5, size=14).encode(
-        x="h0:Q", y=y, shape=alt.Shape("event:N", title="event"))
-    chart = alt.layer(bars, ticks).properties(width=p.width - 50, height=alt.Step(14))
+    # preemption signals as ticks, only when there are some: an empty layer makes vega warn
+    # "Infinite extent for field h0" (and a tick cannot carry a shape legend)
+    pre = df[df["kind"] == "grace"]
+    ticks = [alt.Chart(pre).mark_tick(color="black", thickness=1.5, size=14).encode(
+        x="h0:Q", y=y)] if len(pre) else []
+    chart = alt.layer(bars, *ticks).properties(width=p.width - 50, height=alt.Step(14))
     return _finish(chart, p, title or f"Jobs on nodes {nodes[0]}-{nodes[-1]} over time")
 
 

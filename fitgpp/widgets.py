@@ -17,8 +17,8 @@ dataclass fields of those policies (type, default, and the range a field declare
 SVG and PDF into the chosen directory through :func:`fitgpp.export.export` (file names
 carry the values that differ from the defaults, the files and ``manifest.json`` carry
 all of them, nothing is overwritten) and prints the paths. :func:`export_panel` gives
-any notebook the same control over its own charts. Charts are ``alt.JupyterChart``
-widgets in offline mode, so they draw without network (see ../shared/NOTES.md).
+any notebook the same control over its own charts. Charts are fitgpp.live views
+(``alt.JupyterChart`` drawn offline), so they draw without network (see ../shared/NOTES.md).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import altair as alt
 import ipywidgets as W
 
 from . import export as _export
-from . import plots
+from . import live, plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
 from .policies import POLICIES, registry
@@ -230,7 +230,6 @@ class Workbench(W.VBox):
     def __init__(self, values: Values = Values(), *, cluster: Cluster = DEFAULT_CLUSTER,
                  out_dir: str | Path = "figures", baseline: bool = True, policies=()):
         from .workload import list_models
-        alt.JupyterChart.enable_offline(offline=True)
         self.cluster, self.baseline_on = cluster, baseline
         self._traces: dict = {}
         self._fifo: dict = {}
@@ -285,8 +284,8 @@ class Workbench(W.VBox):
         self.charts: dict = {}
         self._enable_params()
         self.update()
-        self.views = {k: alt.JupyterChart(c) for k, c in self.charts.items()}
-        self.views["utilization_pinned"] = alt.JupyterChart(self.charts["utilization"])
+        self.views = {k: live.show(c) for k, c in self.charts.items()}
+        self.views["utilization_pinned"] = live.show(self.charts["utilization"])
         for name, widget in self.w.items():
             widget.observe(lambda _ch: self._redraw(), names="value")
         grid = W.GridBox(list(self.w.values()),
@@ -364,7 +363,7 @@ class Workbench(W.VBox):
             return
         for k, view in self.views.items():
             if k in self.charts:
-                view.chart = self.charts[k]
+                live.update(view, self.charts[k])
         self.side.children = [self.views["utilization"]] + (
             [self.views["utilization_pinned"]] if self.pinned else [])
 

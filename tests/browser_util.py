@@ -226,3 +226,52 @@ def artifacts_on_failure(name: str, page_ref: dict, console: list, lab: JupyterL
             shutil.copy(lab.log_path, out / "jupyterlab.log")
         raise AssertionError(f"{exc}\n(browser test artifacts: screenshot, console log and "
                              f"JupyterLab log in {out})") from exc
+
+
+# ------------------------------------------------------------------ drawn marks against data
+# For every chart (.vega-embed) inside an element: the rows of the spec the kernel holds now
+# (fitgpp.live keeps it and the drawn view on the element as `fitgpp`) against the scenegraph's
+# marks. A row is drawn when some mark item carries it (its datum has the row's fields with the
+# row's values); a drawn item lies outside its plot when its x or y is off the plot's area.
+MARKS_VS_DATA_JS = """root => [...root.querySelectorAll('.vega-embed')].map(embed => {
+  let host = embed; while (host && !host.fitgpp) host = host.parentElement;
+  const title = (embed.querySelector('.role-title-text') || {}).textContent || '?';
+  if (!host) return {title, problem: 'no view exposed (not drawn by fitgpp.live)'};
+  const spec = host.fitgpp.spec();
+  const stale = JSON.stringify(spec) !== JSON.stringify(host.fitgpp.drawn);
+  const sets = Object.values(spec.datasets || {}).filter(d => d.length);
+  const keyOf = (keys, o) => JSON.stringify(keys.map(k => o[k] === undefined ? null : o[k]));
+  const want = sets.map(d => { const keys = Object.keys(d[0]);
+    return {keys, rows: new Set(d.map(r => keyOf(keys, r)))}; });
+  const drawn = want.map(() => new Set());
+  let items = 0, extra = 0, outside = 0;
+  const walk = m => {
+    for (const it of m.items || []) {
+      if (m.marktype === 'group') { for (const c of it.items || []) walk(c); continue; }
+      if (m.role !== 'mark' || !it.datum) continue;
+      items++;
+      const hit = want.findIndex(w => w.keys.every(k => k in it.datum));
+      if (hit < 0) continue;   // an aggregate, not a row
+      const k = keyOf(want[hit].keys, it.datum);
+      if (want[hit].rows.has(k)) drawn[hit].add(k); else extra++;
+      const g = m.group || {}, w = g.width, h = g.height;
+      if (w && h && !(it.x >= -1 && it.x <= w + 1 && it.y >= -1 && it.y <= h + 1)) outside++;
+    }
+  };
+  walk(host.fitgpp.view.scenegraph().root);
+  const rows = want.reduce((a, w) => a + w.rows.size, 0);
+  const shown = drawn.reduce((a, d) => a + d.size, 0);
+  return {title, rows, drawn: shown, missing: rows - shown, extra, outside, items, stale};
+})"""
+
+
+def check_marks_match_data(element, what: str) -> list[dict]:
+    """Assert every chart inside ``element`` (a playwright Locator or ElementHandle) draws
+    each row of the data in its current spec, draws no row that is not in it, draws nothing
+    off its plot area, and shows the spec the kernel holds. Returns the per-chart counts."""
+    charts = element.evaluate(MARKS_VS_DATA_JS)
+    assert charts, f"{what}: no chart found"
+    bad = [c for c in charts if c.get("problem") or c["missing"] or c["extra"] or c["outside"]
+           or c["stale"]]
+    assert not bad, f"{what}: charts whose marks do not match their data: {bad}"
+    return charts

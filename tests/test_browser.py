@@ -35,7 +35,7 @@ import nbformat
 import pytest
 
 from browser_util import (CHROMIUM, CHROMIUM_ARGS, REPO, JupyterLab, artifacts_on_failure,
-                          require_browser)
+                          check_marks_match_data, require_browser)
 
 pytestmark = pytest.mark.browser
 
@@ -50,6 +50,9 @@ ERROR_TEXTS = ("Error", "Javascript Error", "No renderer could be found", "Faile
 CONSOLE_FATAL = ("[pageerror]", "Could not create a view", "Failed to fetch dynamically imported",
                  "Error displaying widget", "Javascript Error", "No renderer could be found")
 S_STEPS = 3          # ArrowRight presses on the s slider
+# Console lines from vega/vega-lite or anywidget: a chart warned or failed (vega's own warnings
+# read "WARN ...", e.g. 'WARN Infinite extent for field "be"').
+CHART_CONSOLE = ("WARN ", "[anywidget]", "vega", "Vega")
 
 # JS run in the page. Code-cell prompts read "[n]:" once run, "[*]:" while running.
 IDLE = f"{PANEL} .jp-Notebook-ExecutionIndicator[data-status='idle']"
@@ -169,6 +172,30 @@ def _mark(what: str) -> None:
     print(f"[browser test] {time.monotonic() - T0[0]:6.1f} s  {what}", flush=True)
 
 
+def _chart_console(console: list[str]) -> list[str]:
+    """Warnings and errors of the charts in the browser console."""
+    return [line for line in console if line.startswith(("[warning]", "[error]", "[pageerror]"))
+            and any(w in line for w in CHART_CONSOLE)]
+
+
+def _check_charts(page, console, element, what: str) -> None:
+    """The charts in ``element`` draw their spec's data (once the redraw settled) and the
+    console holds no chart warning."""
+    _wait(page, console, f"the charts to settle ({what})",
+          "el => (" + MARKS_SETTLED_JS + ")(el)", element.element_handle())
+    charts = check_marks_match_data(element, what)
+    bad = _chart_console(console)
+    assert not bad, f"{what}: {len(bad)} chart warnings in the console, e.g. {bad[:3]}"
+    _mark(f"{what}: {len(charts)} charts draw all their rows "
+          f"({sum(c['rows'] for c in charts)} rows); console clean")
+
+
+# every chart shows the spec the kernel holds (a redraw may still be under way)
+MARKS_SETTLED_JS = """el => [...el.querySelectorAll('.vega-embed')].every(e => {
+  let h = e; while (h && !h.fitgpp) h = h.parentElement;
+  return !h || JSON.stringify(h.fitgpp.spec()) === JSON.stringify(h.fitgpp.drawn); })"""
+
+
 def _fatal_console(console: list[str]) -> list[str]:
     return [line for line in console if any(f in line for f in CONSOLE_FATAL)]
 
@@ -247,6 +274,7 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
     before_text = summary.inner_text()
     before_chart = wb.evaluate(CHART_PRINT_JS)
     assert before_chart and "none" not in before_chart, f"chart not drawn: {before_chart!r:.200}"
+    _check_charts(page, console, wb, "workbench at open")
 
     # ---- move s with the keyboard: focus the handle, ArrowRight a few times
     s_slider = wb.locator(".widget-slider").filter(
@@ -272,6 +300,12 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
           " return now.length === before.length && now.some((x, i) => x !== before[i]); }",
           [wb.element_handle(), before_chart])
     _mark(f"s moved {s0:g} -> {s1:g}; summary and chart changed")
+    _check_charts(page, console, wb, f"workbench after s {s0:g} -> {s1:g}")
+    wb.locator("button", has_text="Pin as baseline").click()
+    _wait(page, console, "the pinned chart to appear",
+          "el => el.querySelectorAll('.vega-embed').length > " + str(len(before_chart)),
+          wb.element_handle())
+    _check_charts(page, console, wb, "workbench after Pin")
     _assert_no_error_text(page, f"after moving s from {s0:g} to {s1:g}")
 
     # ---- export: point "export to" at a fresh directory, click, check the PNGs
@@ -366,6 +400,7 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
     assert "against FIFO" in numbers and "nan" not in numbers.lower(), numbers
     assert "[" not in numbers, f"an interval from 2 seeds: {numbers}"
     chart_before = panel.evaluate(CHART_PRINT_JS)
+    _check_charts(page, console, panel, f"{notebook} panel at open")
     cells = panel.evaluate(STATUS_JS)
     assert "read from the cache" in cells, f"no cell count shown: {cells!r}"
     control = panel.locator(".widget-dropdown").filter(
@@ -382,10 +417,14 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
           [panel.element_handle(), chart_before])
     _mark(f"{notebook}: {label} -> {option}: numbers and chart changed in "
           f"{time.monotonic() - t:.2f} s (browser round trip)")
+    _check_charts(page, console, panel, f"{notebook} after {label} -> {option}")
+    _flick(page, console, panel, control, option)
     status = STATUS_JS
     assert panel.evaluate(status) == cells, "a value on the grid ran cells again"
     if notebook.startswith("03_"):
         _click_tradeoff(page, console, panel)
+        _check_charts(page, console, panel, f"{notebook} after a click on the trade-off")
+        _move_p_then_click(page, console, panel)
     _export_rq(page, console, nb, export_dir)
     _assert_no_error_text(page, f"after moving {label} to {option}")
 
@@ -446,3 +485,44 @@ def _export_rq(page, console, nb, export_dir: Path):
     missing = [p.name for p in pngs if p.name not in listed]
     assert not missing, f"the manifest does not name {missing}"
     _mark(f"exported {len(pngs)} PNG files with a manifest in {time.monotonic() - t:.1f} s")
+
+
+def _move_p_then_click(page, console, panel):
+    """After P changes the trade-off is redrawn with a new spec; a click on it must still
+    select a cell (it did nothing once altair's JupyterChart had its chart replaced)."""
+    control = panel.locator(".widget-dropdown").filter(
+        has=page.locator(".widget-label", has_text=re.compile(r"^\s*P \(max preemptions\)\s*$")))
+    assert control.count() == 1, "03 shows no P control"
+    select = control.locator("select")
+    now = select.evaluate("el => el.options[el.selectedIndex].text")
+    other = next(o for o in select.evaluate("el => [...el.options].map(o => o.text)") if o != now)
+    before = panel.evaluate(NUMBERS_JS)
+    select.select_option(label=other)
+    _wait(page, console, f"the numbers to change after P {now} -> {other}",
+          f"([el, before]) => {{ const now = ({NUMBERS_JS})(el); return now && now !== before; }}",
+          [panel.element_handle(), before])
+    _check_charts(page, console, panel, f"03 after P {now} -> {other}")
+    _click_tradeoff(page, console, panel)
+    _check_charts(page, console, panel, f"03 after P {now} -> {other} and a click")
+
+
+def _flick(page, console, panel, control, option: str, times: int = 4):
+    """Change the control back and forth without waiting, end on ``option``: the charts must
+    end showing the last spec with all its rows (renders that finish out of order must not
+    leave an older chart on screen)."""
+    select = control.locator("select")
+    others = [o for o in select.evaluate("el => [...el.options].map(o => o.text)") if o != option]
+    for _ in range(times):
+        select.select_option(label=others[0])
+        select.select_option(label=option)
+    _wait(page, console, "the kernel to go idle after flicking the control",
+          "sel => !!document.querySelector(sel)", IDLE)
+    # the kernel can read idle between two queued changes: wait until the numbers hold still
+    last, t = None, time.monotonic()
+    while time.monotonic() - t < STEP_TIMEOUT:
+        now = (panel.evaluate(NUMBERS_JS), page.locator(IDLE).count())
+        if now == last and now[1]:
+            break
+        last = now
+        page.wait_for_timeout(1500)
+    _check_charts(page, console, panel, f"after flicking {option} <-> {others[0]} {times} times")

@@ -43,6 +43,10 @@ def test_every_package_and_data_file_is_listed_for_the_wheel():
         rel = p.relative_to(ROOT / "traces")
         assert any(rel.match(pat) and len(rel.parts) == len(Path(pat).parts) for pat in patterns), \
             f"traces/{rel} is not shipped: add a pattern to [tool.setuptools.package-data]"
+    # files of the package itself that are not Python (live.js, the charts' front end)
+    own = [p.name for p in (ROOT / "fitgpp").iterdir() if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert own and sorted(own) == sorted(SETUPTOOLS["package-data"].get("fitgpp", [])), \
+        f"fitgpp/ holds {own}: list each in [tool.setuptools.package-data] \"fitgpp\""
 
 
 def test_a_checkout_on_sys_path_without_an_install_finds_its_traces(tmp_path):
@@ -108,7 +112,7 @@ def _fitgpp(target, cwd, *args, **kw):
 @pytest.mark.slow
 def test_installed_wheel_imports_nothing_from_the_source_tree(installed, tmp_path):
     probe = ("import json, sys\n"
-             "import fitgpp, fitgpp.cli, fitgpp.reproduce, fitgpp.sweep, fitgpp.workload\n"
+             "import fitgpp, fitgpp.cli, fitgpp.live, fitgpp.reproduce, fitgpp.sweep, fitgpp.workload\n"
              "from fitgpp.workload import models_dir, list_models\n"
              "files = {m.__name__: m.__file__ for m in list(sys.modules.values())\n"
              "         if m.__name__.split('.')[0] == 'fitgpp' and getattr(m, '__file__', None)}\n"
