@@ -51,8 +51,8 @@ def _params_epilog() -> str:
             + ". A module:Class policy takes the fields of its dataclass.")
 
 
-#: Flags kept from before --param; each sets the field of that name when the policy has one
-#: (and, as before, is ignored by a policy that has none: FIFO takes no --max-preemptions).
+#: Flags kept from before --param; each sets the field of that name. A policy without that
+#: field refuses the flag (FIFO takes no --max-preemptions): silently ignoring it hid typos.
 ALIASES = {"s": "--s", "max_preemptions": "--max-preemptions", "seed": "--seed"}
 
 
@@ -99,8 +99,11 @@ def policy_params(args, cls=None) -> dict:
             raise UsageError(f"--param {name}: JSON nested too deeply") from None
     for name, flag in ALIASES.items():
         v = getattr(args, name)
-        if v is None or name not in fields:
+        if v is None:
             continue
+        if name not in fields:
+            raise UsageError(f"{flag}: policy {args.policy} has no parameter {name} (its "
+                             f"parameters: {', '.join(fields) or 'none'})")
         if name in params:
             raise UsageError(f"{flag} and --param {name}=... both given; give one")
         params[name] = v
