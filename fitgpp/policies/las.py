@@ -1,0 +1,176 @@
+"""LAS(thresholds): Tiresias's discretized two-dimensional least-attained-service.
+
+Not in the FitGpp paper; Tiresias's ``dlas-gpu`` (Gu et al., NSDI '19), as SPEC.md fixes
+it. Class-neutral: it never looks at TE/BE, except that a running TE job is never
+preempted. Attained service = GPUs x seconds of progress (reloads are not service).
+A job joins the tail of queue 0 when it arrives and moves to the tail of the next queue
+at the tick its service reaches its queue's threshold (the engine wakes the policy
+then); it never moves back.
+
+Each step goes over the queues in order, each queue's running jobs (in queue order)
+ahead of its waiting ones, against a plan of the cluster that starts from capacity
+minus what stopping jobs hold: a job that fits what the jobs kept so far leave is
+kept (a waiting one is to start), a running BE job that does not fit is preempted, a
+running TE job is always kept. Then the preemptions happen and the jobs to start start
+on the lowest-id node(s) with ``avail >= demand`` (a job that cannot be placed there
+waits). Our documented reading of "queue order": the step's outcome is the queue's new
+order, as in Tiresias: running jobs as visited, then waiting ones as visited, so a job
+preempted now goes ahead of the jobs that were already waiting.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import numbers
+from dataclasses import dataclass, field
+
+from ..engine import RUNNING, WAITING
+from .base import PolicyError, first_fit, first_fit_nodes
+
+
+@dataclass(frozen=True)
+class Las:
+    thresholds: tuple = field(default=(3250.0, 7200.0), metadata={
+        "units": "GPU-s", "description": "LAS queue thresholds of attained service"})
+    name = "las"
+    max_preemptions = None  # no limit: a job may be preempted each time it is outranked
+
+    def __post_init__(self):
+        th = self.thresholds
+        if isinstance(th, (str, bytes)) or not hasattr(th, "__iter__"):
+            raise PolicyError(f"las: thresholds must be a list of numbers, got {th!r}")
+        th = tuple(th)
+        ok = all(isinstance(x, numbers.Real) and not isinstance(x, bool)
+                 and math.isfinite(x) and x > 0 for x in th)
+        if not ok or any(a >= b for a, b in zip(th, th[1:])):
+            raise PolicyError("las: thresholds must be increasing finite numbers > 0 "
+                              f"(GPU-seconds), got {self.thresholds!r}")
+        object.__setattr__(self, "thresholds", tuple(float(x) for x in th))
+
+    def bind(self, eng) -> None:
+        k = len(self.thresholds) + 1
+        eng.scratch["las"] = {
+            "run": [[] for _ in range(k)], "wait": [[] for _ in range(k)],
+            "level": [0] * eng.n, "due": [], "due_at": [-1] * eng.n, "arrived": 0,
+            "min_gpu": min(eng.dg, default=0)}
+
+    def schedule(self, eng, t: int) -> None:
+        s = eng.scratch["las"]
+        k = s["arrived"]
+        while k < eng.n and eng.submit[k] <= t:
+            s["wait"][0].append(k)
+            k += 1
+        s["arrived"] = k
+        self._demote(eng, s, t)
+        starts, stops = plan(eng, s)
+        for i in stops:
+            eng.preempt(i, t)
+        started = []
+        for i in starts:
+            if eng.tasks[i] == 1:
+                n = first_fit(eng, i, reserved=True)
+                n = None if n < 0 else n
+            else:
+                n = first_fit_nodes(eng, i, reserved=True)
+            if n is not None:
+                eng.start(i, n, t)
+                started.append(i)
+                self._watch(eng, s, i)
+        reorder(eng, s, started, stops)
+
+    def _watch(self, eng, s, i: int) -> None:
+        """Ask for a wake-up at the tick running job ``i`` reaches its queue's threshold."""
+        q = s["level"][i]
+        rate = eng.dg[i] * eng.tasks[i] * eng.tick  # GPU-seconds per tick of progress
+        if q >= len(self.thresholds) or rate <= 0:
+            return
+        need = math.ceil(self.thresholds[q] / rate)  # progress ticks to reach the threshold
+        while need > 0 and (need - 1) * rate >= self.thresholds[q]:
+            need -= 1
+        while need * rate < self.thresholds[q]:
+            need += 1
+        if need >= eng.work[i]:
+            return  # it finishes first
+        c = eng.end[i] - eng.work[i] + need
+        s["due_at"][i] = c
+        heapq.heappush(s["due"], (c, i))
+        eng.wake(c)
+
+    def _demote(self, eng, s, t: int) -> None:
+        due, due_at, level = s["due"], s["due_at"], s["level"]
+        crossing = []
+        while due and due[0][0] <= t:
+            c, i = heapq.heappop(due)
+            if due_at[i] == c and eng.state[i] == RUNNING:
+                crossing.append(i)
+        for i in sorted(crossing):  # index order is (submit, job_id) order
+            due_at[i] = -1
+            while level[i] < len(self.thresholds) and \
+                    eng.attained(i, t) >= self.thresholds[level[i]]:
+                s["run"][level[i]].remove(i)
+                level[i] += 1
+                s["run"][level[i]].append(i)
+            self._watch(eng, s, i)
+
+
+def plan(eng, s) -> tuple[list[int], list[int]]:
+    """Go over the queues against a planned ledger; return (jobs to start, jobs to preempt),
+    both in visiting order."""
+    state, te, nodes, tasks = eng.state, eng.te, eng.nodes, eng.tasks
+    dg, dc, dm = eng.dg, eng.dc, eng.dm
+    pg = [c - x for c, x in zip(eng.cap_g, eng.stop_g)]
+    pc = [c - x for c, x in zip(eng.cap_c, eng.stop_c)]
+    pm = [c - x for c, x in zip(eng.cap_m, eng.stop_m)]
+    total = sum(pg)
+    starts, stops, min_gpu = [], [], s["min_gpu"]
+    for q, running in enumerate(s["run"]):
+        for i in running:
+            if state[i] != RUNNING:
+                continue  # finished; reorder drops it
+            at = nodes[i]
+            g, c, m = dg[i], dc[i], dm[i]
+            if te[i] or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
+                for n in at:
+                    pg[n] -= g
+                    pc[n] -= c
+                    pm[n] -= m
+                total -= g * len(at)
+                if te[i] and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
+                    total = sum(x for x in pg if x > 0)
+            else:
+                stops.append(i)
+        for i in s["wait"][q]:
+            if total < min_gpu:
+                break  # nothing left can fit (every job needs at least min_gpu GPUs)
+            if state[i] != WAITING:
+                continue  # stopping: it waits for its release
+            g, c, m = dg[i], dc[i], dm[i]
+            at = [n for n in range(len(pg)) if pg[n] >= g and pc[n] >= c and pm[n] >= m]
+            if len(at) < tasks[i]:
+                continue
+            for n in at[:tasks[i]]:
+                pg[n] -= g
+                pc[n] -= c
+                pm[n] -= m
+            total -= g * tasks[i]
+            starts.append(i)
+    return starts, stops
+
+
+def reorder(eng, s, started: list[int], stopped: list[int]) -> None:
+    """Each queue becomes: its running jobs as visited (kept ones, then started ones), then
+    its waiting ones as visited (preempted ones, then those that were waiting)."""
+    state, level = eng.state, s["level"]
+    up = {q: [] for q in {level[i] for i in started}}
+    down = {q: [] for q in {level[i] for i in stopped}}
+    for i in started:
+        up[level[i]].append(i)
+    for i in stopped:
+        down[level[i]].append(i)
+    for q, running in enumerate(s["run"]):
+        if q in up or q in down or any(state[i] != RUNNING for i in running):
+            running[:] = [i for i in running if state[i] == RUNNING] + up.get(q, [])
+        if q in up or q in down:
+            gone = set(up.get(q, ()))
+            s["wait"][q][:] = down.get(q, []) + [i for i in s["wait"][q] if i not in gone]
