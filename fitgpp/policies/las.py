@@ -53,6 +53,7 @@ class Las:
         eng.scratch["las"] = {
             "run": [[] for _ in range(k)], "wait": [[] for _ in range(k)],
             "level": [0] * eng.n, "due": [], "due_at": [-1] * eng.n, "arrived": 0,
+            "woke": -1,
             "min_gpu": min(eng.dg, default=0)}
 
     def schedule(self, eng, t: int) -> None:
@@ -67,16 +68,21 @@ class Las:
         for i in stops:
             eng.preempt(i, t)
         started = []
-        for i in starts:
+        for i, planned in starts:
             if eng.tasks[i] == 1:
                 n = first_fit(eng, i, reserved=True)
-                n = None if n < 0 else n
+                nodes = None if n < 0 else [n]
             else:
-                n = first_fit_nodes(eng, i, reserved=True)
-            if n is not None:
-                eng.start(i, n, t)
+                nodes = first_fit_nodes(eng, i, reserved=True)
+            if nodes is not None:
+                eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
                 started.append(i)
                 self._watch(eng, s, i)
+                if nodes != planned and s["woke"] != t + 1:
+                    # placed off the plan: the next step plans with the real nodes and may
+                    # decide otherwise, so it must not be jumped over
+                    s["woke"] = t + 1
+                    eng.wake(t + 1)
         reorder(eng, s, started, stops)
 
     def _watch(self, eng, s, i: int) -> None:
@@ -115,8 +121,8 @@ class Las:
 
 
 def plan(eng, s) -> tuple[list[int], list[int]]:
-    """Go over the queues against a planned ledger; return (jobs to start, jobs to preempt),
-    both in visiting order."""
+    """Go over the queues against a planned ledger; return (jobs to start with their planned
+    nodes, jobs to preempt), both in visiting order."""
     state, te, nodes, tasks = eng.state, eng.te, eng.nodes, eng.tasks
     dg, dc, dm = eng.dg, eng.dc, eng.dm
     pg = [c - x for c, x in zip(eng.cap_g, eng.stop_g)]
@@ -154,7 +160,7 @@ def plan(eng, s) -> tuple[list[int], list[int]]:
                 pc[n] -= c
                 pm[n] -= m
             total -= g * tasks[i]
-            starts.append(i)
+            starts.append((i, at[:tasks[i]]))
     return starts, stops
 
 
