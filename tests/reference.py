@@ -21,13 +21,16 @@ Choices where SPEC leaves room (the project's documented choices):
 
 LAS (SPEC "Class-neutral policies: LAS") is modelled literally too: each queue is a
 plain list; attained service is recomputed from ``work - remaining``; each schedule
-step rebuilds a planned ledger from capacity minus stopping jobs, visits every queue
+step rebuilds a planned ledger from capacity (stopping jobs are leaving), visits every queue
 (running jobs first, then the others, each in list order), then signals, then starts
-on the lowest-id nodes with ``avail >= demand``. Choices where SPEC leaves room (the
+where the plan put each job. Choices where SPEC leaves room (the
 project's documented reading): after the step each list becomes its running jobs then
 its other jobs, both in visiting order (so a job preempted now goes ahead of jobs
 already waiting, as in Tiresias); a stopping job keeps its place among the waiting; a
-job to start that cannot be placed after the preemptions keeps waiting.
+job to start goes to the lowest-id node(s) of the plan with room for it, and keeps
+waiting if its room there is still held after the preemptions (SPEC's "lowest-id
+node(s) with avail >= demand after the step's preemptions" can disagree with the plan
+on several nodes, and then two steps in a row can undo each other forever).
 
 Multi-node jobs and restart cost (SPEC sections of those names) are modelled
 literally: a gang holds a *list* of nodes and every ledger sum walks it; a
@@ -317,7 +320,7 @@ class Reference:
                 if j in self.queues[k] and self.attained(j) >= self.thresholds[k]:
                     self.queues[k].remove(j)
                     self.queues[k + 1].append(j)
-        plan = [sub(self.cap[n], self.held(n, STOPPING)) for n in range(self.N)]
+        plan = list(self.cap)  # stopping jobs are leaving: their room is planned as free
         stop, go, visited = [], [], []
         for q in self.queues:
             order = [j for j in q if j.state == RUNNING] + [j for j in q if j.state != RUNNING]
@@ -334,23 +337,15 @@ class Reference:
                     if len(nodes) == j.tasks:
                         for n in nodes:
                             plan[n] = sub(plan[n], j.demand)
-                        go.append(j)
+                        go.append((j, nodes))
         for v in stop:
             self.signal(v)
-        for j in go:
-            nodes = [n for n in range(self.N) if ge(self.avail(n), j.demand)][:j.tasks]
-            if len(nodes) == j.tasks:
+        for j, nodes in go:
+            if all(ge(self.avail(n), j.demand) for n in nodes):
                 self.start(j, nodes)
         for q, order in zip(self.queues, visited):
             q[:] = [j for j in order if j.state == RUNNING] + [j for j in order
                                                                if j.state != RUNNING]
-
-    def held(self, n, state):
-        total = ZERO
-        for j in self.jobs:
-            if j.state == state and n in j.nodes:
-                total = add(total, j.demand)
-        return total
 
     # ---- victim selection ---------------------------------------------------------------
     def eligible(self, n, te_job):

@@ -9,11 +9,13 @@ then); it never moves back.
 
 Each step goes over the queues in order, each queue's running jobs (in queue order)
 ahead of its waiting ones, against a plan of the cluster that starts from capacity
-minus what stopping jobs hold: a job that fits what the jobs kept so far leave is
-kept (a waiting one is to start), a running BE job that does not fit is preempted, a
-running TE job is always kept. Then the preemptions happen and the jobs to start start
-on the lowest-id node(s) with ``avail >= demand`` (a job that cannot be placed there
-waits). Our documented reading of "queue order": the step's outcome is the queue's new
+(what stopping jobs hold counts as free: they are leaving): a job that fits what the jobs kept so far leave is
+kept (a waiting one is to start, on the lowest-id node(s) of the plan with room for
+it), a running BE job that does not fit is preempted, a running TE job is always kept.
+Then the preemptions happen and the jobs to start start on the nodes the plan gave
+them; a job whose planned room is still held (by a job in its grace period, or a TE
+job kept beyond the plan) waits. So a step's placements are the plan's, and planning
+again with nothing changed decides the same: quiet ticks may be jumped over. Our documented reading of "queue order": the step's outcome is the queue's new
 order, as in Tiresias: running jobs as visited, then waiting ones as visited, so a job
 preempted now goes ahead of the jobs that were already waiting.
 """
@@ -26,7 +28,7 @@ import numbers
 from dataclasses import dataclass, field
 
 from ..engine import RUNNING, WAITING
-from .base import PolicyError, first_fit, first_fit_nodes
+from .base import PolicyError
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,6 @@ class Las:
         eng.scratch["las"] = {
             "run": [[] for _ in range(k)], "wait": [[] for _ in range(k)],
             "level": [0] * eng.n, "due": [], "due_at": [-1] * eng.n, "arrived": 0,
-            "woke": -1,
             "min_gpu": min(eng.dg, default=0)}
 
     def schedule(self, eng, t: int) -> None:
@@ -68,21 +69,11 @@ class Las:
         for i in stops:
             eng.preempt(i, t)
         started = []
-        for i, planned in starts:
-            if eng.tasks[i] == 1:
-                n = first_fit(eng, i, reserved=True)
-                nodes = None if n < 0 else [n]
-            else:
-                nodes = first_fit_nodes(eng, i, reserved=True)
-            if nodes is not None:
+        for i, nodes in starts:
+            if all(fits(eng, i, n) for n in nodes):  # else its room is still held: it waits
                 eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
                 started.append(i)
                 self._watch(eng, s, i)
-                if nodes != planned and s["woke"] != t + 1:
-                    # placed off the plan: the next step plans with the real nodes and may
-                    # decide otherwise, so it must not be jumped over
-                    s["woke"] = t + 1
-                    eng.wake(t + 1)
         reorder(eng, s, started, stops)
 
     def _watch(self, eng, s, i: int) -> None:
@@ -120,14 +111,20 @@ class Las:
             self._watch(eng, s, i)
 
 
+def fits(eng, i: int, n: int) -> bool:
+    """avail(n) >= the (per-task) demand of job ``i``."""
+    return (eng.free_g[n] - eng.res_g[n] >= eng.dg[i] and eng.free_c[n] - eng.res_c[n] >= eng.dc[i]
+            and eng.free_m[n] - eng.res_m[n] >= eng.dm[i])
+
+
 def plan(eng, s) -> tuple[list[int], list[int]]:
     """Go over the queues against a planned ledger; return (jobs to start with their planned
     nodes, jobs to preempt), both in visiting order."""
     state, te, nodes, tasks = eng.state, eng.te, eng.nodes, eng.tasks
     dg, dc, dm = eng.dg, eng.dc, eng.dm
-    pg = [c - x for c, x in zip(eng.cap_g, eng.stop_g)]
-    pc = [c - x for c, x in zip(eng.cap_c, eng.stop_c)]
-    pm = [c - x for c, x in zip(eng.cap_m, eng.stop_m)]
+    # the plan starts from capacity: what stopping jobs hold is theirs only until released,
+    # so a job planned there waits for it, and no job behind it takes that room meanwhile
+    pg, pc, pm = list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)
     total = sum(pg)
     starts, stops, min_gpu = [], [], s["min_gpu"]
     for q, running in enumerate(s["run"]):
