@@ -33,7 +33,11 @@ class TiresiasError(FitgppError):
 
 
 def is_tiresias(path: str | os.PathLike) -> bool:
-    """True if the CSV's header names Tiresias's columns and no ``cls`` (the SPEC schema)."""
+    """True if the CSV's header names Tiresias's columns and no ``cls`` (the SPEC schema).
+    Only a regular file is looked at (a FIFO or a device is left to the trace reader, which
+    refuses it without reading)."""
+    if not Path(path).is_file():
+        return False
     try:
         with open(path, newline="") as f:
             header = f.readline()
