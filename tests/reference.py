@@ -22,8 +22,9 @@ Choices where SPEC leaves room (the project's documented choices):
 LAS (SPEC "Class-neutral policies: LAS") is modelled literally too: each queue is a
 plain list; attained service is recomputed from ``work - remaining``; each schedule
 step rebuilds a planned ledger from capacity (stopping jobs are leaving), visits every queue
-(running jobs first, then the others, each in list order), then signals, then starts
-where the plan put each job. Choices where SPEC leaves room (the
+in list order (after each step a list is its running jobs then the others; arrivals
+and demoted jobs join the tail, so a job demoted now comes after the waiting jobs of
+its new queue, as in Tiresias), then signals, then starts where the plan put each job. Choices where SPEC leaves room (the
 project's documented reading): after the step each list becomes its running jobs then
 its other jobs, both in visiting order (so a job preempted now goes ahead of jobs
 already waiting, as in Tiresias); a stopping job keeps its place among the waiting; a
@@ -323,7 +324,9 @@ class Reference:
         plan = list(self.cap)  # stopping jobs are leaving: their room is planned as free
         stop, go, visited = [], [], []
         for q in self.queues:
-            order = [j for j in q if j.state == RUNNING] + [j for j in q if j.state != RUNNING]
+            # list order: running jobs then the others, as the last step left them, then the
+            # jobs that joined since (arrivals; demoted jobs, running, at the tail)
+            order = list(q)
             visited.append(order)
             for j in order:
                 if j.state == RUNNING:

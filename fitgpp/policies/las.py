@@ -17,7 +17,8 @@ them; a job whose planned room is still held (by a job in its grace period, or a
 job kept beyond the plan) waits. So a step's placements are the plan's, and planning
 again with nothing changed decides the same: quiet ticks may be jumped over. Our documented reading of "queue order": the step's outcome is the queue's new
 order, as in Tiresias: running jobs as visited, then waiting ones as visited, so a job
-preempted now goes ahead of the jobs that were already waiting.
+preempted now goes ahead of the jobs that were already waiting; a job demoted now joins
+its new queue's tail and is visited after that queue's waiting jobs, as in Tiresias.
 """
 
 from __future__ import annotations
@@ -68,13 +69,11 @@ class Las:
         starts, stops = plan(eng, s)
         for i in stops:
             eng.preempt(i, t)
-        started = []
         for i, nodes in starts:
             if all(fits(eng, i, n) for n in nodes):  # else its room is still held: it waits
                 eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
-                started.append(i)
                 self._watch(eng, s, i)
-        reorder(eng, s, started, stops)
+        reorder(eng, s, stops)
 
     def _watch(self, eng, s, i: int) -> None:
         """Ask for a wake-up at the tick running job ``i`` reaches its queue's threshold."""
@@ -105,9 +104,10 @@ class Las:
             due_at[i] = -1
             while level[i] < len(self.thresholds) and \
                     eng.attained(i, t) >= self.thresholds[level[i]]:
-                s["run"][level[i]].remove(i)
+                q = level[i]
+                (s["run"][q] if i in s["run"][q] else s["wait"][q]).remove(i)
                 level[i] += 1
-                s["run"][level[i]].append(i)
+                s["wait"][level[i]].append(i)  # the queue's tail: after its waiting jobs
             self._watch(eng, s, i)
 
 
@@ -128,26 +128,23 @@ def plan(eng, s) -> tuple[list[int], list[int]]:
     total = sum(pg)
     starts, stops, min_gpu = [], [], s["min_gpu"]
     for q, running in enumerate(s["run"]):
-        for i in running:
-            if state[i] != RUNNING:
-                continue  # finished; reorder drops it
-            at = nodes[i]
-            g, c, m = dg[i], dc[i], dm[i]
-            if te[i] or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
-                for n in at:
-                    pg[n] -= g
-                    pc[n] -= c
-                    pm[n] -= m
-                total -= g * len(at)
-                if te[i] and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
-                    total = sum(x for x in pg if x > 0)
-            else:
-                stops.append(i)
-        for i in s["wait"][q]:
-            if total < min_gpu:
-                break  # nothing left can fit (every job needs at least min_gpu GPUs)
-            if state[i] != WAITING:
-                continue  # stopping: it waits for its release
+        for i in running + s["wait"][q]:
+            if state[i] == RUNNING:  # (one demoted this step is at the queue's tail)
+                at = nodes[i]
+                g, c, m = dg[i], dc[i], dm[i]
+                if te[i] or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
+                    for n in at:
+                        pg[n] -= g
+                        pc[n] -= c
+                        pm[n] -= m
+                    total -= g * len(at)
+                    if te[i] and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
+                        total = sum(x for x in pg if x > 0)
+                else:
+                    stops.append(i)
+                continue
+            if state[i] != WAITING or total < min_gpu:
+                continue  # stopping (it waits for its release), or no room left for anyone
             g, c, m = dg[i], dc[i], dm[i]
             at = [n for n in range(len(pg)) if pg[n] >= g and pc[n] >= c and pm[n] >= m]
             if len(at) < tasks[i]:
@@ -161,19 +158,18 @@ def plan(eng, s) -> tuple[list[int], list[int]]:
     return starts, stops
 
 
-def reorder(eng, s, started: list[int], stopped: list[int]) -> None:
-    """Each queue becomes: its running jobs as visited (kept ones, then started ones), then
-    its waiting ones as visited (preempted ones, then those that were waiting)."""
-    state, level = eng.state, s["level"]
-    up = {q: [] for q in {level[i] for i in started}}
-    down = {q: [] for q in {level[i] for i in stopped}}
-    for i in started:
-        up[level[i]].append(i)
-    for i in stopped:
-        down[level[i]].append(i)
+def reorder(eng, s, stopped: list[int]) -> None:
+    """Each queue becomes: its running jobs as visited, then its other jobs as visited
+    (so a job preempted now goes ahead of the jobs that were waiting)."""
+    state = eng.state
+    from_run = set(stopped)
     for q, running in enumerate(s["run"]):
-        if q in up or q in down or any(state[i] != RUNNING for i in running):
-            running[:] = [i for i in running if state[i] == RUNNING] + up.get(q, [])
-        if q in up or q in down:
-            gone = set(up.get(q, ()))
-            s["wait"][q][:] = down.get(q, []) + [i for i in s["wait"][q] if i not in gone]
+        waiting = s["wait"][q]
+        moved = any(state[i] == RUNNING for i in waiting) or any(i in from_run for i in waiting)
+        if not (moved or any(state[i] != RUNNING for i in running)):
+            continue
+        out = [i for i in running if state[i] != RUNNING and i in from_run]
+        running[:] = [i for i in running if state[i] == RUNNING] + \
+            [i for i in waiting if state[i] == RUNNING]
+        if moved or out:
+            waiting[:] = out + [i for i in waiting if state[i] != RUNNING]
