@@ -10,7 +10,7 @@ free or re-project resources that TE jobs earlier in the same pass had
 already looked at, so the engine also visits ``t + 1`` then. With
 ``jump=False`` it steps every tick (for tests); results are identical.
 
-**The policy protocol** is written down once, as :class:`fitgpp.policies.base.Policy`:
+**The policy protocol.** It is written down once, as :class:`fitgpp.policies.base.Policy`:
 ``name``, ``bind(engine)``, ``schedule(engine, t)``, ``max_preemptions`` (None = no limit)
 and optionally ``victim_key(engine, i)``. A policy reads this engine (never writes it),
 acts only through :meth:`Engine.start`, :meth:`Engine.preempt`, :meth:`Engine.reserve`,
