@@ -10,27 +10,14 @@ free or re-project resources that TE jobs earlier in the same pass had
 already looked at, so the engine also visits ``t + 1`` then. With
 ``jump=False`` it steps every tick (for tests); results are identical.
 
-**The policy protocol.** A policy is an object with ``name``, ``bind(engine)``
-(called once before the run) and ``schedule(engine, t)`` (step 4 of every visited
-tick); optionally ``victim_key(engine, i)`` (a key, fixed for one run of BE job
-``i``, by which the engine keeps ``running_be[n]`` sorted) and ``max_preemptions``.
-Jobs are indices ``0..n-1`` in ``(submit, job_id)`` order. A policy may *read*
-(and must not modify):
-
-- per job: ``job_id``, ``te``, ``dg``/``dc``/``dm`` (per-task demand), ``tasks``,
-  ``size``, ``submit``, ``work``, ``gp``, ``ro`` (restart overhead), ``state``,
-  ``nodes`` (tuple of nodes while running or stopping), ``end`` (tick a running
-  job finishes; remaining = ``end - t``), ``rem``, ``preemptions``, ``resv``;
-- per node: ``cap_*``, ``free_*``, ``stop_*``, ``res_*``, ``avail_g``,
-  ``running_be[n]`` (sorted ``(victim_key, i)``), ``n_nodes``;
-- queues: ``waiting_te`` (dict in index order), ``waiting_be`` (heap of indices);
-- ``epoch`` (moves whenever resources may have been freed) and ``now``.
-
-It *acts* only through :meth:`Engine.start`, :meth:`Engine.reserve`,
-:meth:`Engine.preempt` and :meth:`Engine.wake`, and keeps per-run state in
-``scratch`` (policy objects are frozen). A policy that decides by time must call
-``wake(t')`` for the tick ``t'`` at which its decision may change, else jumping
-over quiet ticks may skip it.
+**The policy protocol.** It is written down once, as :class:`fitgpp.policies.base.Policy`:
+``name``, ``bind(engine)``, ``schedule(engine, t)``, ``max_preemptions`` (None = no limit)
+and optionally ``victim_key(engine, i)``. A policy reads this engine (never writes it),
+acts only through :meth:`Engine.start`, :meth:`Engine.preempt`, :meth:`Engine.reserve`,
+:meth:`Engine.wake` and :meth:`Engine.rekey`, and keeps per-run state in ``scratch``.
+The engine refuses, with a :class:`~fitgpp.policies.base.PolicyError` raised before
+anything changes, to preempt a TE job, a job that is not running, or a BE job already
+preempted ``max_preemptions`` times.
 
 Units: ticks everywhere in here; demands as (gpu, cpu_milli, mem_mib).
 """
@@ -53,7 +40,7 @@ class Engine:
     so the queue order of SPEC is plain index order."""
 
     def __init__(self, jobs: dict[str, np.ndarray], capacity: np.ndarray, policy,
-                 *, check: bool = False, segments: bool = False):
+                 *, tick: float = 60.0, check: bool = False, segments: bool = False):
         order = np.lexsort((jobs["job_id"], jobs["submit"]))
         self.order = order  # position -> row of the input
         col = {k: np.asarray(v)[order] for k, v in jobs.items()}
@@ -92,6 +79,8 @@ class Engine:
         self.run_ro = [0] * n          # reload ticks at the start of the current run
         self.started_at = [0] * n      # tick of the current run's start
         self.resv = [-1] * n           # node a waiting TE job holds a reservation on
+        #: seconds per tick (what policies need to turn seconds into ticks)
+        self.tick = float(tick)
 
         cap = capacity.astype(np.int64)
         self.n_nodes = len(cap)
@@ -121,6 +110,9 @@ class Engine:
         self.run_gpu = self.stop_gpu = self.resv_gpu = 0
         self.policy = policy
         self._victim_key = getattr(policy, "victim_key", None)
+        self._vkey: list = [None] * n  # victim key a running BE job is filed under
+        #: times a BE job may be preempted; None: no limit (a policy that never preempts may say 0)
+        self.max_preemptions = getattr(policy, "max_preemptions", None)
         #: per node, running BE jobs as sorted ``(victim_key, index)``; None if the policy needs none
         self.running_be = [[] for _ in range(self.n_nodes)] if self._victim_key else None
         self.check = check
@@ -158,8 +150,7 @@ class Engine:
             del self.waiting_te[i]
         else:
             self.avail_g[n] -= g
-            if heapq.heappop(self.waiting_be) != i:
-                raise RuntimeError("BE jobs must start from the head of their queue")
+            self._unqueue_be(i)
         self._running(i, (n,), t)
 
     def _start_general(self, i: int, n, t: int) -> None:
@@ -185,9 +176,19 @@ class Engine:
         self.run_gpu += g * k
         if self.te[i]:
             del self.waiting_te[i]
-        elif heapq.heappop(self.waiting_be) != i:
-            raise RuntimeError("BE jobs must start from the head of their queue")
+        else:
+            self._unqueue_be(i)
         self._running(i, nodes, t)
+
+    def _unqueue_be(self, i: int) -> None:
+        """Take waiting BE job ``i`` out of ``waiting_be``: a pop at the head (the two-queue
+        and FIFO case), else a removal anywhere (class-neutral policies start in their order)."""
+        h = self.waiting_be
+        if h[0] == i:
+            heapq.heappop(h)
+        else:
+            h.remove(i)  # ValueError if i is not waiting: the caller checked the state
+            heapq.heapify(h)
 
     def _running(self, i: int, nodes: tuple[int, ...], t: int) -> None:
         self.state[i] = RUNNING
@@ -200,7 +201,7 @@ class Engine:
             self.first_start[i] = t
         heapq.heappush(self._finish_heap, (e, i))
         if self.running_be is not None and not self.te[i]:
-            key = (self._victim_key(self, i), i)
+            key = self._vkey[i] = (self._victim_key(self, i), i)
             for n in nodes:
                 insort(self.running_be[n], key)
 
@@ -217,6 +218,7 @@ class Engine:
         """Signal running BE job ``i`` (every task of a gang): it stops now and is released
         at ``t + gp``. Its work left is what remained at the signal; an unfinished reload is
         lost (SPEC "Restart cost")."""
+        self._check_preempt(i)
         nodes = self.nodes[i]
         self.preempted_in_step = True
         self.epoch += 1
@@ -226,13 +228,7 @@ class Engine:
         self.run_ticks[i] += ran
         self.reload_ticks[i] += min(self.run_ro[i], ran)
         if self.running_be is not None:
-            key = (self._victim_key(self, i), i)
-            for n in nodes:
-                lst = self.running_be[n]
-                k = bisect_left(lst, key)
-                if k == len(lst) or lst[k][1] != i:
-                    raise RuntimeError("running-BE index out of sync")
-                del lst[k]
+            self._unfile(i)
         self.state[i] = STOPPING
         g, c, m = self.dg[i], self.dc[i], self.dm[i]
         for n in nodes:
@@ -251,6 +247,52 @@ class Engine:
             self._release(i)
         else:
             heapq.heappush(self._release_heap, (t + gp, i))
+
+    def _check_preempt(self, i: int) -> None:
+        """Refuse a preemption the protocol forbids, before anything changes."""
+        bad = None
+        if self.te[i]:
+            bad = "it is a TE job (TE jobs are never preempted)"
+        elif self.state[i] != RUNNING:
+            bad = f"it is {STATE_NAMES[self.state[i]]}, not running"
+        elif self.max_preemptions is not None and self.preemptions[i] >= self.max_preemptions:
+            bad = f"it was already preempted {self.preemptions[i]} times (max_preemptions)"
+        if bad:
+            from .policies.base import PolicyError
+            raise PolicyError(f"{getattr(self.policy, 'name', self.policy)}: cannot preempt job "
+                              f"{self.job_id[i]} at tick {self.now}: {bad}")
+
+    def _unfile(self, i: int) -> None:
+        """Take running BE job ``i`` out of ``running_be`` on each of its nodes."""
+        key = self._vkey[i]
+        for n in self.nodes[i]:
+            lst = self.running_be[n]
+            k = bisect_left(lst, key)
+            if k == len(lst) or lst[k][1] != i:
+                raise RuntimeError("running-BE index out of sync")
+            del lst[k]
+
+    def rekey(self, i: int) -> None:
+        """Refile running BE job ``i`` in ``running_be`` under its victim key as it is now: for
+        a policy whose victim order changes during a run (call it when the key changes)."""
+        if self.running_be is None or self.te[i] or self.state[i] != RUNNING:
+            return
+        self._unfile(i)
+        key = self._vkey[i] = (self._victim_key(self, i), i)
+        for n in self.nodes[i]:
+            insort(self.running_be[n], key)
+
+    def progress(self, i: int, t: int) -> int:
+        """Ticks of work job ``i`` has done by tick ``t`` (reloads excluded)."""
+        rem = self.rem[i]
+        if self.state[i] == RUNNING:
+            rem = min(rem, self.end[i] - t)
+        return self.work[i] - rem
+
+    def attained(self, i: int, t: int) -> float:
+        """Attained service of job ``i`` at tick ``t`` in GPU-seconds: GPUs (per task x
+        tasks) x ticks of progress x tick seconds; reloads are not service."""
+        return self.dg[i] * self.tasks[i] * self.progress(i, t) * self.tick
 
     def wake(self, t: int) -> None:
         """Ask the engine to run a schedule step at tick ``t`` (> the current tick) even if
@@ -302,10 +344,7 @@ class Engine:
             self.n_done += 1
             self.epoch += 1
             if self.running_be is not None and not self.te[i]:
-                key = (self._victim_key(self, i), i)
-                for n in nodes:
-                    lst = self.running_be[n]
-                    del lst[bisect_left(lst, key)]
+                self._unfile(i)
             self.state[i] = DONE
             self.finish[i] = t
             if self.segments is not None:
@@ -421,7 +460,7 @@ class Engine:
                 raise AssertionError(f"tick {t}: waiting job {self.job_id[i]} not in exactly one queue")
             if s != WAITING and (i in self.waiting_te or i in self.waiting_be):
                 raise AssertionError(f"tick {t}: job {self.job_id[i]} is {STATE_NAMES[s]} but queued")
-            if self.preemptions[i] > getattr(self.policy, "max_preemptions", 0):
+            if self.max_preemptions is not None and self.preemptions[i] > self.max_preemptions:
                 raise AssertionError(f"tick {t}: job {self.job_id[i]} preempted "
                                      f"{self.preemptions[i]} times")
             if self.te[i] and self.preemptions[i]:

@@ -119,7 +119,7 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
 
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
-    eng = Engine(cols, cluster.capacity, policy, check=check, segments=segments)
+    eng = Engine(cols, cluster.capacity, policy, tick=tick, check=check, segments=segments)
     eng.run(jump=jump, progress=progress)
     ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
     if segments:

@@ -19,6 +19,20 @@ Choices where SPEC leaves room (the project's documented choices):
 - victims with ``gp == 0`` are released inside the preempt step, so the BE pass
   of the same tick may restart them.
 
+LAS (SPEC "Class-neutral policies: LAS") is modelled literally too: each queue is a
+plain list; attained service is recomputed from ``work - remaining``; each schedule
+step rebuilds a planned ledger from capacity (stopping jobs are leaving), visits every queue
+in list order (after each step a list is its running jobs then the others; arrivals
+and demoted jobs join the tail, so a job demoted now comes after the waiting jobs of
+its new queue, as in Tiresias), then signals, then starts where the plan put each job. Choices where SPEC leaves room (the
+project's documented reading): after the step each list becomes its running jobs then
+its other jobs, both in visiting order (so a job preempted now goes ahead of jobs
+already waiting, as in Tiresias); a stopping job keeps its place among the waiting; a
+job to start goes to the lowest-id node(s) of the plan with room for it, and keeps
+waiting if its room there is still held after the preemptions (SPEC's "lowest-id
+node(s) with avail >= demand after the step's preemptions" can disagree with the plan
+on several nodes, and then two steps in a row can undo each other forever).
+
 Multi-node jobs and restart cost (SPEC sections of those names) are modelled
 literally: a gang holds a *list* of nodes and every ledger sum walks it; a
 restarted job counts down a ``reload_left`` before its ``remaining`` work moves,
@@ -34,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 WAITING, RUNNING, STOPPING, DONE, FUTURE = "waiting", "running", "stopping", "done", "future"
-POLICY_NAMES = ("fifo", "prio", "fitgpp", "lrtp", "rand")
+POLICY_NAMES = ("fifo", "prio", "fitgpp", "lrtp", "rand", "las")
 
 
 @dataclass
@@ -106,10 +120,13 @@ class Reference:
     """One simulation run; call :meth:`run`."""
 
     def __init__(self, jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
-                 on_tick=None):
+                 on_tick=None, thresholds=(3250.0, 7200.0)):
         if policy not in POLICY_NAMES:
             raise ValueError(f"unknown policy {policy!r}")
         self.policy = policy
+        self.tick_s = float(tick)
+        self.thresholds = list(thresholds)
+        self.queues = [[] for _ in range(len(self.thresholds) + 1)]  # LAS
         self.s = float(s)
         self.P = P
         self.rng = np.random.default_rng(seed)
@@ -201,8 +218,14 @@ class Reference:
         for j in self.jobs:                                        # 3. arrive
             if j.state == FUTURE and j.submit == t:
                 j.state = WAITING
+        if self.policy == "las":
+            for j in self.jobs:  # joining LAS's queue 0, in (submit, job_id) order
+                if j.state == WAITING and j.submit == t:
+                    self.queues[0].append(j)
         if self.policy == "fifo":                                  # 4. schedule
             self.fifo()
+        elif self.policy == "las":
+            self.las()
         else:
             self.te_pass()
             self.be_pass()
@@ -282,6 +305,50 @@ class Reference:
             for v in victims:
                 self.signal(v)
             self.try_reserved_start(j)
+
+    # ---- LAS ------------------------------------------------------------------------------
+    def attained(self, j):
+        """GPU-seconds of service: GPUs x tasks x ticks of progress x tick length."""
+        return j.demand[0] * j.tasks * (j.work - j.remaining) * self.tick_s
+
+    def las(self):
+        for q in self.queues:  # finished jobs leave their queue
+            q[:] = [j for j in q if j.state != DONE]
+        for j in self.jobs:  # demotion at the crossing tick, (submit, job_id) order
+            if j.state != RUNNING:
+                continue
+            for k in range(len(self.thresholds)):
+                if j in self.queues[k] and self.attained(j) >= self.thresholds[k]:
+                    self.queues[k].remove(j)
+                    self.queues[k + 1].append(j)
+        plan = list(self.cap)  # stopping jobs are leaving: their room is planned as free
+        stop, go, visited = [], [], []
+        for q in self.queues:
+            # list order: running jobs then the others, as the last step left them, then the
+            # jobs that joined since (arrivals; demoted jobs, running, at the tail)
+            order = list(q)
+            visited.append(order)
+            for j in order:
+                if j.state == RUNNING:
+                    if j.te or all(ge(plan[n], j.demand) for n in j.nodes):
+                        for n in j.nodes:
+                            plan[n] = sub(plan[n], j.demand)
+                    else:
+                        stop.append(j)
+                elif j.state == WAITING:
+                    nodes = [n for n in range(self.N) if ge(plan[n], j.demand)][:j.tasks]
+                    if len(nodes) == j.tasks:
+                        for n in nodes:
+                            plan[n] = sub(plan[n], j.demand)
+                        go.append((j, nodes))
+        for v in stop:
+            self.signal(v)
+        for j, nodes in go:
+            if all(ge(self.avail(n), j.demand) for n in nodes):
+                self.start(j, nodes)
+        for q, order in zip(self.queues, visited):
+            q[:] = [j for j in order if j.state == RUNNING] + [j for j in order
+                                                               if j.state != RUNNING]
 
     # ---- victim selection ---------------------------------------------------------------
     def eligible(self, n, te_job):
@@ -369,6 +436,8 @@ class Reference:
     def bound(self):
         """A tick by which every run must be over (see the argument in ``run``)."""
         n_te = sum(j.te for j in self.jobs)
+        if self.policy == "las":  # each arrival or demotion may preempt every running job
+            n_te = len(self.jobs) ** 2 * (len(self.thresholds) + 1)
         return (max(j.submit for j in self.jobs) + sum(j.work for j in self.jobs)
                 + n_te * sum(j.gp + j.ro for j in self.jobs) + 2)
 
@@ -390,7 +459,7 @@ class Reference:
 
 
 def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
-                       on_tick=None) -> dict[int, RefResult]:
+                       on_tick=None, thresholds=(3250.0, 7200.0)) -> dict[int, RefResult]:
     """Simulate like SPEC.md says, the slow way: ``{job_id: RefResult}`` in ticks.
 
     ``on_tick(ref, phase)`` (optional) is called after the schedule step
@@ -398,4 +467,4 @@ def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0
     every tick; ``ref`` is the :class:`Reference` with ``ref.t`` the tick.
     """
     return Reference(jobs_df, capacity, policy, tick=tick, s=s, P=P, seed=seed,
-                     on_tick=on_tick).run()
+                     on_tick=on_tick, thresholds=thresholds).run()

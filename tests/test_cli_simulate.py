@@ -120,15 +120,26 @@ def test_huge_max_preemptions_works(tmp_path, trace, capsys):
     assert load(out_nc).attrs["max_preemptions"] == 10**9
 
 
-@pytest.mark.parametrize("policy, params", [
-    ("fifo", {}), ("prio", {}), ("lrtp", {"max_preemptions": 2}),
-    ("rand", {"max_preemptions": 2, "seed": 5})])
-def test_policy_parameters_reach_the_result(tmp_path, trace, capsys, policy, params):
+@pytest.mark.parametrize("policy, flags, params", [
+    ("fifo", [], {}), ("prio", [], {}), ("lrtp", ["--max-preemptions", "2"], {"max_preemptions": 2}),
+    ("rand", ["--max-preemptions", "2", "--seed", "5"], {"max_preemptions": 2, "seed": 5})])
+def test_policy_parameters_reach_the_result(tmp_path, trace, capsys, policy, flags, params):
     out_nc = tmp_path / "r.nc"
-    rc, _, err = run_inproc(["simulate", trace, *NODE, "--policy", policy, "--max-preemptions",
-                             "2", "--seed", "5", "--out", out_nc], capsys)
+    rc, _, err = run_inproc(["simulate", trace, *NODE, "--policy", policy, *flags,
+                             "--out", out_nc], capsys)
     assert (rc, err) == (0, "")
     assert json.loads(load(out_nc).attrs["policy_params"]) == params
+
+
+@pytest.mark.parametrize("policy, flag, value", [
+    ("fifo", "--max-preemptions", "2"), ("prio", "--seed", "5"), ("lrtp", "--s", "8"),
+    ("fitgpp", "--seed", "1"), ("las", "--max-preemptions", "3")])
+def test_a_flag_the_policy_lacks_is_an_error(tmp_path, trace, capsys, policy, flag, value):
+    out_nc = tmp_path / "r.nc"
+    rc, out, err = run_inproc(["simulate", trace, *NODE, "--policy", policy, flag, value,
+                               "--out", out_nc], capsys)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert flag in err and "has no parameter" in err and not out_nc.exists()
 
 
 def test_version(capsys):

@@ -322,7 +322,8 @@ def test_workbench_runs_a_notebook_policy_and_follows_the_choice(monkeypatch):
     wb = Workbench(Values(policy=mod.Picky, params=(("min_te_gpu", 2),), n_jobs=300),
                    cluster=CLUSTER, baseline=False)
     labels = [label for label, _ in wb.w["policy"].options]
-    assert labels[:5] == ["FIFO", "PRIO", "FitGpp", "LRTP", "RAND"] and labels[5] == "Picky"
+    assert labels[:5] == ["FIFO", "PRIO", "FitGpp", "LRTP", "RAND"] and labels[-1] == "Picky"
+    assert len(labels) == len(fitgpp.POLICIES) + 1  # every registered policy, then the cell's
     assert wb.ds.attrs["policy"] == "__main__:Picky"
     assert json.loads(wb.ds.attrs["policy_params"])["min_te_gpu"] == 2
     wb.w["min_te_gpu"].value = 10**6

@@ -15,6 +15,11 @@ def add_parser(sub) -> None:
                        description="Simulate TRACE.csv (SPEC schema) and write the result "
                                    "Dataset as netCDF.", epilog=_params_epilog())
     p.add_argument("trace", metavar="TRACE.csv")
+    p.add_argument("--format", choices=("auto", "spec", "tiresias"), default="auto",
+                   help="trace format: spec (fitgpp's schema), tiresias (job_id, num_gpu, "
+                        "submit_time, iterations, model_name, duration, interval: every job BE,"
+                        " GPUs only, grace 0), or auto (tiresias if the header has num_gpu, "
+                        "submit_time and duration and no cls; default)")
     p.add_argument("--policy", default="fitgpp", metavar="NAME|module:Class",
                    help=f"a registered policy ({', '.join(POLICIES)}; default fitgpp) or a "
                         "policy class importable from the current directory or PYTHONPATH")
@@ -51,8 +56,8 @@ def _params_epilog() -> str:
             + ". A module:Class policy takes the fields of its dataclass.")
 
 
-#: Flags kept from before --param; each sets the field of that name when the policy has one
-#: (and, as before, is ignored by a policy that has none: FIFO takes no --max-preemptions).
+#: Flags kept from before --param; each sets the field of that name. A policy without that
+#: field refuses the flag (FIFO takes no --max-preemptions): silently ignoring it hid typos.
 ALIASES = {"s": "--s", "max_preemptions": "--max-preemptions", "seed": "--seed"}
 
 
@@ -99,8 +104,11 @@ def policy_params(args, cls=None) -> dict:
             raise UsageError(f"--param {name}: JSON nested too deeply") from None
     for name, flag in ALIASES.items():
         v = getattr(args, name)
-        if v is None or name not in fields:
+        if v is None:
             continue
+        if name not in fields:
+            raise UsageError(f"{flag}: policy {args.policy} has no parameter {name} (its "
+                             f"parameters: {', '.join(fields) or 'none'})")
         if name in params:
             raise UsageError(f"{flag} and --param {name}=... both given; give one")
         params[name] = v
@@ -122,14 +130,13 @@ def _storable(name: str, value):
 def run(args) -> int:
     from ..simulate import save, simulate, summarize
     from ..cli import UsageError
-    from ..trace import read_trace
     check_out_path(args.out)
     if Path(args.out).resolve() == Path(args.trace).resolve():
         raise UsageError(f"--out {args.out} is the input trace; choose another file")
     cls = policy_class(args)
     params = policy_params(args, cls)
     cluster = cluster_from_args(args)
-    trace = read_trace(args.trace, cluster=cluster)
+    trace = _read(args, cluster)
     if args.sample_every is not None:
         check_samples(trace, args.sample_every)
     from tqdm import tqdm
@@ -141,6 +148,17 @@ def run(args) -> int:
     print(format_summary(ds, summarize(ds)), file=sys.stdout)
     print(f"wrote {args.out}")
     return 0
+
+
+def _read(args, cluster):
+    """The trace, from the SPEC schema or (``--format tiresias``, or detected) Tiresias's."""
+    from .. import tiresias
+    from ..trace import read_trace
+    if args.format == "spec" or (args.format == "auto" and not tiresias.is_tiresias(args.trace)):
+        return read_trace(args.trace, cluster=cluster)
+    jobs = tiresias.from_tiresias(args.trace, node_gpu=int(cluster.capacity[:, 0].max()))
+    return read_trace(jobs, cluster=cluster,
+                      source={"kind": "tiresias", "path": str(Path(args.trace).resolve())})
 
 
 #: Most time samples --sample-every may ask for (5 series of float64: 400 MB).

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .base import PolicyError, TwoQueuePolicy, params_of
 from .fifo import Fifo
 from .fitgpp import FitGpp
+from .las import Las
 from .lrtp import Lrtp
 from .prio import Prio
 from .rand import Rand
@@ -22,6 +23,7 @@ POLICIES = {
     "fitgpp": FitGpp,
     "lrtp": Lrtp,
     "rand": Rand,
+    "las": Las,
 }
 
 
@@ -32,5 +34,5 @@ def make_policy(spec, **params):
     return resolve(spec, **params)
 
 
-__all__ = ["POLICIES", "Fifo", "FitGpp", "Lrtp", "PolicyError", "Prio", "Rand",
+__all__ = ["POLICIES", "Fifo", "FitGpp", "Las", "Lrtp", "PolicyError", "Prio", "Rand",
            "TwoQueuePolicy", "make_policy", "params_of"]

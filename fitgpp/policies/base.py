@@ -1,13 +1,10 @@
-"""What every policy shares: the parameter checks, first-fit search, and the
-two-queue skeleton of SPEC.md (TE pass, then BE pass).
+"""What every policy shares: the protocol, the parameter checks, first-fit search, and
+the two-queue skeleton of SPEC.md (TE pass, then BE pass).
 
-A policy is a frozen dataclass of its parameters with three members the
-engine calls: ``bind(engine)`` once before the run, ``schedule(engine, t)``
-at step 4 of every visited tick, and optionally ``victim_key(engine, i)``, a
-key fixed for the duration of one run of BE job ``i`` by which the engine
-keeps each node's running BE jobs sorted (``engine.running_be[n]``).
-A two-queue policy only has to say how it picks a node and victims for a TE
-job that fits nowhere: :meth:`TwoQueuePolicy.choose`.
+:class:`Policy` is the protocol, the one place it is written down. A two-queue policy
+(PRIO, FitGpp, LRTP, RAND) only has to say how it picks a node and victims for a TE job
+that fits nowhere: :meth:`TwoQueuePolicy.choose`. A class-neutral policy (LAS) writes
+``schedule`` itself.
 """
 
 from __future__ import annotations
@@ -16,11 +13,53 @@ from ..errors import FitgppError
 
 import numbers
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 
 class PolicyError(FitgppError):
     """A policy parameter is out of range; the message names it."""
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """The protocol every policy, built in or written in a notebook cell, programs against.
+
+    A policy is a frozen dataclass whose fields are its parameters (what sweeps, the CLI's
+    ``--param`` and ``rerun`` set). It has:
+
+    - ``name``: a short name for results and legends.
+    - ``max_preemptions``: times one BE job may be preempted: an int (0 for a policy that
+      never preempts), or None for no limit. State it; a policy that leaves it out has no
+      limit (the engine reads it once, with None as the default). A dataclass field of
+      that name is also the policy's ``P`` parameter.
+    - ``bind(engine)``: called once before the run (usually does nothing).
+    - ``schedule(engine, t)``: step 4 of every tick the engine visits. It may start any
+      waiting job on nodes where it fits (``engine.start``), in any order the policy likes;
+      preempt any running BE job (``engine.preempt``; a TE job, a job not running, or one
+      already preempted ``max_preemptions`` times is refused with :class:`PolicyError`
+      before anything changes); reserve for a waiting TE job (``engine.reserve``); ask to
+      be visited at a later tick (``engine.wake``): a policy that decides by time must,
+      else jumping over quiet ticks would skip its decision.
+    - optionally ``victim_key(engine, i)``: the engine then keeps every node's running BE
+      jobs sorted by it in ``engine.running_be[n]``; if the key of a running job changes,
+      the policy calls ``engine.rekey(i)``.
+
+    It reads the engine and never writes it: per job ``te``, ``dg``/``dc``/``dm``,
+    ``tasks``, ``size``, ``submit``, ``work``, ``gp``, ``ro``, ``state``, ``nodes``, ``end``,
+    ``preemptions``, ``resv``, ``progress(i, t)`` (ticks of work done) and
+    ``attained(i, t)`` (GPU-seconds of service); per node ``cap_*``, ``free_*``,
+    ``stop_*``, ``res_*``; ``waiting_te``, ``waiting_be``, ``tick`` (seconds), ``now`` and
+    ``epoch`` (moves when resources may have been freed). State that lives for one run
+    goes in ``engine.scratch``, never on the (frozen, shared) policy object. Jobs are
+    indices ``0..n-1`` in ``(submit, job_id)`` order.
+    """
+
+    name: str
+    max_preemptions: Any
+
+    def bind(self, engine) -> None: ...
+
+    def schedule(self, engine, t: int) -> None: ...
 
 
 def check_int(policy, name: str, minimum: int) -> None:

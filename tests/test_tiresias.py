@@ -1,0 +1,76 @@
+"""Tiresias's trace format, both ways, and `fitgpp simulate` on a Tiresias CSV."""
+
+import pandas as pd
+import pytest
+
+import fitgpp
+from fitgpp.cli import main
+from fitgpp.tiresias import TiresiasError, from_tiresias, is_tiresias, to_tiresias
+
+CSV = ("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+       "0,1,0,606,vgg19,164,30\n1,8,30,133,vgg11,147,23\n2,16,53,10,resnet50,90,0\n")
+
+
+@pytest.fixture
+def trace(tmp_path):
+    p = tmp_path / "tiresias.csv"
+    p.write_text(CSV)
+    return p
+
+
+def test_from_tiresias_makes_gangs_of_whole_nodes(trace):
+    df = from_tiresias(trace, node_gpu=8)
+    assert df[["job_id", "gpu", "tasks"]].values.tolist() == [[0, 1, 1], [1, 8, 1], [2, 8, 2]]
+    assert (df["cls"] == "BE").all() and (df["grace_period"] == 0).all()
+    assert (df[["cpu_milli", "mem_mib"]] == 0).all().all()
+    assert df["model_name"].tolist() == ["vgg19", "vgg11", "resnet50"]  # kept, ignored
+    one = from_tiresias(trace, node_gpu=512, cls="TE")
+    assert one["gpu"].tolist() == [1, 8, 16] and (one["cls"] == "TE").all()
+
+
+def test_round_trip(trace, tmp_path):
+    back = to_tiresias(from_tiresias(trace, node_gpu=8), tmp_path / "back.csv")
+    assert back.equals(pd.read_csv(trace))
+    assert pd.read_csv(tmp_path / "back.csv").equals(pd.read_csv(trace))
+
+
+@pytest.mark.parametrize("text, match", [
+    ("job_id,num_gpu,submit_time\n0,1,0\n", "missing column.*duration"),
+    ("job_id,num_gpu,submit_time,duration\n0,0,0,5\n", r"num_gpu.*>= 1 \(line 2\)"),
+    ("job_id,num_gpu,submit_time,duration\n0,1,-1,5\n1,1,x,5\n", r"submit_time.*line 2, 3"),
+    ("job_id,num_gpu,submit_time,duration\n0,1,0,0\n", "duration.*> 0"),
+    ("job_id,num_gpu,submit_time,duration\n0,12,0,5\n", "not a multiple"),
+])
+def test_bad_tiresias_traces_name_the_line(tmp_path, text, match):
+    p = tmp_path / "bad.csv"
+    p.write_text(text)
+    with pytest.raises(TiresiasError, match=match):
+        from_tiresias(p, node_gpu=8)
+
+
+def test_detection(trace, tmp_path):
+    spec = tmp_path / "spec.csv"
+    to_spec = from_tiresias(trace, node_gpu=8)
+    to_spec[list(fitgpp.COLUMNS)].to_csv(spec, index=False)
+    assert is_tiresias(trace) and not is_tiresias(spec) and not is_tiresias(tmp_path / "no")
+
+
+def test_simulate_reads_a_tiresias_csv(trace, tmp_path, capsys):
+    pool = tmp_path / "pool.toml"
+    pool.write_text("[[nodes]]\ncount = 1\ngpu = 512\ncpu_milli = 96000\nmem_mib = 786432\n")
+    out = tmp_path / "x.nc"
+    rc = main(["simulate", str(trace), "--policy", "las", "--tick", "1", "--cluster", str(pool),
+               "--out", str(out)])
+    assert rc == 0
+    ds = fitgpp.load(out)
+    # an empty 512-GPU pool: every job starts on arrival and takes its duration
+    assert (ds["finish"] - ds["submit_time"]).values.tolist() == [164, 147, 90]
+    assert ds["gpu"].values.tolist() == [1, 8, 16]
+
+
+def test_simulate_refuses_a_bad_tiresias_csv_in_one_line(tmp_path, capsys):
+    p = tmp_path / "bad.csv"
+    p.write_text("job_id,num_gpu,submit_time,duration\n0,12,0,5\n")
+    rc = main(["simulate", str(p), "--nodes", "2", "--out", str(tmp_path / "x.nc")])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "num_gpu" in err
