@@ -227,6 +227,11 @@ def _mapping(cls, submit_time, duration, runtimes, grace_period, **resources) ->
             "job_id": "0-based row of the source file"}
 
 
+def _trace_name(base: str, runtimes: str) -> str:
+    """The trace's name: ``base``, marked when its run times are re-drawn from Philly."""
+    return base + ("-philly-runtimes" if runtimes == "philly" else "")
+
+
 ALIBABA_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "qos",
                    "pod_phase", "creation_time", "deletion_time", "scheduled_time")
 
@@ -309,7 +314,7 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
                        "creation_time [s]", "deletion_time - scheduled_time [s]", runtimes,
                        grace_period, gpu="num_gpu (GPU-sharing pods: per sharing)",
                        cpu_milli="cpu_milli", mem_mib="memory_mib")
-    name = "alibaba-gpu-v2023" + ("-philly-runtimes" if runtimes == "philly" else "")
+    name = _trace_name("alibaba-gpu-v2023", runtimes)
     return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
 
 
@@ -380,6 +385,12 @@ def _note_gangs(rep: AdapterReport, gpus, tasks, per, node_gpus: int) -> None:
             + (f"; rounding up added {added} GPU(s) in all" if added else ""))
 
 
+def _chronus_stem(path) -> str:
+    """``mix1`` for ``trace_job_Philly_MIX1.csv`` (plain or compressed)."""
+    stem = Path(Path(path).name.removesuffix(".gz").removesuffix(".xz").removesuffix(".bz2")).stem
+    return stem.replace("trace_job_Philly_", "").lower()
+
+
 def from_philly_chronus(path, *, time_unit: float = 60.0,
                         runtimes: Literal["observed", "philly"] = "observed",
                         philly_runtime=None, split: float = 3600.0, max_gpu: int | None = None,
@@ -446,9 +457,7 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
                        runtimes, grace_period, gpu="per task: ceil(num_gpu / tasks)",
                        tasks=f"ceil(num_gpu / {node_gpus}) (GPUs of the largest node)",
                        cpu_milli=f"gpu x {cpu_per_gpu_milli}", mem_mib=f"gpu x {mem_per_gpu_mib}")
-    stem = Path(Path(path).name.removesuffix(".gz").removesuffix(".xz").removesuffix(".bz2")).stem
-    stem = stem.replace("trace_job_Philly_", "").lower()
-    name = f"philly-chronus-{stem}" + ("-philly-runtimes" if runtimes == "philly" else "")
+    name = _trace_name(f"philly-chronus-{_chronus_stem(path)}", runtimes)
     return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
 
 
