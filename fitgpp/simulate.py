@@ -151,31 +151,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     if n and ((fin < 0).any() or (first < 0).any()):
         raise RuntimeError("simulation ended with unfinished jobs")
     submit = cols["submit"][order]
-    work = cols["work"][order]
-    stopped = np.asarray(eng.stop_ticks, dtype=np.int64)
-    reload = np.asarray(eng.reload_ticks, dtype=np.int64)
-    data = {
-        "cls": j["cls"].to_numpy().astype("U2"),
-        "submit_time": j["submit_time"].to_numpy(float),
-        "submit": submit * tick,
-        "duration": j["duration"].to_numpy(float),
-        "work": work * tick,
-        "gpu": j["gpu"].to_numpy(np.int64),
-        "tasks": cols["tasks"][order],
-        "cpu_milli": j["cpu_milli"].to_numpy(np.int64),
-        "mem_mib": j["mem_mib"].to_numpy(np.int64),
-        "grace_period": j["grace_period"].to_numpy(float),
-        "restart_overhead": (j["restart_overhead"].to_numpy(float) if "restart_overhead" in j
-                             else np.zeros(n)),
-        "first_start": first * tick,
-        "finish": fin * tick,
-        "slowdown": (fin - submit) / work,
-        "wait": (fin - submit - work - reload - stopped) * tick,
-        "stopped": stopped * tick,
-        "reload": reload * tick,
-        "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
-        "node": np.asarray([ns[0] for ns in eng.nodes], dtype=np.int64),
-    }
+    data = _job_data(eng, j, cols, order, first, fin, tick)
     # Variables built from numpy arrays directly (fastpath): xarray's generic conversion
     # asks whether each array is a dask array, which imports dask.array (~0.3 s of a small
     # ``fitgpp simulate``); these are plain 1-D numpy arrays, which it would keep as they are.
@@ -196,8 +172,45 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "time", times * tick, "s", "start of each sample; values are time means over the sample"))
     busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
+    sample_every = float((sample_ticks or _auto_sample(t_end)) * tick)
+    ds.attrs = _attrs(trace, cluster, policy, tick, sample_every, util)
+    return ds
+
+
+def _job_data(eng, j, cols, order, first, fin, tick) -> dict[str, np.ndarray]:
+    """The per-job variables of :data:`_JOB_VARS`, in (submit, job_id) order."""
+    submit = cols["submit"][order]
+    work = cols["work"][order]
+    stopped = np.asarray(eng.stop_ticks, dtype=np.int64)
+    reload = np.asarray(eng.reload_ticks, dtype=np.int64)
+    return {
+        "cls": j["cls"].to_numpy().astype("U2"),
+        "submit_time": j["submit_time"].to_numpy(float),
+        "submit": submit * tick,
+        "duration": j["duration"].to_numpy(float),
+        "work": work * tick,
+        "gpu": j["gpu"].to_numpy(np.int64),
+        "tasks": cols["tasks"][order],
+        "cpu_milli": j["cpu_milli"].to_numpy(np.int64),
+        "mem_mib": j["mem_mib"].to_numpy(np.int64),
+        "grace_period": j["grace_period"].to_numpy(float),
+        "restart_overhead": (j["restart_overhead"].to_numpy(float) if "restart_overhead" in j
+                             else np.zeros(eng.n)),
+        "first_start": first * tick,
+        "finish": fin * tick,
+        "slowdown": (fin - submit) / work,
+        "wait": (fin - submit - work - reload - stopped) * tick,
+        "stopped": stopped * tick,
+        "reload": reload * tick,
+        "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
+        "node": np.asarray([ns[0] for ns in eng.nodes], dtype=np.int64),
+    }
+
+
+def _attrs(trace, cluster, policy, tick, sample_every: float, util: float) -> dict:
+    """What a run needs to be read and rerun: policy, cluster, workload, tick, version."""
     params = params_of(policy)
-    ds.attrs = {
+    return {
         "title": f"fitgpp simulation: {registry.label(policy)}",
         "policy": registry.ref(policy),
         "policy_params": json.dumps(params, sort_keys=True),
@@ -208,15 +221,14 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         "cluster": cluster.to_json(),
         "cluster_description": cluster.describe(),
         "n_nodes": cluster.n_nodes,
-        "total_gpus": total_gpu,
+        "total_gpus": cluster.total_gpus,
         "tick": float(tick),
-        "sample_every": float((sample_ticks or _auto_sample(t_end)) * tick),
+        "sample_every": sample_every,
         "workload": trace.source_json(),
         "gpu_util_mean": float(util),
         "fitgpp_version": __version__,
         "spec": "fitgpp SPEC.md simulation contract",
     }
-    return ds
 
 
 def _variable(dim: str, values: np.ndarray, units: str | None, description: str) -> xr.Variable:

@@ -192,6 +192,25 @@ def _spelled_nan(text: str, df: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def _validate(df, labels, unit, name, cluster, drop_invalid, spelled):
+    _check_header(df, name)
+    reject = _Rejections(labels, unit, name, drop_invalid)
+    cls = df["cls"].astype("string").str.strip()
+    reject(cls.isna().to_numpy(), "cls", "empty value")
+    reject(~cls.isin(CLASSES).fillna(False).to_numpy(), "cls",
+           "unknown class (expected TE or BE)")
+    is_te = (cls == "TE").fillna(False).to_numpy()
+    present = [c for c in OPTIONAL if c in df.columns]
+    num = {col: _numbers(df[col], col, is_te, spelled, reject)
+           for col in [*COLUMNS, *present] if col != "cls"}
+    _check_values(num, reject)
+    if cluster is not None:
+        _check_fit(num, cluster, reject)
+    out = _valid_rows(df, cls, num, present, ~reject.bad)
+    dropped = reject.dropped(df) if drop_invalid else None
+    return out, dropped
+
+
+def _check_header(df: pd.DataFrame, name: str) -> None:
     twice = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
     if twice:
         raise TraceError(name, ", ".join(twice), "column given twice")
@@ -199,55 +218,64 @@ def _validate(df, labels, unit, name, cluster, drop_invalid, spelled):
     if missing:
         raise TraceError(name, ", ".join(missing), "missing column(s); required: "
                          + ", ".join(COLUMNS))
-    n = len(df)
-    bad = np.zeros(n, dtype=bool)
-    reasons = np.full(n, "", dtype=object)
 
-    def reject(mask, column, problem):
-        mask = np.asarray(mask, dtype=bool) & ~bad
+
+class _Rejections:
+    """The rows found invalid so far, each with the first problem found in it. Without
+    ``drop_invalid`` the first problem found raises, naming every row that has it."""
+
+    def __init__(self, labels, unit, name, drop_invalid):
+        self.labels, self.unit, self.name, self.drop_invalid = labels, unit, name, drop_invalid
+        self.bad = np.zeros(len(labels), dtype=bool)
+        self.reasons = np.full(len(labels), "", dtype=object)
+
+    def __call__(self, mask, column, problem):
+        mask = np.asarray(mask, dtype=bool) & ~self.bad
         if not mask.any():
             return
-        if not drop_invalid:
-            raise TraceError(name, column, problem, labels[mask].tolist(), unit)
-        bad[mask] = True
-        reasons[mask] = f"column '{column}': {problem}"
+        if not self.drop_invalid:
+            raise TraceError(self.name, column, problem, self.labels[mask].tolist(), self.unit)
+        self.bad[mask] = True
+        self.reasons[mask] = f"column '{column}': {problem}"
 
-    cls = df["cls"].astype("string").str.strip()
-    reject(cls.isna().to_numpy(), "cls", "empty value")
-    reject(~cls.isin(CLASSES).fillna(False).to_numpy(), "cls",
-           "unknown class (expected TE or BE)")
-    is_te = (cls == "TE").fillna(False).to_numpy()
+    def dropped(self, df: pd.DataFrame) -> pd.DataFrame:
+        """The rejected rows, labelled, with their reason."""
+        dropped = df.loc[self.bad].copy()
+        dropped.insert(0, self.unit, self.labels[self.bad])
+        dropped["reason"] = self.reasons[self.bad]
+        return dropped.reset_index(drop=True)
 
-    num = {}
-    present = [c for c in OPTIONAL if c in df.columns]
-    for col in [*COLUMNS, *present]:
-        if col == "cls":
-            continue
-        raw = df[col]
-        vals = pd.to_numeric(raw, errors="coerce").astype("float64").to_numpy()
-        not_number = np.isnan(vals) & raw.notna().to_numpy()
-        reject(not_number, col, "not a number")
-        reject(_booleans(raw), col, "not a number (true/false)")
-        empty = raw.isna().to_numpy()
-        if col in spelled:
-            reject(spelled[col], col, "NaN is not a value (leave the cell empty for the default)")
-        if col in OPTIONAL:
-            vals = np.where(empty, OPTIONAL_DEFAULTS[col], vals)  # SPEC: empty = the default
-            empty = np.zeros(n, dtype=bool)
-        if col == "grace_period":
-            empty = empty & ~is_te
-            vals = np.where(is_te, 0.0, vals)  # ignored for TE (SPEC); may be empty
-        reject(empty, col, "empty value (NaN)")
-        reject(np.isinf(vals), col, "not finite")
-        if col in INT_COLUMNS:
-            frac = np.isfinite(vals) & (vals != np.floor(vals))
-            reject(frac, col, "not an integer")
-            reject(np.abs(vals) >= _MAX_INT, col, "too large (integers must be below 2**53)")
-        else:
-            reject(vals > MAX_TIME_S, col, f"beyond the horizon of {MAX_TIME_S:g} s "
-                                           "(about 317 years; see fitgpp.validate)")
-        num[col] = vals
 
+def _numbers(raw: pd.Series, col: str, is_te: np.ndarray, spelled: dict[str, np.ndarray],
+             reject: _Rejections) -> np.ndarray:
+    """One numeric column as floats, rejecting what is not a number SPEC allows."""
+    vals = pd.to_numeric(raw, errors="coerce").astype("float64").to_numpy()
+    not_number = np.isnan(vals) & raw.notna().to_numpy()
+    reject(not_number, col, "not a number")
+    reject(_booleans(raw), col, "not a number (true/false)")
+    empty = raw.isna().to_numpy()
+    if col in spelled:
+        reject(spelled[col], col, "NaN is not a value (leave the cell empty for the default)")
+    if col in OPTIONAL:
+        vals = np.where(empty, OPTIONAL_DEFAULTS[col], vals)  # SPEC: empty = the default
+        empty = np.zeros(len(raw), dtype=bool)
+    if col == "grace_period":
+        empty = empty & ~is_te
+        vals = np.where(is_te, 0.0, vals)  # ignored for TE (SPEC); may be empty
+    reject(empty, col, "empty value (NaN)")
+    reject(np.isinf(vals), col, "not finite")
+    if col in INT_COLUMNS:
+        frac = np.isfinite(vals) & (vals != np.floor(vals))
+        reject(frac, col, "not an integer")
+        reject(np.abs(vals) >= _MAX_INT, col, "too large (integers must be below 2**53)")
+    else:
+        reject(vals > MAX_TIME_S, col, f"beyond the horizon of {MAX_TIME_S:g} s "
+                                       "(about 317 years; see fitgpp.validate)")
+    return vals
+
+
+def _check_values(num: dict[str, np.ndarray], reject: _Rejections) -> None:
+    """Signs, ids and demands, each row on its own and against the others."""
     for col in ("submit_time", "gpu", "cpu_milli", "mem_mib", "grace_period"):
         reject(num[col] < 0, col, "negative value")
     reject(num["duration"] <= 0, "duration", "must be > 0")
@@ -261,18 +289,23 @@ def _validate(df, labels, unit, name, cluster, drop_invalid, spelled):
     reject(dup, "job_id", "duplicate id")
     zero = (num["gpu"] == 0) & (num["cpu_milli"] == 0) & (num["mem_mib"] == 0)
     reject(zero, "gpu, cpu_milli, mem_mib", "job demands no resource (all zero)")
-    if cluster is not None:
-        demand = np.stack([np.nan_to_num(num[r]) for r in RESOURCES], axis=1)
-        fitting = cluster.nodes_fitting(demand)
-        reject(fitting == 0, "gpu, cpu_milli, mem_mib",
-               f"demand fits no node of the cluster ({cluster.describe()})")
-        if "tasks" in num:
-            tasks = np.nan_to_num(num["tasks"], nan=1.0)
-            reject(fitting < tasks, "tasks, gpu, cpu_milli, mem_mib",
-                   f"a gang needs one node per task, but its per-task demand fits fewer nodes"
-                   f" than it has tasks ({cluster.describe()})")
 
-    keep = ~bad
+
+def _check_fit(num: dict[str, np.ndarray], cluster, reject: _Rejections) -> None:
+    """Every job (every task of a gang, each on its own node) fits the cluster."""
+    demand = np.stack([np.nan_to_num(num[r]) for r in RESOURCES], axis=1)
+    fitting = cluster.nodes_fitting(demand)
+    reject(fitting == 0, "gpu, cpu_milli, mem_mib",
+           f"demand fits no node of the cluster ({cluster.describe()})")
+    if "tasks" in num:
+        tasks = np.nan_to_num(num["tasks"], nan=1.0)
+        reject(fitting < tasks, "tasks, gpu, cpu_milli, mem_mib",
+               f"a gang needs one node per task, but its per-task demand fits fewer nodes"
+               f" than it has tasks ({cluster.describe()})")
+
+
+def _valid_rows(df, cls, num, present, keep) -> pd.DataFrame:
+    """The kept rows, typed, SPEC columns first then the optional ones then the extras."""
     out = df.loc[keep].copy()
     for col in [*COLUMNS, *present]:
         if col == "cls":
@@ -283,14 +316,7 @@ def _validate(df, labels, unit, name, cluster, drop_invalid, spelled):
             out[col] = num[col][keep]
     out = out[list(COLUMNS) + present + [c for c in df.columns
                                          if c not in COLUMNS and c not in OPTIONAL]]
-    out = out.reset_index(drop=True)
-    dropped = None
-    if drop_invalid:
-        dropped = df.loc[bad].copy()
-        dropped.insert(0, unit, labels[bad])
-        dropped["reason"] = reasons[bad]
-        dropped = dropped.reset_index(drop=True)
-    return out, dropped
+    return out.reset_index(drop=True)
 
 
 def _one_line(exc: Exception) -> str:

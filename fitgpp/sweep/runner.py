@@ -65,22 +65,7 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     A script that starts a LocalCluster must guard its entry point with
     ``if __name__ == "__main__":`` (workers are spawned processes).
     """
-    if isinstance(exp, (str, os.PathLike)):
-        from .config import load_experiment
-        exp = load_experiment(exp)
-    if not isinstance(exp, Experiment):
-        raise SweepError(f"run_sweep needs an Experiment, got {type(exp).__name__}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or not 0 <= workers <= MAX_WORKERS):
-        raise SweepError(f"workers must be an integer in [0, {MAX_WORKERS}], got {workers!r}"
-                         [:300])
-    local = serial or workers == 0
-    if scheduler and workers is not None:
-        raise SweepError("give either workers (a local cluster, or 0 for in-process) or a "
-                         f"scheduler address, not both (got workers={workers}, "
-                         f"scheduler={scheduler!r})")
-    if not local:
-        scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None
+    exp, local, scheduler = _checked_request(exp, workers, scheduler, serial)
     t0 = time.perf_counter()
     store = None if cache is False else CellCache(None if cache is True else cache)
     source = resolve_source(exp)
@@ -113,6 +98,28 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
         stats.update(cells=len(cells), unique=n_unique, cached=n_cached,
                      computed=n_unique - n_cached, seconds=time.perf_counter() - t0)
     return ds
+
+
+def _checked_request(exp, workers, scheduler, serial) -> tuple[Experiment, bool, str | None]:
+    """The Experiment (read from its TOML file if a path is given), whether to compute in
+    this process, and the scheduler address (``$FITGPP_SCHEDULER`` by default) otherwise."""
+    if isinstance(exp, (str, os.PathLike)):
+        from .config import load_experiment
+        exp = load_experiment(exp)
+    if not isinstance(exp, Experiment):
+        raise SweepError(f"run_sweep needs an Experiment, got {type(exp).__name__}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or not 0 <= workers <= MAX_WORKERS):
+        raise SweepError(f"workers must be an integer in [0, {MAX_WORKERS}], got {workers!r}"
+                         [:300])
+    local = serial or workers == 0
+    if scheduler and workers is not None:
+        raise SweepError("give either workers (a local cluster, or 0 for in-process) or a "
+                         f"scheduler address, not both (got workers={workers}, "
+                         f"scheduler={scheduler!r})")
+    if not local:
+        scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None
+    return exp, local, scheduler
 
 
 def _lookup(store, keys, cells, source=None) -> tuple[dict[str, dict], dict[str, Cell]]:

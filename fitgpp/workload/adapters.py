@@ -40,7 +40,6 @@ import hashlib
 import io
 import lzma
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -48,50 +47,12 @@ import numpy as np
 import pandas as pd
 
 from ..cluster import DEFAULT_CLUSTER, Cluster
-from ..errors import FitgppError
 from ..trace import TraceError, _record_lines, read_trace
 from ..validate import MAX_SEED, MAX_TIME_S, check_int, check_number, read_regular
+from .adapter_report import AdapterError, AdapterReport, _at_lines, _Filter, _nothing_left, _whole
 from .model import DEFAULT_GRACE, models_dir
 
 FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
-
-
-class AdapterError(FitgppError):
-    """A trace file cannot be adapted (missing file or column, bad option)."""
-
-
-@dataclass
-class AdapterReport:
-    """What an adapter read, kept, dropped (reason -> count) and changed (notes); ``split``
-    counts the multi-node jobs by how their GPUs were split into tasks
-    (``"20 GPUs -> 3 tasks x 7 GPUs"`` -> jobs)."""
-
-    format: str
-    path: str
-    sha256: str
-    rows_in: int
-    rows_out: int = 0
-    dropped: dict = field(default_factory=dict)
-    notes: list = field(default_factory=list)
-    options: dict = field(default_factory=dict)
-    gangs: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        out = {"format": self.format, "path": self.path, "sha256": self.sha256,
-               "rows_in": self.rows_in, "rows_out": self.rows_out,
-               "dropped": dict(self.dropped), "notes": list(self.notes),
-               "options": dict(self.options)}
-        if self.gangs:  # absent when no job was split, so older reports read the same
-            out["gangs"] = dict(self.gangs)
-        return out
-
-    def __str__(self) -> str:
-        lines = [f"{self.format}: {Path(self.path).name}: read {self.rows_in} rows, "
-                 f"kept {self.rows_out}, dropped {self.rows_in - self.rows_out}"]
-        lines += [f"  dropped {n:>6}  {why}" for why, n in self.dropped.items()]
-        lines += [f"  gang    {n:>6}  {how}" for how, n in self.gangs.items()]
-        lines += [f"  note: {s}" for s in self.notes]
-        return "\n".join(lines)
 
 
 #: first bytes of a compressed file -> (name, reader over a file object)
@@ -145,28 +106,6 @@ def _read(path, columns, fmt) -> tuple[pd.DataFrame, str, str]:
     return df, str(p.resolve()), hashlib.sha256(data).hexdigest()
 
 
-class _Filter:
-    """Drops rows step by step, remembering each row's reason and the counts."""
-
-    def __init__(self, df: pd.DataFrame, report: AdapterReport):
-        self.df, self.report = df, report
-        self.keep = np.ones(len(df), dtype=bool)
-        self.reason = np.full(len(df), "", dtype=object)
-
-    def drop(self, mask, why: str) -> None:
-        mask = np.asarray(mask, dtype=bool) & self.keep
-        if mask.any():
-            self.keep &= ~mask
-            self.reason[mask] = why
-            self.report.dropped[why] = int(mask.sum())
-
-    def dropped(self) -> pd.DataFrame:
-        out = self.df.loc[~self.keep].copy()
-        out.insert(0, "row", np.flatnonzero(~self.keep))
-        out["reason"] = self.reason[~self.keep]
-        return out.reset_index(drop=True)
-
-
 def _check_options(seed, split, max_gpu, grace_period) -> None:
     check_int(seed, "seed", 0, MAX_SEED, AdapterError)
     check_number(split, "split (seconds)", 0, MAX_TIME_S, lo_open=True, error=AdapterError)
@@ -174,25 +113,6 @@ def _check_options(seed, split, max_gpu, grace_period) -> None:
         check_int(max_gpu, "max_gpu", 0, 2**31 - 1, AdapterError)
     if grace_period is not None:
         check_number(grace_period, "grace_period (seconds)", 0, MAX_TIME_S, error=AdapterError)
-
-
-def _whole(df: pd.DataFrame, column: str, path) -> pd.Series:
-    """``column`` as numbers; a fractional value is refused, naming the file and its lines
-    (casting would truncate it silently)."""
-    v = pd.to_numeric(df[column], errors="coerce")
-    frac = (v.notna() & (v != np.floor(v))).to_numpy()
-    if frac.any():
-        lines = df.attrs["lines"][frac]
-        shown = ", ".join(str(n) for n in lines[:5]) + (" and more" if len(lines) > 5 else "")
-        raise AdapterError(f"{path}: line{'s' if len(lines) > 1 else ''} {shown}, column "
-                           f"'{column}': not a whole number ({float(v[frac].iloc[0]):g})")
-    return v
-
-
-def _nothing_left(flt, path) -> None:
-    if not flt.keep.any():
-        why = "; ".join(f"{n} {w}" for w, n in flt.report.dropped.items())
-        raise AdapterError(f"{path}: no row is left to adapt (dropped: {why})")
 
 
 def _grace(cls: np.ndarray, grace_period, rng) -> np.ndarray:
@@ -261,14 +181,74 @@ def _finish(df_out, flt, report, fmt, path, sha, options, mapping, name, extra=N
         if not exc.rows:
             raise AdapterError(f"{path}: adapted trace: {exc.problem}") from None
         lines = flt.df.attrs["lines"][df_out["job_id"].to_numpy()[exc.rows]]
-        shown = ", ".join(str(n) for n in lines[:5]) + (" and more" if len(lines) > 5 else "")
-        raise AdapterError(f"{path}: line{'s' if len(lines) > 1 else ''} {shown}: adapted "
+        raise AdapterError(f"{_at_lines(path, lines)}: adapted "
                            f"column '{exc.column}': {exc.problem}") from None
     return type(tr)(jobs=tr.jobs, source=src, dropped=flt.dropped()), report
 
 
+def _start(path, columns, fmt, options) -> tuple:
+    """The source file read, the report of its adaptation and the filter of its rows."""
+    df, rpath, sha = _read(path, columns, fmt)
+    rep = AdapterReport(fmt, rpath, sha, len(df), options=options)
+    return df, rpath, sha, rep, _Filter(df, rep)
+
+
+def _grace_and_seed(grace_period, seed) -> dict:
+    """The options every adapter records last: how BE grace periods are set, and the seed."""
+    return {"grace_period": grace_period if grace_period is not None else "DEFAULT_GRACE",
+            "seed": seed}
+
+
+def _streams(seed) -> tuple:
+    """Independent generators for the grace periods, TE run times and BE run times."""
+    rng_g, rng_te, rng_be = (np.random.default_rng(s)
+                             for s in np.random.SeedSequence(seed).spawn(3))
+    return rng_g, rng_te, rng_be
+
+
+def _durations(cls, observed, runtimes, philly_runtime, path, split, rngs, rep) -> tuple:
+    """The run times of the kept rows, observed or re-drawn from Philly, and what the
+    trace's source records about them."""
+    if runtimes == "observed":
+        return observed, {}
+    ppath = philly_runtime or philly_runtime_path(path)
+    dur, info = _redraw(cls, ppath, split, rngs, rep)
+    return dur, {"philly_runtime": info}
+
+
+def _mapping(cls, submit_time, duration, runtimes, grace_period, **resources) -> dict:
+    """Where each SPEC column comes from (``duration``: the observed one's source)."""
+    return {"cls": cls, "submit_time": submit_time,
+            "duration": (duration if runtimes == "observed"
+                         else "re-drawn from philly_runtime.csv by class (split_s)"),
+            **resources,
+            "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
+                                      else f"fixed {grace_period} s"),
+            "job_id": "0-based row of the source file"}
+
+
+def _trace_name(base: str, runtimes: str) -> str:
+    """The trace's name: ``base``, marked when its run times are re-drawn from Philly."""
+    return base + ("-philly-runtimes" if runtimes == "philly" else "")
+
+
 ALIBABA_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "qos",
                    "pod_phase", "creation_time", "deletion_time", "scheduled_time")
+
+
+def _alibaba_gpus(df, flt, cpu_only, sharing, max_gpu, rpath) -> tuple:
+    """``num_gpu`` (the pods it rules out dropped, per the options) and which pods share
+    a GPU (``gpu_milli < 1000``)."""
+    ngpu = _whole(df, "num_gpu", rpath)
+    flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
+    if cpu_only == "drop":
+        flt.drop(ngpu == 0, "CPU-only pod, num_gpu == 0 (cpu_only='drop')")
+    shared = (ngpu == 1) & (pd.to_numeric(df["gpu_milli"], errors="coerce") < 1000)
+    if sharing == "drop":
+        flt.drop(shared, "GPU-sharing pod, gpu_milli < 1000 (sharing='drop')")
+    if max_gpu is not None:
+        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (a job runs on one node)")
+    return ngpu, shared
 
 
 def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
@@ -294,27 +274,16 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     _choice("cpu_only", cpu_only, ("drop", "keep"))
     _choice("runtimes", runtimes, ("observed", "philly"))
     _check_options(seed, split, max_gpu, grace_period)
-    df, rpath, sha = _read(path, ALIBABA_COLUMNS, fmt)
     options = {"other_qos": other_qos, "sharing": sharing, "cpu_only": cpu_only,
                "runtimes": runtimes, "split_s": split, "max_gpu": max_gpu,
-               "grace_period": grace_period if grace_period is not None else "DEFAULT_GRACE",
-               "seed": seed}
-    rep = AdapterReport(fmt, rpath, sha, len(df), options=options)
-    flt = _Filter(df, rep)
+               **_grace_and_seed(grace_period, seed)}
+    df, rpath, sha, rep, flt = _start(path, ALIBABA_COLUMNS, fmt, options)
     qos = df["qos"].astype(str)
     flt.drop(~qos.isin(["LS", "BE", "Burstable", "Guaranteed"]), "unknown qos value")
     if other_qos == "drop":
         flt.drop(qos.isin(["Burstable", "Guaranteed"]),
                  "qos Burstable or Guaranteed (other_qos='drop')")
-    ngpu = _whole(df, "num_gpu", rpath)
-    flt.drop(ngpu.isna() | (ngpu < 0), "num_gpu missing or negative")
-    if cpu_only == "drop":
-        flt.drop(ngpu == 0, "CPU-only pod, num_gpu == 0 (cpu_only='drop')")
-    shared = (ngpu == 1) & (pd.to_numeric(df["gpu_milli"], errors="coerce") < 1000)
-    if sharing == "drop":
-        flt.drop(shared, "GPU-sharing pod, gpu_milli < 1000 (sharing='drop')")
-    if max_gpu is not None:
-        flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (a job runs on one node)")
+    ngpu, shared = _alibaba_gpus(df, flt, cpu_only, sharing, max_gpu, rpath)
     created = pd.to_numeric(df["creation_time"], errors="coerce").to_numpy(float)
     flt.drop(~np.isfinite(created) | (created < 0), "creation_time missing or negative")
     sched = pd.to_numeric(df["scheduled_time"], errors="coerce").to_numpy(float)
@@ -329,32 +298,23 @@ def from_alibaba_v2023(path, *, other_qos: Literal["drop", "TE", "BE"] = "drop",
     _nothing_left(flt, rpath)
     k = flt.keep
     cls = np.where(qos[k] == "LS", "TE", np.where(qos[k] == "BE", "BE", other_qos))
-    rng_g, rng_te, rng_be = (np.random.default_rng(s)
-                             for s in np.random.SeedSequence(seed).spawn(3))
-    extra = {}
+    rng_g, rng_te, rng_be = _streams(seed)
+    dur, extra = _durations(cls, observed[k], runtimes, philly_runtime, path, split,
+                            (rng_te, rng_be), rep)
     if runtimes == "observed":
-        dur = observed[k]
         cens = int((deleted[k] >= np.nanmax(deleted)).sum())
         rep.notes.append(f"{cens} kept pods still exist at the trace end (deletion_time = "
                          "its maximum): their run time is a lower bound (censored)")
-    else:
-        ppath = philly_runtime or philly_runtime_path(path)
-        dur, extra["philly_runtime"] = _redraw(cls, ppath, split, (rng_te, rng_be), rep)
     out = pd.DataFrame({
         "job_id": np.flatnonzero(k), "cls": cls, "submit_time": created[k],
         "duration": dur, "gpu": ngpu[k].astype(np.int64).to_numpy(),
         "cpu_milli": df["cpu_milli"][k].to_numpy(), "mem_mib": df["memory_mib"][k].to_numpy(),
         "grace_period": _grace(cls, grace_period, rng_g)})
-    mapping = {"cls": "qos LS -> TE, BE -> BE, Burstable/Guaranteed -> other_qos",
-               "submit_time": "creation_time [s]",
-               "duration": ("deletion_time - scheduled_time [s]" if runtimes == "observed"
-                            else "re-drawn from philly_runtime.csv by class (split_s)"),
-               "gpu": "num_gpu (GPU-sharing pods: per sharing)",
-               "cpu_milli": "cpu_milli", "mem_mib": "memory_mib",
-               "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
-                                         else f"fixed {grace_period} s"),
-               "job_id": "0-based row of the source file"}
-    name = "alibaba-gpu-v2023" + ("-philly-runtimes" if runtimes == "philly" else "")
+    mapping = _mapping("qos LS -> TE, BE -> BE, Burstable/Guaranteed -> other_qos",
+                       "creation_time [s]", "deletion_time - scheduled_time [s]", runtimes,
+                       grace_period, gpu="num_gpu (GPU-sharing pods: per sharing)",
+                       cpu_milli="cpu_milli", mem_mib="memory_mib")
+    name = _trace_name("alibaba-gpu-v2023", runtimes)
     return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
 
 
@@ -390,6 +350,47 @@ def _gang_counts(g, tasks, per) -> dict:
     return out
 
 
+def _chronus_cluster(cluster) -> tuple[Cluster, int]:
+    """The cluster (default DEFAULT_CLUSTER) and the GPUs of its largest node."""
+    cluster = DEFAULT_CLUSTER if cluster is None else cluster
+    if not isinstance(cluster, Cluster):
+        raise AdapterError(f"cluster must be a fitgpp.Cluster or None, got {cluster!r}")
+    node_gpus = int(cluster.capacity[:, 0].max())
+    if node_gpus < 1:
+        raise AdapterError(f"cluster ({cluster.describe()}) has no GPUs: Chronus jobs need them")
+    return cluster, node_gpus
+
+
+def _gangs(ngpu, cluster, node_gpus, cpu_per_gpu_milli, mem_per_gpu_mib) -> tuple:
+    """Every row's GPUs, its tasks, the GPUs of each task, and how many nodes of
+    ``cluster`` hold one of its tasks."""
+    g_all = ngpu.fillna(0).clip(lower=0).astype(np.int64).to_numpy()
+    tasks_all, per_all = split_gpus(g_all, node_gpus)
+    dem = np.stack([per_all, per_all * int(cpu_per_gpu_milli),
+                    per_all * int(mem_per_gpu_mib)], axis=1)
+    caps = cluster.capacity
+    n_fit = (dem[:, None, :] <= caps[None, :, :]).all(axis=2).sum(axis=1)
+    return g_all, tasks_all, per_all, n_fit
+
+
+def _note_gangs(rep: AdapterReport, gpus, tasks, per, node_gpus: int) -> None:
+    """Count the jobs split into gangs in ``rep``, and note the GPUs rounding added."""
+    rep.gangs = _gang_counts(gpus, tasks, per)
+    if rep.gangs:
+        n_gang = int((tasks > 1).sum())
+        added = int((tasks * per - gpus).sum())
+        rep.notes.append(
+            f"{n_gang} jobs of more than {node_gpus} GPUs (a node) kept as gangs of "
+            f"ceil(gpus / {node_gpus}) tasks of ceil(gpus / tasks) GPUs"
+            + (f"; rounding up added {added} GPU(s) in all" if added else ""))
+
+
+def _chronus_stem(path) -> str:
+    """``mix1`` for ``trace_job_Philly_MIX1.csv`` (plain or compressed)."""
+    stem = Path(Path(path).name.removesuffix(".gz").removesuffix(".xz").removesuffix(".bz2")).stem
+    return stem.replace("trace_job_Philly_", "").lower()
+
+
 def from_philly_chronus(path, *, time_unit: float = 60.0,
                         runtimes: Literal["observed", "philly"] = "observed",
                         philly_runtime=None, split: float = 3600.0, max_gpu: int | None = None,
@@ -415,21 +416,12 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     if not (isinstance(time_unit, (int, float)) and time_unit > 0):
         raise AdapterError(f"time_unit must be a number of seconds > 0, got {time_unit!r}")
     _check_options(seed, split, max_gpu, grace_period)
-    cluster = DEFAULT_CLUSTER if cluster is None else cluster
-    if not isinstance(cluster, Cluster):
-        raise AdapterError(f"cluster must be a fitgpp.Cluster or None, got {cluster!r}")
-    caps = cluster.capacity
-    node_gpus = int(caps[:, 0].max())
-    if node_gpus < 1:
-        raise AdapterError(f"cluster ({cluster.describe()}) has no GPUs: Chronus jobs need them")
-    df, rpath, sha = _read(path, CHRONUS_COLUMNS, fmt)
+    cluster, node_gpus = _chronus_cluster(cluster)
     options = {"time_unit_s": time_unit, "runtimes": runtimes, "split_s": split,
                "max_gpu": max_gpu, "cluster": cluster.to_dict(),
                "cpu_per_gpu_milli": cpu_per_gpu_milli, "mem_per_gpu_mib": mem_per_gpu_mib,
-               "grace_period": grace_period if grace_period is not None else "DEFAULT_GRACE",
-               "seed": seed}
-    rep = AdapterReport(fmt, rpath, sha, len(df), options=options)
-    flt = _Filter(df, rep)
+               **_grace_and_seed(grace_period, seed)}
+    df, rpath, sha, rep, flt = _start(path, CHRONUS_COLUMNS, fmt, options)
     jt = df["job_type"].astype(str).str.strip()
     be_flag = pd.to_numeric(df["best_effort"], errors="coerce")
     flt.drop(~jt.isin(["best", "strict", "soft"]), "unknown job_type")
@@ -439,11 +431,8 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     flt.drop(ngpu == 0, "num_gpu == 0: no GPU, and the file records no CPU or memory")
     if max_gpu is not None:
         flt.drop(ngpu > max_gpu, f"more than max_gpu={max_gpu} GPUs (max_gpu option)")
-    g_all = ngpu.fillna(0).clip(lower=0).astype(np.int64).to_numpy()
-    tasks_all, per_all = split_gpus(g_all, node_gpus)
-    dem = np.stack([per_all, per_all * int(cpu_per_gpu_milli),
-                    per_all * int(mem_per_gpu_mib)], axis=1)
-    n_fit = (dem[:, None, :] <= caps[None, :, :]).all(axis=2).sum(axis=1)
+    g_all, tasks_all, per_all, n_fit = _gangs(ngpu, cluster, node_gpus, cpu_per_gpu_milli,
+                                              mem_per_gpu_mib)
     flt.drop(n_fit < tasks_all, f"does not fit the cluster ({cluster.describe()}): its "
                                 "tasks fit on fewer nodes than it has tasks")
     sub = pd.to_numeric(df["submit_time"], errors="coerce").to_numpy(float) * time_unit
@@ -454,41 +443,21 @@ def from_philly_chronus(path, *, time_unit: float = 60.0,
     _nothing_left(flt, rpath)
     k = flt.keep
     cls = np.where(jt[k] == "best", "BE", "TE")
-    rng_g, rng_te, rng_be = (np.random.default_rng(s)
-                             for s in np.random.SeedSequence(seed).spawn(3))
-    extra = {}
-    if runtimes == "observed":
-        dur = dur0[k]
-    else:
-        ppath = philly_runtime or philly_runtime_path(path)
-        dur, extra["philly_runtime"] = _redraw(cls, ppath, split, (rng_te, rng_be), rep)
+    rng_g, rng_te, rng_be = _streams(seed)
+    dur, extra = _durations(cls, dur0[k], runtimes, philly_runtime, path, split,
+                            (rng_te, rng_be), rep)
     tasks, g = tasks_all[k], per_all[k]
-    rep.gangs = _gang_counts(g_all[k], tasks, g)
-    if rep.gangs:
-        n_gang = int((tasks > 1).sum())
-        added = int((tasks * g - g_all[k]).sum())
-        rep.notes.append(
-            f"{n_gang} jobs of more than {node_gpus} GPUs (a node) kept as gangs of "
-            f"ceil(gpus / {node_gpus}) tasks of ceil(gpus / tasks) GPUs"
-            + (f"; rounding up added {added} GPU(s) in all" if added else ""))
+    _note_gangs(rep, g_all[k], tasks, g, node_gpus)
     out = pd.DataFrame({
         "job_id": np.flatnonzero(k), "cls": cls, "submit_time": sub[k], "duration": dur,
         "gpu": g, "cpu_milli": g * int(cpu_per_gpu_milli), "mem_mib": g * int(mem_per_gpu_mib),
         "grace_period": _grace(cls, grace_period, rng_g), "tasks": tasks})
-    mapping = {"cls": "job_type best -> BE, strict/soft -> TE",
-               "submit_time": f"submit_time x {time_unit:g} s (minutes)",
-               "duration": (f"duration x {time_unit:g} s" if runtimes == "observed"
-                            else "re-drawn from philly_runtime.csv by class (split_s)"),
-               "gpu": "per task: ceil(num_gpu / tasks)",
-               "tasks": f"ceil(num_gpu / {node_gpus}) (GPUs of the largest node)",
-               "cpu_milli": f"gpu x {cpu_per_gpu_milli}",
-               "mem_mib": f"gpu x {mem_per_gpu_mib}",
-               "grace_period": "BE: " + ("drawn from DEFAULT_GRACE" if grace_period is None
-                                         else f"fixed {grace_period} s"),
-               "job_id": "0-based row of the source file"}
-    stem = Path(Path(path).name.removesuffix(".gz").removesuffix(".xz").removesuffix(".bz2")).stem
-    stem = stem.replace("trace_job_Philly_", "").lower()
-    name = f"philly-chronus-{stem}" + ("-philly-runtimes" if runtimes == "philly" else "")
+    mapping = _mapping("job_type best -> BE, strict/soft -> TE",
+                       f"submit_time x {time_unit:g} s (minutes)", f"duration x {time_unit:g} s",
+                       runtimes, grace_period, gpu="per task: ceil(num_gpu / tasks)",
+                       tasks=f"ceil(num_gpu / {node_gpus}) (GPUs of the largest node)",
+                       cpu_milli=f"gpu x {cpu_per_gpu_milli}", mem_mib=f"gpu x {mem_per_gpu_mib}")
+    name = _trace_name(f"philly-chronus-{_chronus_stem(path)}", runtimes)
     return _finish(out, flt, rep, fmt, rpath, sha, options, mapping, name, extra)
 
 

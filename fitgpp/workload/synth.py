@@ -192,28 +192,8 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     validated :class:`~fitgpp.Trace` whose ``source`` is the full recipe.
     """
     m: WorkloadModel = load_model(model)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
-        raise SynthesisError(f"n_jobs must be a positive integer, got {n_jobs!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise SynthesisError(f"seed must be an integer >= 0, got {seed!r}")
-    if load is not None:
-        if cluster is None:
-            raise SynthesisError("load needs a cluster: the offered load is a fraction of "
-                                 "the cluster's GPUs (pass cluster=...)")
-        if not (isinstance(load, numbers.Real) and math.isfinite(load) and load > 0):
-            raise SynthesisError(f"load must be a number > 0, got {load!r}")
-        if cluster.total_gpus == 0:
-            raise SynthesisError("load is a fraction of the cluster's GPUs, but it has none")
-    share = m.te_share if te_fraction is None else te_fraction
-    if not (isinstance(share, numbers.Real) and not isinstance(share, bool) and 0.0 <= share <= 1.0):
-        raise SynthesisError(f"te_fraction must be in [0, 1], got {te_fraction!r}")
-    gscale = 1.0 if grace_scale is None else grace_scale
-    if not (isinstance(gscale, numbers.Real) and math.isfinite(gscale) and gscale >= 0):
-        raise SynthesisError(f"grace_scale must be a number >= 0, got {grace_scale!r}")
-    share, gscale = float(share), float(gscale)
-    load = None if load is None else float(load)
-    if on_unfit not in ("error", "restrict"):
-        raise SynthesisError(f"on_unfit must be 'error' or 'restrict', got {on_unfit!r}")
+    share, gscale, load = _checked_args(m, n_jobs, seed, load, cluster, te_fraction,
+                                        grace_scale, on_unfit)
     gfrac, gtasks, ro_med, ro_sig = _gang_args(gang_fraction, gang_tasks, restart_overhead,
                                                restart_sigma)
     gmax = GANG_TASKS if gtasks is None else gtasks
@@ -223,42 +203,8 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     n = int(n_jobs)
     is_te = rngs["class"].random(n) < share
     cls = np.where(is_te, "TE", "BE")
-    duration = np.empty(n)
-    gpu = np.empty(n, dtype=np.int64)
-    cpu = np.empty(n, dtype=np.int64)
-    mem = np.empty(n, dtype=np.int64)
-    grace = np.full(n, np.nan)
-    tasks = np.ones(n, dtype=np.int64)
-    restricted = {}
-    for c in CLASSES:
-        cm = m.classes[c]
-        mask = cls == c
-        k = int(mask.sum())
-        rows, removed = _demand_table(cm, cluster, on_unfit, c)
-        if removed:
-            restricted[c] = removed
-        # Every stream draws n values, so the k-th job of a class gets the same values
-        # whatever te_fraction is.
-        duration[mask] = cm.run_time.rvs(n, rngs[f"run_time_{c}"])[:k]
-        gvals = np.array(sorted({r[0] for r in rows}), dtype=np.int64)
-        gprob = np.array([sum(r[3] for r in rows if r[0] == g) for g in gvals])
-        gdraw = Categorical(tuple(gvals), tuple(gprob / gprob.sum())).rvs(
-            n, rngs[f"gpu_{c}"])[:k]
-        gpu[mask] = gdraw
-        u = rngs[f"cpu_mem_{c}"].random(n)[:k]
-        cpu_c, mem_c = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
-        for g in gvals:
-            sel = gdraw == g
-            pairs = [r for r in rows if r[0] == g]
-            idx = _pick(np.array([r[3] for r in pairs]), u[sel])
-            cpu_c[sel] = np.array([r[1] for r in pairs])[idx]
-            mem_c[sel] = np.array([r[2] for r in pairs])[idx]
-        cpu[mask], mem[mask] = cpu_c, mem_c
-        _check_gangs(c, rows, _most_tasks(cm, c, gfrac, gmax), cluster)
-        tasks[mask] = _draw_tasks(cm, c, gdraw, rngs[f"tasks_{c}"].random((n, 2))[:k],
-                                  gfrac, gmax)
-        if c == "BE":
-            grace[mask] = cm.grace_period.rvs(n, rngs["grace_period"])[:k] * gscale
+    duration, gpu, cpu, mem, grace, tasks, restricted = _draw_classes(
+        m, cls, rngs, cluster, on_unfit, gfrac, gmax, gscale)
 
     duration = np.maximum(np.round(duration, 3), 0.001)
     grace = np.round(grace, 3)
@@ -284,8 +230,96 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
         df["tasks"] = tasks
     if (reload > 0).any():
         df["restart_overhead"] = reload
+    source = _recipe(m, n, seed, load, te_fraction, grace_scale, cluster, on_unfit, restricted,
+                     rate, offered)
+    knobs = {"gang_fraction": gfrac, "gang_tasks": gtasks, "restart_overhead": ro_med,
+             "restart_sigma": ro_sig}
+    source.update({k: v for k, v in knobs.items() if v is not None})  # older recipes unchanged
+    return read_trace(df, cluster=cluster, source=source)
+
+
+def _checked_args(m, n_jobs, seed, load, cluster, te_fraction, grace_scale, on_unfit) -> tuple:
+    """``(TE share, grace scale, load)`` as floats, once every argument is checked."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise SynthesisError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SynthesisError(f"seed must be an integer >= 0, got {seed!r}")
+    if load is not None:
+        if cluster is None:
+            raise SynthesisError("load needs a cluster: the offered load is a fraction of "
+                                 "the cluster's GPUs (pass cluster=...)")
+        if not (isinstance(load, numbers.Real) and math.isfinite(load) and load > 0):
+            raise SynthesisError(f"load must be a number > 0, got {load!r}")
+        if cluster.total_gpus == 0:
+            raise SynthesisError("load is a fraction of the cluster's GPUs, but it has none")
+    share = m.te_share if te_fraction is None else te_fraction
+    if not (isinstance(share, numbers.Real) and not isinstance(share, bool) and 0.0 <= share <= 1.0):
+        raise SynthesisError(f"te_fraction must be in [0, 1], got {te_fraction!r}")
+    gscale = 1.0 if grace_scale is None else grace_scale
+    if not (isinstance(gscale, numbers.Real) and math.isfinite(gscale) and gscale >= 0):
+        raise SynthesisError(f"grace_scale must be a number >= 0, got {grace_scale!r}")
+    share, gscale = float(share), float(gscale)
+    load = None if load is None else float(load)
+    if on_unfit not in ("error", "restrict"):
+        raise SynthesisError(f"on_unfit must be 'error' or 'restrict', got {on_unfit!r}")
+    return share, gscale, load
+
+
+def _draw_classes(m, cls, rngs, cluster, on_unfit, gfrac, gmax, gscale) -> tuple:
+    """Run time, demands, tasks and grace period of every job, each class from its model;
+    and, per class, the demands ``on_unfit="restrict"`` removed."""
+    n = len(cls)
+    duration = np.empty(n)
+    gpu = np.empty(n, dtype=np.int64)
+    cpu = np.empty(n, dtype=np.int64)
+    mem = np.empty(n, dtype=np.int64)
+    grace = np.full(n, np.nan)
+    tasks = np.ones(n, dtype=np.int64)
+    restricted = {}
+    for c in CLASSES:
+        cm = m.classes[c]
+        mask = cls == c
+        k = int(mask.sum())
+        rows, removed = _demand_table(cm, cluster, on_unfit, c)
+        if removed:
+            restricted[c] = removed
+        # Every stream draws n values, so the k-th job of a class gets the same values
+        # whatever te_fraction is.
+        duration[mask] = cm.run_time.rvs(n, rngs[f"run_time_{c}"])[:k]
+        gvals = np.array(sorted({r[0] for r in rows}), dtype=np.int64)
+        gprob = np.array([sum(r[3] for r in rows if r[0] == g) for g in gvals])
+        gdraw = Categorical(tuple(gvals), tuple(gprob / gprob.sum())).rvs(
+            n, rngs[f"gpu_{c}"])[:k]
+        gpu[mask] = gdraw
+        cpu[mask], mem[mask] = _draw_cpu_mem(rows, gvals, gdraw,
+                                             rngs[f"cpu_mem_{c}"].random(n)[:k])
+        _check_gangs(c, rows, _most_tasks(cm, c, gfrac, gmax), cluster)
+        tasks[mask] = _draw_tasks(cm, c, gdraw, rngs[f"tasks_{c}"].random((n, 2))[:k],
+                                  gfrac, gmax)
+        if c == "BE":
+            grace[mask] = cm.grace_period.rvs(n, rngs["grace_period"])[:k] * gscale
+    return duration, gpu, cpu, mem, grace, tasks, restricted
+
+
+def _draw_cpu_mem(rows, gvals, gdraw, u) -> tuple[np.ndarray, np.ndarray]:
+    """CPU and memory of jobs drawn with ``gdraw`` GPUs: a (cpu, mem) pair of the demand
+    table ``rows`` for that GPU count, picked by the uniforms ``u``."""
+    k = len(gdraw)
+    cpu_c, mem_c = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+    for g in gvals:
+        sel = gdraw == g
+        pairs = [r for r in rows if r[0] == g]
+        idx = _pick(np.array([r[3] for r in pairs]), u[sel])
+        cpu_c[sel] = np.array([r[1] for r in pairs])[idx]
+        mem_c[sel] = np.array([r[2] for r in pairs])[idx]
+    return cpu_c, mem_c
+
+
+def _recipe(m, n, seed, load, te_fraction, grace_scale, cluster, on_unfit, restricted, rate,
+            offered) -> dict:
+    """The trace's ``source``: everything :func:`from_recipe` needs to draw it again."""
     model_file, model_file_sha256 = m.file_ref()
-    source = {
+    return {
         "kind": "synthetic",
         "model": m.name,
         "model_sha256": m.sha256(),
@@ -304,10 +338,6 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
         "streams": list(STREAMS),
         "fitgpp_version": __version__,
     }
-    knobs = {"gang_fraction": gfrac, "gang_tasks": gtasks, "restart_overhead": ro_med,
-             "restart_sigma": ro_sig}
-    source.update({k: v for k, v in knobs.items() if v is not None})  # older recipes unchanged
-    return read_trace(df, cluster=cluster, source=source)
 
 
 def _mix_profiles(m: WorkloadModel, share: float):
