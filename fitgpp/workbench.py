@@ -21,6 +21,7 @@ between them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field, replace
 
@@ -33,7 +34,7 @@ from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
 from .metrics import METRICS, paired_change, percent
 from .policies import registry
-from .studies.base import Outcome, Size, Study
+from .studies.base import QUICK, Outcome, Size, Study
 from .tables import interval_text
 
 #: Workload fields of :class:`Values` (the rest are the policy and its parameters).
@@ -44,6 +45,40 @@ KNOBS = ("te_fraction", "grace_scale")
 
 class WorkbenchError(FitgppError):
     """A workbench configuration that cannot run as given."""
+
+
+@dataclass(frozen=True)
+class AdhocStudy(Study):
+    """A study the workbench declares for one configuration. ``restrict``: draw only the
+    demands that fit a node of the cluster (models fitted to big real clusters hold a few
+    that fit no node here); else the workload is drawn as every study draws it, so the
+    cells are the same cells, cached once."""
+
+    restrict: bool = False
+
+    def experiments(self, size: Size = QUICK) -> dict:
+        exps = super().experiments(size)
+        if not self.restrict:
+            return exps
+        return {k: dataclasses.replace(e, workload=dataclasses.replace(
+            e.workload, on_unfit="restrict")) for k, e in exps.items()}
+
+
+_FITS: dict = {}
+
+
+def fits(model: str, cluster: Cluster) -> bool:
+    """Whether every demand of workload model ``model`` fits some node of ``cluster``."""
+    from .workload import load_model, synthesize
+    from .workload.synth import SynthesisError
+    key = (model, cluster.describe())
+    if key not in _FITS:
+        try:
+            synthesize(load_model(model), n_jobs=1, seed=0, cluster=cluster)
+            _FITS[key] = True
+        except SynthesisError:
+            _FITS[key] = False
+    return _FITS[key]
 
 
 @dataclass(frozen=True)
@@ -88,12 +123,14 @@ class Values:
     def workload(self) -> dict:
         return {k: getattr(self, k) for k in WORKLOAD}
 
-    def study(self) -> Study:
+    def study(self, cluster: Cluster = DEFAULT_CLUSTER) -> AdhocStudy:
         """This configuration as a one-policy study (its seeds and size: :meth:`size`)."""
         knobs = {k: (float(getattr(self, k)),) for k in KNOBS if getattr(self, k) is not None}
-        return Study(key="workbench", title="workbench", question="one configuration",
-                     policies={self.name(): {"policy": self.policy, **self.policy_params()}},
-                     knobs=knobs, model=self.model)
+        return AdhocStudy(key="workbench", title="workbench", question="one configuration",
+                          policies={self.name(): {"policy": self.policy,
+                                                  **self.policy_params()}},
+                          knobs=knobs, model=self.model,
+                          restrict=not fits(self.model, cluster))
 
     def size(self, cluster: Cluster = DEFAULT_CLUSTER) -> Size:
         return Size(n_jobs=int(self.n_jobs), seeds=self.seeds(), load=float(self.load),
@@ -152,7 +189,7 @@ def run(v: Values, cluster: Cluster = DEFAULT_CLUSTER, *, cache=None,
     """Run (or read from the sweep cache) configuration ``v`` on every seed. ``memo``:
     ``{key: Outcome}`` kept between calls (a repeated configuration is not even read
     again); ``cache``: as for :meth:`Study.run`."""
-    study, size = v.study(), v.size(cluster)
+    study, size = v.study(cluster), v.size(cluster)
     key = json.dumps([registry.ref(registry.policy_class(v.policy)),
                       registry.digest(registry.resolve(v.policy, **v.policy_params())),
                       v.policy_params(), v.workload(), cluster.describe()], default=str)

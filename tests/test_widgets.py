@@ -158,6 +158,27 @@ def test_a_second_identical_request_simulates_nothing(cache, monkeypatch):
         again.w["s"].value = 3.0     # not cached: the patch can fail (the test can fail)
 
 
+def test_the_workbench_reads_the_cells_a_study_computed(cache, monkeypatch):
+    from fitgpp.studies.base import Size, Study
+    Study("any", "t", "q", policies={"fitgpp": {"s": 3.0, "max_preemptions": 3}},
+          knobs={"te_fraction": (0.3,), "grace_scale": (1.0,)}).run(
+        Size(n_jobs=300, seeds=(0, 1)), cache=cache)
+    monkeypatch.setattr(runner, "compute_cell", lambda *a, **k: pytest.fail("simulated"))
+    cur, _ = wbf.compare(Values(params=(("s", 3.0),), te_fraction=0.3, n_jobs=300, n_seeds=2),
+                         None, cache=cache)
+    assert cur.outcome.stats["cached"] == 2
+
+
+def test_a_model_with_demands_no_node_fits_draws_those_that_fit(cache):
+    assert not wbf.fits("alibaba-gpu-v2023", DEFAULT_CLUSTER) and wbf.fits("paper-default",
+                                                                           DEFAULT_CLUSTER)
+    cur, pin = wbf.compare(Values(model="alibaba-gpu-v2023", n_jobs=300, te_fraction=0.3),
+                           Values(policy="fifo", model="alibaba-gpu-v2023", n_jobs=300,
+                                  te_fraction=0.3), cache=cache)
+    assert json.loads(cur.runs()[0].attrs["workload"])["on_unfit"] == "restrict"
+    assert (cur.label, pin.label) == ("FitGpp s=4", "FIFO")
+
+
 def test_a_redraw_from_the_cache_is_quick(cache):
     wb = Workbench(Values(n_jobs=2000, n_seeds=5), cache=cache)
     for s in (5.5, 4.0):                   # both now in the cache and in memory
