@@ -107,14 +107,10 @@ class Workbench(W.VBox):
     def __init__(self, values: Values = Values(), *, cluster: Cluster = DEFAULT_CLUSTER,
                  out_dir: str | Path = "figures", baseline: bool = True, policies=(),
                  cache=None):
-        from .workload import list_models, load_model
+        from .workload import list_models
         self.cluster, self.baseline_on, self.cache = cluster, baseline, cache
         self._memo: dict = {}
-        if values.te_fraction is None:
-            values = replace(values, te_fraction=round(load_model(values.model).te_share / 0.05)
-                             * 0.05)
-        if isinstance(values.policy, str) and values.policy.lower() in POLICIES:
-            values = replace(values, policy=values.policy.lower())
+        values = wbf.opening(values)
         self.n_jobs = values.n_jobs
         self.w = self._controls(values, policies, sorted(set(list_models()) | {values.model}))
         style, lay = {"description_width": "110px"}, W.Layout(width="330px")
@@ -243,12 +239,11 @@ class Workbench(W.VBox):
         :func:`fitgpp.export.export`, recording both configurations and their labels;
         print the paths."""
         out = Path(out_dir if out_dir is not None else self.out_dir.value).expanduser()
-        config = wbf.export_config(self.cur, self.base, self.cluster)
+        config, defaults = wbf.export_config(self.cur, self.base, self.cluster)
         self.messages.clear_output(wait=True)
         with self.messages:
             try:
-                return _export.export(self.charts, out, config=config,
-                                      defaults=wbf.default_export_config(),
+                return _export.export(self.charts, out, config=config, defaults=defaults,
                                       formats=formats, log=lambda m: print(
                                           m.replace(str(out), str(out.resolve()))))
             except FitgppError as exc:

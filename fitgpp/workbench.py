@@ -298,17 +298,29 @@ def summary_text(cur: Side, pin: Side | None) -> str:
     return "\n".join(lines) + "\n" + numbers(cur, pin).to_string()
 
 
-def export_config(cur: Side, pin: Side | None, cluster: Cluster) -> dict:
-    """What an export records: the current configuration (flat, so file names carry what
-    differs from the defaults), the pinned one, and both labels."""
-    return {**cur.values.record(), "cluster": cluster.describe(),
-            "pinned": None if pin is None else pin.values.record(),
+def export_config(cur: Side, pin: Side | None, cluster: Cluster) -> tuple[dict, dict]:
+    """What an export records, and the defaults its file names are told against: the
+    current configuration (flat: file names carry each value that differs from the
+    workbench as it opens), ``vs``, the pinned one's label (in file names when it is not
+    FIFO), ``pinned``, the pinned configuration complete, and ``labels``, both names as
+    drawn (these two in the files and the manifest, not in file names)."""
+    both = {"pinned": None if pin is None else pin.values.record(),
             "labels": {"current": cur.label, "pinned": None if pin is None else pin.label}}
+    config = {**cur.values.record(), "cluster": cluster.describe(),
+              "vs": None if pin is None else pin.label, **both}
+    first = opening(Values())
+    defaults = {**first.record(), "cluster": DEFAULT_CLUSTER.describe(),
+                "vs": labels(first, replace(first, policy="fifo", params=()))[1], **both}
+    return config, defaults
 
 
-def default_export_config(cluster: Cluster = DEFAULT_CLUSTER) -> dict:
-    """:func:`export_config` of the default configurations (the workbench as it opens)."""
-    cur, pin = Values(), replace(Values(), policy="fifo")
-    a, b = labels(cur, pin)
-    return {**cur.record(), "cluster": cluster.describe(), "pinned": pin.record(),
-            "labels": {"current": a, "pinned": b}}
+def opening(v: Values) -> Values:
+    """``v`` as the workbench opens it: the model's own TE share (to the 0.05 step of its
+    control) when none is given, a registered policy by its lower-case name."""
+    from .policies import POLICIES
+    from .workload import load_model
+    if v.te_fraction is None:
+        v = replace(v, te_fraction=round(round(load_model(v.model).te_share / 0.05) * 0.05, 9))
+    if isinstance(v.policy, str) and v.policy.lower() in POLICIES:
+        v = replace(v, policy=v.policy.lower())
+    return v
