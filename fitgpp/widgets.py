@@ -102,7 +102,7 @@ class Workbench(W.VBox):
     ``baseline``: compare with FIFO on the current workload until something is pinned.
     """
 
-    MEMO = 64     # results kept in memory (a configuration seen again is not even read)
+    MEMO = 16     # results kept in memory (a configuration seen again is not even read)
 
     def __init__(self, values: Values = Values(), *, cluster: Cluster = DEFAULT_CLUSTER,
                  out_dir: str | Path = "figures", baseline: bool = True, policies=(),
