@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 
 import ipywidgets as W
 import numpy as np
 import pytest
 
 from fitgpp import DEFAULT_CLUSTER, simulate
+from fitgpp.policies import FitGpp
 from fitgpp import workbench as wbf
 from fitgpp.export import read_config
 from fitgpp.sweep import runner
@@ -202,3 +204,21 @@ def test_slider_values_are_recorded_without_float_noise(cache):
     wb = Workbench(Values(n_jobs=300), cache=cache)
     wb.w["load"].value = 0.3 + 20 * 0.05       # 1.3000000000000003
     assert json.loads(wb.ds.attrs["workbench"])["load"] == 1.3
+
+
+@dataclass(frozen=True)
+class Patient(FitGpp):
+    """FitGpp with one more field (a researcher's own policy; the field only has to exist)."""
+
+    patience: float = field(default=0.0, metadata={"min": 0.0, "max": 100.0, "step": 10.0})
+
+
+def test_a_users_policy_gets_controls_from_its_fields_and_labels_name_them(cache):
+    wb = Workbench(Values(policy=Patient, n_jobs=300, n_seeds=2), policies=[Patient],
+                   cache=cache)
+    assert isinstance(wb.w["patience"], W.FloatSlider) and not wb.w["patience"].disabled
+    wb.pin()
+    wb.w["patience"].value = 80.0
+    assert (wb.cur.label, wb.base.label) == ("Patient s=4 patience=80", "Patient s=4 patience=0")
+    assert json.loads(wb.ds.attrs["policy_params"])["patience"] == 80.0
+    assert f"change vs {wb.base.label}" in wb.text
