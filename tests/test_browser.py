@@ -4,8 +4,9 @@ In-process widget tests cannot see a chart that does not draw offline, a slider 
 change never reaches the kernel, or an export button that writes nothing. This test
 starts a private JupyterLab on a copy of notebooks/00_quickstart.ipynb, runs every cell
 from the Run menu, checks the widgets and charts are drawn without error text, moves the
-``s`` slider with the keyboard, checks the summary and the chart follow, clicks
-"Export figures" and checks real PNG files appear.
+``s`` slider with the keyboard, checks the summary and the chart follow, pins it as the
+baseline (the summary then compares against it), clicks "Export figures" and checks real
+PNG files appear and the manifest records both configurations.
 
 Needs /usr/bin/chromium (Debian: apt-get install chromium chromium-driver) and the Python
 package playwright (never `playwright install`). Without them the test is skipped saying
@@ -24,6 +25,7 @@ them all.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import struct
@@ -301,10 +303,17 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
           [wb.element_handle(), before_chart])
     _mark(f"s moved {s0:g} -> {s1:g}; summary and chart changed")
     _check_charts(page, console, wb, f"workbench after s {s0:g} -> {s1:g}")
+    # the pinned configuration (FIFO until now) becomes the current one: the summary compares
+    # against it and its utilization chart (beside the current one's) is redrawn
+    pinned_before = wb.evaluate(CHART_PRINT_JS)
     wb.locator("button", has_text="Pin as baseline").click()
-    _wait(page, console, "the pinned chart to appear",
-          "el => el.querySelectorAll('.vega-embed').length > " + str(len(before_chart)),
-          wb.element_handle())
+    _wait(page, console, f"the summary to compare against the pinned s={s1:g}",
+          "([el, want]) => el.innerText.includes(want)",
+          [summary.element_handle(), f"change vs FitGpp s={s1:g}"])
+    _wait(page, console, "the pinned charts to be redrawn",
+          f"([el, before]) => {{ const now = ({CHART_PRINT_JS})(el);"
+          " return now.length === before.length && now.some((x, i) => x !== before[i]); }",
+          [wb.element_handle(), pinned_before])
     _check_charts(page, console, wb, "workbench after Pin")
     _assert_no_error_text(page, f"after moving s from {s0:g} to {s1:g}")
 
@@ -333,6 +342,12 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
         assert w > 100 and h > 100, f"{p} is {w}x{h} pixels"
     assert f"s={s1:g}" in " ".join(p.name for p in pngs), \
         f"exported files do not carry the current s={s1:g}: {[p.name for p in pngs]}"
+    # the manifest records both configurations (the pinned one is the current one) and labels
+    figures = json.loads((export_dir / "manifest.json").read_text())["figures"]
+    for name, rec in figures.items():
+        cfg = rec["config"]
+        assert cfg["s"] == s1 and cfg["pinned"]["s"] == s1, f"{name}: {cfg}"
+        assert cfg["labels"]["current"] == f"FitGpp s={s1:g}", f"{name}: {cfg['labels']}"
     _assert_no_error_text(page, "after Export figures")
     _mark(f"exported {len(pngs)} PNG files; {len(console)} console lines, "
           f"{sum('[error]' in c for c in console)} errors")
