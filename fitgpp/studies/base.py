@@ -80,6 +80,9 @@ class RQResult:
     details: str = ""    # Markdown shown in its section of results.md, after the question
     columns: tuple[str, ...] = ()    # the study's own metrics, besides the brief ones
     baseline: str = "FIFO"           # the label of what its changes are against
+    #: per configuration, whether its runs reached a steady state
+    #: (:func:`fitgpp.studies.steady.steadiness`)
+    steadiness: pd.DataFrame | None = None
     #: results.md columns when they are not the metrics and their changes: (id columns,
     #: columns, the columns that are fractions)
     report_columns: tuple | None = None
@@ -121,8 +124,13 @@ class Study:
 
     def analysis(self, o: Outcome) -> RQResult:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
-        declares ad hoc gets a table and a finding)."""
-        return (self.analyze or generic)(o)
+        declares ad hoc gets a table and a finding), its finding followed by whether each
+        configuration reached a steady state (:mod:`fitgpp.studies.steady`)."""
+        from .steady import steadiness, steady_sentence
+        r = (self.analyze or generic)(o)
+        r.steadiness = steadiness(o)
+        r.finding = f"{r.finding} {steady_sentence(r.steadiness)}"
+        return r
 
     def replace(self, **changes) -> Study:
         return dataclasses.replace(self, **changes)
@@ -234,6 +242,11 @@ class Outcome:
     experiments: dict
     cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
     memo: dict = field(default_factory=dict, repr=False)   # per-run metric values
+
+    def jobs(self) -> int:
+        """The number of jobs a cell of this outcome ran (of its first cell: every cell of a
+        study runs the same number), counted in the results, not taken from the size asked."""
+        return int(len(next(iter(self.runs.values()))["te"]))
 
     def params(self) -> tuple[str, ...]:
         """The policy fields that are dimensions of :attr:`grid` (see :meth:`Study.params`)."""
@@ -437,10 +450,15 @@ def _bars(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fmt(m, lo, hi, is_change: bool = False) -> str:
-    """A mean with its interval; a change (a fraction) in percent."""
-    f = percent if is_change else (lambda x: f"{x:.3g}")
-    return f(m) if np.isnan(lo) else f"{f(m)} [{f(lo)}, {f(hi)}]"
+def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None) -> str:
+    """A mean with its interval; a change (a fraction) in percent. A bound below the
+    metric's range (a change below -100 %, or below ``floor``: 1 for a slowdown) is clipped
+    to it and marked ``*`` (:data:`fitgpp.verdicts.CLIP_NOTE`)."""
+    from ..verdicts import Interval
+    low = floor if floor is not None else -1.0 if is_change else -np.inf
+    if np.isnan(lo) or np.isnan(hi):
+        return percent(m) if is_change else f"{m:.3g}"
+    return Interval(m, max(lo, low), hi, bool(lo < low)).text(as_percent=is_change)
 
 
 def _config(o: Outcome, **extra) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import plots
 from ..metrics import change, percent
 from .base import Outcome, RQResult, Study, _config, _long, changes
-from .rq1 import PAPER
+from ..verdicts import PAPER, against_paper_all, holds_together, size_phrase
 
 
 S_VALUES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -23,8 +23,8 @@ def _rq2(o: Outcome) -> RQResult:
         sub["policy"] = [lb.replace(f" P={p}", "") for lb in sub["policy"]]
         charts[f"{key}_s_tradeoff_P{p}"] = plots.s_tradeoff(sub)
     fit = table[table["family"] == "FitGpp"]
-    meets = fit[(fit["change_te_p95"] <= PAPER["te_p95"]) & (fit["change_be_median"] <= PAPER["be_median"])
-                & (fit["change_be_p95"] <= PAPER["be_p95"])]
+    meets = fit[[holds_together(against_paper_all({k: r[f"change_{k}"] for k in PAPER}))
+                 for _, r in fit.iterrows()]]
     lines = fit.assign(P=fit["P"].astype(int).astype(str))
     charts[f"{key}_change_vs_s"] = plots.metric_lines(_long(lines, changes(o), ["s", "P"]), x="s",
                                                       series="P", x_title="threshold s",
@@ -46,7 +46,8 @@ def _rq2(o: Outcome) -> RQResult:
                    f"{percent(r_be)}), so this workload leaves s little to trade.")
     else:
         verdict = "Does not match the paper's trade-off direction; see the figure."
-    finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings meet all three headline numbers"
+    finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings match all three of the paper's "
+               f"numbers {size_phrase(o.jobs(), len(st.seeds(o.size)))}"
                + (f" ({', '.join(meets['policy'])})" if len(meets) else "") + "; " + trend + verdict)
     return RQResult(key, st.title, st.question, table, charts, {"sweep": o.grid}, finding,
                     _config(o, model=st.model or o.size.model))
