@@ -26,6 +26,7 @@ from .studies import STUDIES, Study
 from .studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
                            _LazyCluster, label_of)
 from .studies.rq1 import HEADLINE
+from .studies.steady import steady_markdown
 from .verdicts import CLIP_NOTE, PAPER, PAPER_CLAIMS, against_paper, against_paper_all, paper_summary
 from .studies.rq2 import P_VALUES, S_VALUES
 from .studies.rq3 import GRACE_SCALES
@@ -81,6 +82,25 @@ def headline_table(r1: RQResult) -> str:
                      f"{_fmt(*(row[f'change_{c.key}{x}'] for x in ('', '_lo', '_hi')), True)} | "
                      f"{v.verdict} |")
     return "\n".join(lines + ["", paper_summary(said)])
+
+
+def run_length_note(r1: RQResult) -> str:
+    """How long the headline's runs were and whether they reached a steady state: a change
+    against a baseline whose queue grows for the whole run is a function of the run length
+    (see the run-length study, ``runlen``)."""
+    if r1.steadiness is None:
+        return "Steady state: not judged."
+    st = r1.steadiness.set_index("policy")
+    parts = [f"{p} {int(st.loc[p, 'steady'])} of {int(st.loc[p, 'seeds'])} runs steady"
+             for p in ("FIFO", HEADLINE) if p in st.index]
+    jobs = int(r1.steadiness["jobs"].iloc[0])
+    steady = all(st.loc[p, "steady"] == st.loc[p, "seeds"] for p in ("FIFO", HEADLINE)
+                 if p in st.index)
+    return (f"Run length: {jobs:,} jobs per run; {', '.join(parts)}. "
+            + ("Both reached a steady state, so these changes are not an artefact of the run "
+               "length." if steady else
+               "A run that is not steady has a queue that grows for the whole run: these "
+               "changes move with the number of jobs simulated (see the run-length study)."))
 
 
 def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
@@ -151,7 +171,8 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
           f"percent. {CLIP_NOTE}. Verdicts follow the rules of `fitgpp.verdicts` "
           "(docs/run-length.md).", ""]
     if "rq1" in results:
-        md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), ""]
+        md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), "",
+               run_length_note(results["rq1"]), ""]
     if "rq1" in results and "rq2" in results:
         md += tradeoff_note(results["rq1"], results["rq2"]) + [""]
     md += ["## One line per research question", ""]
@@ -171,7 +192,8 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
                            baseline=r.baseline) if r.report_columns is None else
                  _md_table(r.table, *r.report_columns))
         md += [f"## {r.title}", "", r.question, "", *([r.details, ""] if r.details else []),
-               "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, ""]
+               "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, "",
+               *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
         for n, chart in r.charts.items():
             if n in rel:
                 title = chart.to_dict().get("title", n)

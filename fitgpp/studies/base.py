@@ -59,10 +59,19 @@ class Size:
     load: float = 0.9
     cluster: Cluster = DEFAULT_CLUSTER
     workers: int | None = 0
+    #: The run-length study's grid (:mod:`fitgpp.studies.run_length`): jobs per run, loads.
+    run_lengths: tuple[int, ...] = (600, 2000)
+    run_loads: tuple[float, ...] = (0.7, 0.9)
+    #: Measure every per-class metric over the steady window only (jobs submitted between
+    #: the later warm-up end of the run and its baseline's and the last arrival, see
+    #: :func:`fitgpp.studies.steady.window_values`); False: over all jobs.
+    steady_window: bool = False
 
 
 QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
-FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None)
+FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None,
+            run_lengths=(1000, 3000, 10000, 30000, 100000),
+            run_loads=(0.5, 0.7, 0.8, 0.85, 0.9, 1.0))
 
 
 @dataclass
@@ -135,6 +144,15 @@ class Study:
     def replace(self, **changes) -> Study:
         return dataclasses.replace(self, **changes)
 
+    def at_size(self, size: Size) -> Study:
+        """This study with its knob values fixed for ``size``: a knob may be declared as a
+        function ``size -> values`` (the run-length study's grid is small at the quick size
+        and reaches 100,000 jobs at the full size); the others are kept."""
+        if not any(callable(v) for v in self.knobs.values()):
+            return self
+        return self.replace(knobs={k: tuple(v(size)) if callable(v) else v
+                                   for k, v in self.knobs.items()})
+
     def seeds(self, size: Size) -> tuple[int, ...]:
         return tuple(size.seeds[:1]) if self.one_seed else tuple(size.seeds)
 
@@ -155,6 +173,8 @@ class Study:
         policies, their fields (every one the sweep makes a dimension of), the workload
         (model or trace, its variants, the knobs) and the seeds; what a control panel
         offers."""
+        if self.at_size(size) is not self:
+            return self.at_size(size).dimensions(size)
         exp = self.grid()
         dims: dict[str, tuple] = {"policy": exp.policy_names}
         dims.update({k: exp.grid_values(k) for k in self.params()})
@@ -193,6 +213,9 @@ class Study:
         one when a cell must be computed. None: as ``size.workers`` says (0: in this
         process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
         started only if some cell is not cached)."""
+        if self.at_size(size) is not self:
+            return self.at_size(size).run(size, cache=cache, scheduler=scheduler,
+                                          progress=progress)
         from ..sweep import run_sweep
         exps = self.experiments(size)
         grids, runs = {}, {}
@@ -308,7 +331,11 @@ class Outcome:
 
     def metric_values(self, conf: dict, metric: Metric, at: xr.Dataset | None = None):
         """Per-seed values of ``metric`` at ``conf``: read from the sweep Dataset when it
-        holds the metric's variable, else computed from each cell's per-job results."""
+        holds the metric's variable, else computed from each cell's per-job results (over
+        the steady window only when the size asks for it)."""
+        if self.size.steady_window and metric.cls is not None:
+            from .steady import window_values
+            return window_values(self, conf, metric)
         if metric.var is not None and metric.var in self.grid:
             return self.values(conf, metric.var, metric.cls, at)
         key = (metric.name, conf["name"], json.dumps([conf["params"], conf["knobs"],
