@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from .. import plots
-from ..metrics import METRICS
+import numpy as np
+
+from ..metrics import METRICS, percent
 from ..verdicts import compare, size_phrase
 from .base import Outcome, RQResult, Study, _config, _long, changes
 
@@ -20,6 +22,8 @@ def s8_against_s4(s8: dict, s4: dict) -> str:
     parts, said = [], []
     for k in KEYS:
         m = METRICS[k]
+        parts.append(f"{m.title} change vs FIFO, mean over seeds: s=8 "
+                     f"{percent(float(np.mean(s8[k])))}, s=4 {percent(float(np.mean(s4[k])))}.")
         c = compare(s8[k], s4[k], a="s=8", b="s=4", title=f"{m.title} change vs FIFO",
                     better=m.better, as_percent=True)
         parts.append(c.sentence)
@@ -30,6 +34,9 @@ def s8_against_s4(s8: dict, s4: dict) -> str:
         verdict = "partly agrees with the paper: s=8 is better on some metrics and not worse on any."
     elif "worse" in said:
         verdict = "does not agree with the paper: s=8 is worse on some metric."
+    elif all(v == "cannot tell" for v in said):
+        verdict = ("cannot tell: fewer seeds than the paired test needs, so no difference "
+                   "between s=8 and s=4 is claimed.")
     else:
         verdict = "cannot confirm the paper: no detectable difference between s=8 and s=4."
     return " ".join(parts) + " Paper: s=8 helps when grace periods are long; this run " + verdict
