@@ -276,3 +276,55 @@ def test_each_configuration_says_whether_it_reached_a_steady_state():
     assert "1 of 2 configurations reached one in every seed" in r.finding
     assert "FIFO (load 1.3) 0/1" in r.finding
     assert "| FIFO (load 1.3) | 2,000 | 0/1 |" in steady_markdown(r.steadiness)
+
+
+# ---------------------------------------------------------------- the run-length study
+def test_usable_capacity_stops_at_the_first_load_that_is_not_steady():
+    from fitgpp.studies.run_length import usable_capacity
+    rows = [{"policy": "FitGpp s=4", "load": lo, "n_jobs": n, "seeds": 2, "steady": st}
+            for lo, n, st in [(0.5, 100, 2), (0.5, 900, 2), (0.8, 900, 2), (0.9, 900, 1),
+                              (1.0, 900, 2), (0.9, 100, 2)]]
+    t = pd.DataFrame(rows)
+    assert usable_capacity(t) == 0.8     # 1.0 steady again does not count: 0.9 was not
+    t.loc[0, "steady"] = 0               # a short run does not decide it
+    assert usable_capacity(t) == 0.8
+    t.loc[1, "steady"] = 1
+    assert np.isnan(usable_capacity(t))
+
+
+def test_the_run_length_study_grid_follows_the_size_and_finds_the_capacity():
+    from fitgpp.studies import STUDIES
+    st = STUDIES["runlen"]
+    size = Size(n_jobs=600, seeds=(0,), run_lengths=(500, 1500), run_loads=(0.3, 1.3))
+    dims = st.dimensions(size)
+    assert dims["n_jobs"] == (500, 1500) and dims["load"] == (0.3, 1.3)
+    r = st.result(size, cache=False)
+    assert len(r.table) == 2 * 2 * 2 and set(r.steadiness["jobs"]) == {500, 1500}
+    assert "FitGpp s=4's runs of 1,500 jobs stay steady up to load 0.3" in r.finding
+    assert "hold together nowhere on this grid" in r.finding
+    fifo = r.table.set_index(["policy", "load", "n_jobs"]).loc["FIFO"]
+    # overloaded, FIFO's TE tail grows with the run length; at 0.3 nothing waits
+    assert fifo.loc[(1.3, 1500), "te_p95"] > fifo.loc[(1.3, 500), "te_p95"] > 1.0
+    assert fifo.loc[(0.3, 1500), "te_p95"] < 1.5
+
+
+def test_the_steady_window_measures_the_same_jobs_for_a_run_and_its_baseline():
+    import dataclasses
+    from fitgpp.metrics import METRICS
+    from fitgpp.stability import stability
+    size = Size(n_jobs=1500, seeds=(0,), load=0.7)
+    o = Study(key="rqw", title="w", question="q", policies={"fifo": {}, "prio": {}}).run(
+        dataclasses.replace(size, steady_window=True), cache=False)
+    conf = next(c for c in o.configurations() if c["name"] == "prio")
+    base = o.baseline(conf)
+    runs = [o.run(c["name"]) for c in (conf, base)]
+    start = max(stability(ds).warmup_end for ds in runs)
+    end = stability(runs[0]).drain_start
+    assert start > 0, "the test needs a run with a warm-up to cut"
+    for c, ds in zip((conf, base), runs):
+        submit = ds["submit"].to_numpy()
+        want = METRICS["be_p95"].of_run(ds.isel(job=(submit >= start) & (submit < end)))
+        assert o.metric_values(c, METRICS["be_p95"])[0] == want
+    full = Study(key="rqw", title="w", question="q", policies={"fifo": {}, "prio": {}}).run(
+        size, cache=False)
+    assert full.metric_values(conf, METRICS["be_p95"])[0] != o.metric_values(conf, METRICS["be_p95"])[0]
