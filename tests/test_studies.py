@@ -328,3 +328,18 @@ def test_the_steady_window_measures_the_same_jobs_for_a_run_and_its_baseline():
     full = Study(key="rqw", title="w", question="q", policies={"fifo": {}, "prio": {}}).run(
         size, cache=False)
     assert full.metric_values(conf, METRICS["be_p95"])[0] != o.metric_values(conf, METRICS["be_p95"])[0]
+
+
+def test_rq6_names_the_fitgpp_settings_that_lose_fewer_gpu_hours():
+    """07 said "every FitGpp setting loses no fewer GPU-hours than LRTP and RAND" where s=4
+    (505) and s=8 (497) lose fewer than RAND (526)."""
+    from fitgpp import restart_cost as rc
+    found = pd.DataFrame({"workload": "paper-default", "max_overhead_min": 60.0,
+                          "policy": ["FitGpp s=1", "FitGpp s=4", "FitGpp s=8", "LRTP", "RAND"],
+                          "reload_gpu_h_max": [540.0, 505.0, 497.0, 450.0, 526.0],
+                          "te_gain_max": 0.5, "be_p95_cost_max": [0.3, 0.2, 0.1, 0.25, 0.4],
+                          "stops_paying_min": np.nan})
+    text = rc.summary(found)
+    assert "no fewer" not in text
+    assert "2 of 3 FitGpp settings are lower than RAND (526): FitGpp s=4 (505), FitGpp s=8 (497)" in text
+    assert "no FitGpp setting is lower than LRTP (450)" in text
