@@ -139,6 +139,8 @@ def test_rq2_on_wide_te_jobs_shows_the_trade_off_the_default_workload_lacks():
     fit = wide.table[wide.table["family"] == "FitGpp"].set_index("s")
     assert fit.loc[4.0, "te_p95"] < fit.loc[0.5, "te_p95"]
     assert fit.loc[4.0, "be_p95"] > fit.loc[0.5, "be_p95"]
-    assert wide.key == "rq2w" and "Agrees with the paper" in wide.finding
+    # two seeds: the trend is shown, but the paired test cannot say "agrees"
+    assert wide.key == "rq2w" and "Cannot tell whether larger s buys TE latency" in wide.finding
+    assert "Agrees" not in wide.finding
     base = reproduce.rq2(size, s_values=(0.5, 4.0), p_values=(3,))
     assert base.key == "rq2" and "flat in s" in base.finding

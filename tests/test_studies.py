@@ -343,3 +343,16 @@ def test_rq6_names_the_fitgpp_settings_that_lose_fewer_gpu_hours():
     assert "no fewer" not in text
     assert "2 of 3 FitGpp settings are lower than RAND (526): FitGpp s=4 (505), FitGpp s=8 (497)" in text
     assert "no FitGpp setting is lower than LRTP (450)" in text
+
+
+def test_rq2_agrees_on_the_s_trade_off_only_by_the_paired_test():
+    from fitgpp.studies.rq2 import s_tradeoff_verdict
+    te_lo, be_lo = np.array([3.0, 3.2, 2.9]), np.array([5.0, 5.5, 4.8])
+    moved = {("te_p95", 0.5): te_lo, ("te_p95", 16.0): te_lo - [1.0, 1.1, 0.9],
+             ("be_p95", 0.5): be_lo, ("be_p95", 16.0): be_lo + [0.5, 0.6, 0.45]}
+    assert "Agrees with the paper: larger s buys TE latency" in s_tradeoff_verdict(moved, 0.5, 16.0)
+    noisy = {**moved, ("be_p95", 16.0): be_lo + [1.0, -1.2, 0.3]}
+    text = s_tradeoff_verdict(noisy, 0.5, 16.0)
+    assert "Partly agrees" in text and "no detectable difference" in text
+    two = {k: v[:2] for k, v in moved.items()}
+    assert "Cannot tell" in s_tradeoff_verdict(two, 0.5, 16.0)
