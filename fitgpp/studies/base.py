@@ -33,6 +33,7 @@ from ..cluster import DEFAULT_CLUSTER, Cluster
 from ..errors import FitgppError
 from ..metrics import (METRICS, Metric, brief, change, paired_change, percent,
                       t_interval)
+from ._lazy import _LazyCluster
 
 NAMES = plots.FAMILIES
 
@@ -505,24 +506,3 @@ def _timeline(ds: xr.Dataset, n: int, title: str):
     t_end = float(np.sort(ds["submit"].to_numpy())[min(n, ds.sizes["job"]) - 1]) + 1.0
     seg = seg[seg["start"] < t_end].assign(end=lambda d: np.minimum(d["end"], t_end))
     return plots.node_timeline(seg, title=title)
-
-
-class _LazyCluster:
-    """A Dask LocalCluster started the first time a cell must be computed (never on a
-    warm cache); callable: returns the scheduler address."""
-
-    def __init__(self, workers: int | None):
-        self.workers, self.cluster = workers, None
-
-    def __call__(self) -> str:
-        if self.cluster is None:
-            from ..sweep import machine_workers
-            from ..sweep.runner import local_cluster
-            self.cluster = local_cluster(self.workers or machine_workers())
-        return self.cluster.scheduler_address
-
-    def close(self):
-        if self.cluster is not None:
-            from ..sweep.runner import close_cluster
-            close_cluster(self.cluster)
-            self.cluster = None
