@@ -1,9 +1,11 @@
 """``fitgpp reproduce``: run the research questions of :mod:`fitgpp.studies`, write the report.
 
-Each question is declared once, in its module of :mod:`fitgpp.studies` (``rq1`` ... ``rq6``);
+Each question is declared once, in its module of :mod:`fitgpp.studies` (``rq1`` ... ``rq6``,
+then ``runlen``, the run-length study);
 the notebooks run the same declarations, so notebook and command cannot disagree. This module
 runs them (:func:`run_all`), exports their figures through :mod:`fitgpp.export`'s figure
-path, and writes ``results.md``: the headline against the paper, one line per question,
+path, and writes ``results.md``: the headline against the paper (each number's verdict by
+:mod:`fitgpp.verdicts`, then its run length and steadiness), one line per question,
 then each question's table (the metrics declared in :mod:`fitgpp.metrics`, with their
 changes against the study's baseline) and figures. The names the notebooks and older code
 use (``Study``, ``Size``, ``QUICK``, ``STUDIES``, ``rq1`` ...) are re-exported from here.
