@@ -105,6 +105,14 @@ def test_reproduce_quick_writes_every_figure_and_results_md(tmp_path, capsys):
                    "RQ6", "paper-default"):
         assert needle in md, needle
     assert (tmp_path / "rq6.csv").is_file() and (tmp_path / "rq6_net.png").is_file()
+    # every number carries its run length and steadiness: under the headline, in every
+    # study's section, and in the run-length study's own section
+    head = md.split("## Headline")[1].split("## One line")[0]
+    assert "Run length: 600 jobs per run; FIFO " in head and "runs steady" in head
+    assert md.count("Steady state per configuration") == len(reproduce.STUDIES)
+    assert "## Run length: is the headline a steady-state figure?" in md
+    assert "Usable capacity:" in md and (tmp_path / "runlen.csv").is_file()
+    assert "matches or beats" not in md and "misses" not in head
     # RQ5 runs on the real trace shipped in traces/: nothing may be left out
     assert "NOT RUN" not in md and (tmp_path / "rq5.csv").is_file()
     pngs = sorted(tmp_path.glob("*.png"))
