@@ -215,15 +215,19 @@ def _verdict(g: pd.DataFrame, top: float) -> str:
     if not (len(fit) and len(oth)):
         return ""
     best_fit = fit["be_p95_cost_max"].idxmin()
-    f_lost, o_lost = fit["reload_gpu_h_max"].max(), oth["reload_gpu_h_max"].min()
-    f_cost, o_cost = fit["be_p95_cost_max"].max(), oth["be_p95_cost_max"].min()
-    return (f"At {top:g} min, every FitGpp setting loses "
-            f"{'fewer' if f_lost < o_lost else 'no fewer'} GPU-hours to reloads "
-            f"than LRTP and RAND (at most {sig(f_lost)} against at least "
-            f"{sig(o_lost)}) and its BE p95 cost over PRIO is "
-            f"{'lower' if f_cost < o_cost else 'not lower'} (at most "
-            f"{percent(f_cost, 0)} against at least {percent(o_cost, 0)}); the mildest "
-            f"FitGpp is {best_fit}.")
+    return (f"At {top:g} min: " + _each_against(fit, oth, "reload_gpu_h_max",
+                                                 "GPU-hours lost to reloads")
+            + " " + _each_against(fit, oth, "be_p95_cost_max", "BE p95 cost over PRIO")
+            + f" The mildest FitGpp is {best_fit}.")
+
+
+def _each_against(fit: pd.DataFrame, oth: pd.DataFrame, col: str, title: str) -> str:
+    """Where every FitGpp setting's ``col`` sits against each other policy's, named setting
+    by setting (:func:`fitgpp.verdicts.order_against`): one run's point values, so "lower"
+    and "higher", never a claim about every setting that only its extremes support."""
+    from .verdicts import order_against
+    return " ".join(order_against(fit[col].to_dict(), other, float(v), title=title,
+                                  group="FitGpp setting") for other, v in oth[col].items())
 
 
 # ---------------------------------------------------------------- charts
@@ -299,12 +303,11 @@ def summary(findings: pd.DataFrame) -> str:
                 f"{percent(g['be_p95_cost_max'].max(), 0)}")
         fit = g[g["policy"].str.startswith("FitGpp")]
         oth = g[~g["policy"].str.startswith("FitGpp")]
+        text += ")."
         if len(fit) and len(oth):
-            f_lost, o_lost = fit["reload_gpu_h_max"].max(), oth["reload_gpu_h_max"].min()
-            text += (f"; FitGpp loses {'fewer' if f_lost < o_lost else 'no fewer'} GPU-hours to "
-                     f"reloads than LRTP and RAND, at most {f_lost:.3g} against at least "
-                     f"{o_lost:.3g}")
-        out.append(text + ").")
+            text += " " + _each_against(fit.set_index("policy"), oth.set_index("policy"),
+                                        "reload_gpu_h_max", f"GPU-hours lost to reloads at {top:g} min")
+        out.append(text)
     return " ".join(out)
 
 

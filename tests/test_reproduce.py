@@ -59,17 +59,6 @@ def test_study_numbers_are_those_of_a_direct_simulation():
         o.run("fitgpp", seed=seed, grace_scale=g)      # s=4 or s=8?
 
 
-def test_headline_verdict_compares_against_the_paper():
-    row = {"policy": "FitGpp s=4"}
-    for k, v in {"te_p95": -0.97, "be_median": 0.30, "be_p95": 0.10}.items():
-        row.update({f"change_{k}": v, f"change_{k}_lo": v - 0.01, f"change_{k}_hi": v + 0.01})
-    r = reproduce.RQResult("rq1", "t", "q", pd.DataFrame([row]), {})
-    lines = reproduce.headline_table(r).splitlines()[2:]
-    verdicts = [ln.rsplit("|", 2)[1].strip() for ln in lines]
-    assert verdicts == ["matches or beats", "misses", "matches or beats"]
-    assert "-97.0 % [-98.0 %, -96.0 %]" in lines[0]
-
-
 def test_every_study_declares_its_dimensions():
     dims = reproduce.STUDIES["rq4"].dimensions(reproduce.FULL)
     assert dims["grace"] == tuple(reproduce.GRACE_SHAPES)
@@ -116,6 +105,14 @@ def test_reproduce_quick_writes_every_figure_and_results_md(tmp_path, capsys):
                    "RQ6", "paper-default"):
         assert needle in md, needle
     assert (tmp_path / "rq6.csv").is_file() and (tmp_path / "rq6_net.png").is_file()
+    # every number carries its run length and steadiness: under the headline, in every
+    # study's section, and in the run-length study's own section
+    head = md.split("## Headline")[1].split("## One line")[0]
+    assert "Run length: 600 jobs per run; FIFO " in head and "runs steady" in head
+    assert md.count("Steady state per configuration") == len(reproduce.STUDIES)
+    assert "## Run length: is the headline a steady-state figure?" in md
+    assert "Usable capacity:" in md and (tmp_path / "runlen.csv").is_file()
+    assert "matches or beats" not in md and "misses" not in head
     # RQ5 runs on the real trace shipped in traces/: nothing may be left out
     assert "NOT RUN" not in md and (tmp_path / "rq5.csv").is_file()
     pngs = sorted(tmp_path.glob("*.png"))
@@ -150,6 +147,8 @@ def test_rq2_on_wide_te_jobs_shows_the_trade_off_the_default_workload_lacks():
     fit = wide.table[wide.table["family"] == "FitGpp"].set_index("s")
     assert fit.loc[4.0, "te_p95"] < fit.loc[0.5, "te_p95"]
     assert fit.loc[4.0, "be_p95"] > fit.loc[0.5, "be_p95"]
-    assert wide.key == "rq2w" and "Agrees with the paper" in wide.finding
+    # two seeds: the trend is shown, but the paired test cannot say "agrees"
+    assert wide.key == "rq2w" and "Cannot tell whether larger s buys TE latency" in wide.finding
+    assert "Agrees" not in wide.finding
     base = reproduce.rq2(size, s_values=(0.5, 4.0), p_values=(3,))
     assert base.key == "rq2" and "flat in s" in base.finding

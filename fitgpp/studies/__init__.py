@@ -1,5 +1,6 @@
 """The research questions, one module each (as :mod:`fitgpp.policies` holds one module per
-policy): ``rq1`` ... ``rq6``. Each module declares its experiment (a :class:`Study`: the
+policy): ``rq1`` ... ``rq6``, then ``run_length`` (key ``runlen``: how
+the headline moves with the number of jobs and the load). Each module declares its experiment (a :class:`Study`: the
 grid, the baseline, the workload), its analysis (findings computed from the results) and
 its figures, and lists what it declares in ``STUDIES``. Adding a research question is one
 module here (found by its name, ``rq<N>.py``) plus its notebook.
@@ -17,8 +18,11 @@ from .base import (FULL, QUICK, Outcome, ReproduceError, RQResult, Size, Study, 
 
 
 def _modules() -> list[str]:
-    names = [m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"rq\d+", m.name)]
-    return sorted(names, key=lambda n: int(n[2:]))
+    """The research questions ``rq<N>`` in order, then the studies of how far their numbers
+    can be trusted (``run_length``)."""
+    names = [m.name for m in pkgutil.iter_modules(__path__)]
+    rqs = sorted((n for n in names if re.fullmatch(r"rq\d+", n)), key=lambda n: int(n[2:]))
+    return rqs + [n for n in ("run_length",) if n in names]
 
 
 def _collect() -> dict[str, Study]:

@@ -33,6 +33,7 @@ from ..cluster import DEFAULT_CLUSTER, Cluster
 from ..errors import FitgppError
 from ..metrics import (METRICS, Metric, brief, change, paired_change, percent,
                       t_interval)
+from ._lazy import _LazyCluster
 
 NAMES = plots.FAMILIES
 
@@ -59,10 +60,19 @@ class Size:
     load: float = 0.9
     cluster: Cluster = DEFAULT_CLUSTER
     workers: int | None = 0
+    #: The run-length study's grid (:mod:`fitgpp.studies.run_length`): jobs per run, loads.
+    run_lengths: tuple[int, ...] = (600, 2000)
+    run_loads: tuple[float, ...] = (0.7, 0.9)
+    #: Measure every per-class metric over the steady window only (jobs submitted between
+    #: the later warm-up end of the run and its baseline's and the last arrival, see
+    #: :func:`fitgpp.studies.steady.window_values`); False: over all jobs.
+    steady_window: bool = False
 
 
 QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
-FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None)
+FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None,
+            run_lengths=(1000, 3000, 10000, 30000, 100000),
+            run_loads=(0.5, 0.7, 0.8, 0.85, 0.9, 1.0))
 
 
 @dataclass
@@ -80,6 +90,9 @@ class RQResult:
     details: str = ""    # Markdown shown in its section of results.md, after the question
     columns: tuple[str, ...] = ()    # the study's own metrics, besides the brief ones
     baseline: str = "FIFO"           # the label of what its changes are against
+    #: per configuration, whether its runs reached a steady state
+    #: (:func:`fitgpp.studies.steady.steadiness`)
+    steadiness: pd.DataFrame | None = None
     #: results.md columns when they are not the metrics and their changes: (id columns,
     #: columns, the columns that are fractions)
     report_columns: tuple | None = None
@@ -121,11 +134,25 @@ class Study:
 
     def analysis(self, o: Outcome) -> RQResult:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
-        declares ad hoc gets a table and a finding)."""
-        return (self.analyze or generic)(o)
+        declares ad hoc gets a table and a finding), its finding followed by whether each
+        configuration reached a steady state (:mod:`fitgpp.studies.steady`)."""
+        from .steady import steadiness, steady_sentence
+        r = (self.analyze or generic)(o)
+        r.steadiness = steadiness(o)
+        r.finding = f"{r.finding} {steady_sentence(r.steadiness)}"
+        return r
 
     def replace(self, **changes) -> Study:
         return dataclasses.replace(self, **changes)
+
+    def at_size(self, size: Size) -> Study:
+        """This study with its knob values fixed for ``size``: a knob may be declared as a
+        function ``size -> values`` (the run-length study's grid is small at the quick size
+        and reaches 100,000 jobs at the full size); the others are kept."""
+        if not any(callable(v) for v in self.knobs.values()):
+            return self
+        return self.replace(knobs={k: tuple(v(size)) if callable(v) else v
+                                   for k, v in self.knobs.items()})
 
     def seeds(self, size: Size) -> tuple[int, ...]:
         return tuple(size.seeds[:1]) if self.one_seed else tuple(size.seeds)
@@ -147,6 +174,8 @@ class Study:
         policies, their fields (every one the sweep makes a dimension of), the workload
         (model or trace, its variants, the knobs) and the seeds; what a control panel
         offers."""
+        if self.at_size(size) is not self:
+            return self.at_size(size).dimensions(size)
         exp = self.grid()
         dims: dict[str, tuple] = {"policy": exp.policy_names}
         dims.update({k: exp.grid_values(k) for k in self.params()})
@@ -185,6 +214,9 @@ class Study:
         one when a cell must be computed. None: as ``size.workers`` says (0: in this
         process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
         started only if some cell is not cached)."""
+        if self.at_size(size) is not self:
+            return self.at_size(size).run(size, cache=cache, scheduler=scheduler,
+                                          progress=progress)
         from ..sweep import run_sweep
         exps = self.experiments(size)
         grids, runs = {}, {}
@@ -234,6 +266,11 @@ class Outcome:
     experiments: dict
     cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
     memo: dict = field(default_factory=dict, repr=False)   # per-run metric values
+
+    def jobs(self) -> int:
+        """The number of jobs a cell of this outcome ran (of its first cell: every cell of a
+        study runs the same number), counted in the results, not taken from the size asked."""
+        return int(len(next(iter(self.runs.values()))["te"]))
 
     def params(self) -> tuple[str, ...]:
         """The policy fields that are dimensions of :attr:`grid` (see :meth:`Study.params`)."""
@@ -295,7 +332,11 @@ class Outcome:
 
     def metric_values(self, conf: dict, metric: Metric, at: xr.Dataset | None = None):
         """Per-seed values of ``metric`` at ``conf``: read from the sweep Dataset when it
-        holds the metric's variable, else computed from each cell's per-job results."""
+        holds the metric's variable, else computed from each cell's per-job results (over
+        the steady window only when the size asks for it)."""
+        if self.size.steady_window and metric.cls is not None:
+            from .steady import window_values
+            return window_values(self, conf, metric)
         if metric.var is not None and metric.var in self.grid:
             return self.values(conf, metric.var, metric.cls, at)
         key = (metric.name, conf["name"], json.dumps([conf["params"], conf["knobs"],
@@ -437,10 +478,15 @@ def _bars(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fmt(m, lo, hi, is_change: bool = False) -> str:
-    """A mean with its interval; a change (a fraction) in percent."""
-    f = percent if is_change else (lambda x: f"{x:.3g}")
-    return f(m) if np.isnan(lo) else f"{f(m)} [{f(lo)}, {f(hi)}]"
+def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None) -> str:
+    """A mean with its interval; a change (a fraction) in percent. A bound below the
+    metric's range (a change below -100 %, or below ``floor``: 1 for a slowdown) is clipped
+    to it and marked ``*`` (:data:`fitgpp.verdicts.CLIP_NOTE`)."""
+    from ..verdicts import Interval
+    low = floor if floor is not None else -1.0 if is_change else -np.inf
+    if np.isnan(lo) or np.isnan(hi):
+        return percent(m) if is_change else f"{m:.3g}"
+    return Interval(m, max(lo, low), hi, bool(lo < low)).text(as_percent=is_change)
 
 
 def _config(o: Outcome, **extra) -> dict:
@@ -460,24 +506,3 @@ def _timeline(ds: xr.Dataset, n: int, title: str):
     t_end = float(np.sort(ds["submit"].to_numpy())[min(n, ds.sizes["job"]) - 1]) + 1.0
     seg = seg[seg["start"] < t_end].assign(end=lambda d: np.minimum(d["end"], t_end))
     return plots.node_timeline(seg, title=title)
-
-
-class _LazyCluster:
-    """A Dask LocalCluster started the first time a cell must be computed (never on a
-    warm cache); callable: returns the scheduler address."""
-
-    def __init__(self, workers: int | None):
-        self.workers, self.cluster = workers, None
-
-    def __call__(self) -> str:
-        if self.cluster is None:
-            from ..sweep import machine_workers
-            from ..sweep.runner import local_cluster
-            self.cluster = local_cluster(self.workers or machine_workers())
-        return self.cluster.scheduler_address
-
-    def close(self):
-        if self.cluster is not None:
-            from ..sweep.runner import close_cluster
-            close_cluster(self.cluster)
-            self.cluster = None

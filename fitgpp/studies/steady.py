@@ -1,0 +1,108 @@
+"""Did each configuration of a study reach a steady state? :func:`fitgpp.stability.stability`
+on every cell (every seed) of an :class:`~fitgpp.studies.Outcome`, summed per configuration.
+
+A sweep cell keeps the time series of waiting TE and BE jobs (``waiting_te``,
+``waiting_be``: :data:`fitgpp.sweep.runs.TIME_VARS`), so each cell is judged from its own
+results, with no second simulation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stability import RULE, stability
+
+
+def _judged(o, conf, seed):
+    """The run of ``conf`` on ``seed`` and its :class:`~fitgpp.stability.Stability` (kept)."""
+    key = ("stability", conf["label"], str(conf["knobs"]), str(conf["variant"]), seed)
+    if key not in o.memo:
+        ds = o.run(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
+                   **conf["knobs"])
+        o.memo[key] = (ds, stability(ds))
+    return o.memo[key]
+
+
+def window_values(o, conf, metric) -> np.ndarray:
+    """Per-seed values of ``metric`` at ``conf`` over the steady window only: the jobs
+    submitted from the later of the run's warm-up end and its baseline's (same seed, same
+    workload, so the two are measured on the same jobs and their change stays paired) until
+    the last arrival. The rule of each bound is :mod:`fitgpp.stability`'s. A run that is not
+    steady stays not steady in any window (its ``steadiness`` says so)."""
+    base = o.baseline(conf)
+    out = []
+    for seed in o.study.seeds(o.size):
+        ds, st = _judged(o, conf, seed)
+        start = st.warmup_end
+        if base is not None:
+            start = max(start, _judged(o, base, seed)[1].warmup_end)
+        submit = ds["submit"].to_numpy().astype(float)
+        out.append(metric.of_run(ds.isel(job=(submit >= start) & (submit < st.drain_start))))
+    return np.array(out, dtype=float)
+
+
+def steadiness(o) -> pd.DataFrame:
+    """One row per configuration of ``o``: ``policy`` (its label), its knobs and variant,
+    ``jobs`` (per run, counted), ``seeds``, ``steady`` (runs judged steady), ``slope`` (median
+    over seeds, waiting jobs per hour), ``warmup_h`` and ``drain_h`` (medians, hours) and
+    ``text`` (the first seed's sentence)."""
+    if "steadiness" in o.memo:
+        return o.memo["steadiness"]
+    rows = []
+    seeds = o.study.seeds(o.size)
+    for conf in o.configurations():
+        runs, judged = zip(*(_judged(o, conf, s) for s in seeds))
+        row = {"policy": conf["label"], **conf["knobs"]}
+        if conf["variant"] is not None:
+            row[o.study.variant_dim] = conf["variant"]
+        row.update(jobs=int(runs[0].sizes["job"]), seeds=len(seeds),
+                   steady=sum(j.steady for j in judged),
+                   slope=float(np.nanmedian([j.slope for j in judged]))
+                   if not all(np.isnan(j.slope) for j in judged) else np.nan,
+                   warmup_h=float(np.median([j.warmup_end for j in judged])) / 3600,
+                   drain_h=float(np.median([j.drain_start for j in judged])) / 3600,
+                   text=judged[0].text())
+        rows.append(row)
+    o.memo["steadiness"] = pd.DataFrame(rows)
+    return o.memo["steadiness"]
+
+
+def _where(row, ids) -> str:
+    extra = ", ".join(f"{k} {row[k]:g}" if isinstance(row[k], float) else f"{k} {row[k]}"
+                      for k in ids)
+    return row["policy"] + (f" ({extra})" if extra else "")
+
+
+def steady_sentence(table: pd.DataFrame) -> str:
+    """One sentence: how many configurations were steady in every seed, and which were not
+    (with how many of their seeds were)."""
+    ids = [c for c in table.columns if c not in
+           ("policy", "jobs", "seeds", "steady", "slope", "warmup_h", "drain_h", "text")]
+    full = table["steady"] == table["seeds"]
+    jobs = ", ".join(f"{j:,}" for j in sorted(set(table["jobs"].astype(int))))
+    if full.all():
+        return (f"Steady state: every configuration reached one in every seed "
+                f"({jobs} jobs per run).")
+    bad = table[~full]
+    listed = "; ".join(f"{_where(r, ids)} {int(r['steady'])}/{int(r['seeds'])}"
+                       for _, r in bad.head(8).iterrows())
+    more = f"; and {len(bad) - 8} more" if len(bad) > 8 else ""
+    return (f"Steady state: {int(full.sum())} of {len(table)} configurations reached one in "
+            f"every seed at {jobs} jobs per run; not steady in every "
+            f"seed (steady runs / seeds): {listed}{more}. Their numbers, and every change "
+            "against them, depend on how many jobs were simulated.")
+
+
+def steady_markdown(table: pd.DataFrame) -> str:
+    """The per-configuration table for ``results.md``."""
+    ids = [c for c in table.columns if c not in
+           ("policy", "jobs", "seeds", "steady", "slope", "warmup_h", "drain_h", "text")]
+    head = ["configuration", "jobs per run", "steady runs", "queue slope (jobs/h, median)",
+            "warm-up ends (h)", "drain starts (h)"]
+    lines = [f"Steady state per configuration (rule: {RULE}).", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for _, r in table.iterrows():
+        lines.append(f"| {_where(r, ids)} | {int(r['jobs']):,} | {int(r['steady'])}/{int(r['seeds'])} "
+                     f"| {r['slope']:+.3g} | {r['warmup_h']:.3g} | {r['drain_h']:.3g} |")
+    return "\n".join(lines)
