@@ -36,7 +36,7 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
-from . import live, plots
+from . import live, plots, static
 from .errors import FitgppError
 from .metrics import MIN_CI_VALUES, brief, percent
 from .tables import interval_text
@@ -52,6 +52,10 @@ SIZES = {"quick": QUICK, "full": FULL}
 SIZE_DIMS = ("n_jobs", "load")
 LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
           "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
+
+
+STATIC_NOTE = ("Static copy of the panel as last drawn, kept for a saved notebook opened "
+               "without its kernel (run the cell for the live panel).")
 
 
 class PanelError(FitgppError):
@@ -245,7 +249,9 @@ class Panel(W.VBox):
         self.study_box = W.VBox()
         self._quiet = False
         self._tr_key = None
-        self.compute()
+        self.static = static.StaticCopy(self, note=STATIC_NOTE)
+        with static.shown_while(self.progress):   # the panel is not on screen yet
+            self.compute()
         self._build_controls()
         self._draw_selection()
         self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
@@ -387,6 +393,7 @@ class Panel(W.VBox):
             live.update(self.views["cell"], cdf)
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
+        self.static.refresh()
 
     def _draw_study(self) -> None:
         if not self.draw_study:
@@ -396,6 +403,10 @@ class Panel(W.VBox):
             boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
                       live.show(chart)]
         self.study_box.children = boxes
+        self.static.refresh()
+
+    def _ipython_display_(self):
+        static.display_with_copy(self, self.static)
 
     # -------------------------------------------------------------- events
     def _run(self, fn) -> None:

@@ -108,3 +108,64 @@ def test_the_study_figures_carry_captions_not_variable_names(rq3):
     assert caption(rq3.study, "rq3_slowdown_cdf") == CAPTIONS["slowdown_cdf"]   # a shared one
     assert "P=10" in caption(reproduce.STUDIES["rq2"], "rq2_s_tradeoff_P10")
     assert "bootstrap" in caption(reproduce.STUDIES["rq5"], "rq5_slowdown_bars")
+
+
+class _Handle:
+    """A display handle that records what it shows (as IPython's does in a notebook)."""
+
+    def __init__(self, obj):
+        self.shown = [obj]
+
+    def update(self, obj, **_kw):
+        self.shown.append(obj)
+
+
+def test_the_static_copy_follows_the_view(rq3, monkeypatch):
+    from fitgpp import static
+    handles = []
+    monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
+                        or handles[-1])
+    rq3.controls["s"].value = 4.0
+    rq3.static.show()
+    try:
+        first = handles[0].shown[0].data
+        charts = list(static.live_charts(rq3))
+        assert len(charts) == 2 + len(rq3.result.charts)
+        assert first.count("<svg") == len(charts) and "fitgpp-static" in first
+        assert all(v.static_key == rq3.static.key for v in charts)
+        assert rq3.static.key in first and "FitGpp s=4" in first
+        drawn = rq3.static.draws
+        rq3.controls["s"].value = 8.0
+        assert rq3.last_seconds < 1.0          # the copy is not drawn on the redraw's time
+        rq3.static.wait()
+        now = handles[0].shown[-1].data
+        assert "FitGpp s=8" in now and "FitGpp s=4" not in now.split("<svg")[0]
+        # only the cell's CDF changed: one SVG drawn, the others reused
+        assert rq3.static.draws == drawn + 1
+    finally:
+        rq3.static.handle = None
+        rq3.controls["s"].value = 4.0
+
+
+def test_the_first_computation_shows_its_progress(tmp_path, monkeypatch):
+    from fitgpp import static
+    handles, seen = [], []
+    monkeypatch.setattr(static, "in_kernel", lambda: True)
+    monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
+                        or handles[-1])
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)},
+                                             policies={"fifo": {}, "lrtp": {}})
+    run = type(study).run
+
+    def watched(self, size, **kw):
+        def progress(done, total):
+            kw["progress"](done, total)
+            bar = handles[0].shown[0]
+            seen.append((bar.value, bar.max, bar.layout.visibility))
+        return run(self, size, **{**kw, "progress": progress})
+    monkeypatch.setattr(type(study), "run", watched)
+    p = Panel(study, TINY, cache=tmp_path, charts=False)
+    assert handles[0].shown[0] is p.progress           # on screen before the panel is
+    n = p.o.stats["unique"]
+    assert seen[0] == (0, n, "visible") and seen[-1] == (n, n, "visible") and len(seen) == n + 1
+    assert handles[0].shown[-1] == {"text/plain": ""}  # blanked once the panel can show
