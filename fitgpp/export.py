@@ -330,9 +330,14 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
             written.append(path)
             if log:
                 log(f"wrote {path}")
-    tmp = manifest_path.with_name(f".{MANIFEST}.tmp")
+    save_manifest(manifest_path, manifest)
+
+
+def save_manifest(path: Path, manifest: dict) -> None:
+    """Replace the manifest at ``path`` at once (never a half-written one)."""
+    tmp = path.with_name(f".{path.name}.tmp")
     try:
         tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, manifest_path)
+        os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

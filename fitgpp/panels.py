@@ -36,7 +36,7 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
-from . import live, plots, static
+from . import live, panel_export, plots, static
 from .errors import FitgppError
 from .metrics import MIN_CI_VALUES, brief, percent
 from .tables import interval_text
@@ -159,9 +159,9 @@ def cell_view(o: Outcome, sel: dict) -> alt.Chart:
         if c is not None and c["label"] not in runs:
             runs[c["label"]] = o.run(c["name"], seed=seed, variant=variant, **c["params"],
                                      **c["knobs"])
-    return plots.slowdown_cdf(runs).properties(
-        title=f"{', '.join(runs)}: seed {seed}" + "".join(
-            f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
+    # the title through slowdown_cdf, which keeps its subtitle (the lines that coincide)
+    return plots.slowdown_cdf(runs, title=f"{', '.join(runs)}: seed {seed}" + "".join(
+        f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
         + (f", {variant}" if variant is not None else ""))
 
 
@@ -260,7 +260,7 @@ class Panel(W.VBox):
                           W.HBox([self.add_dim, self.add_value, self.add_button]),
                           self.status, self.messages, self.numbers,
                           self.views["tradeoff"], self.views["cell"], self.finding,
-                          self.study_box])
+                          self.study_box, panel_export.export_area(self)])
 
     # -------------------------------------------------------------- plain methods
     def key(self) -> str:

@@ -125,7 +125,7 @@ def test_the_static_copy_follows_the_view(rq3, monkeypatch):
     handles = []
     monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
                         or handles[-1])
-    rq3.controls["s"].value = 4.0
+    rq3.controls["policy"].value, rq3.controls["s"].value = "fitgpp", 4.0
     rq3.static.show()
     try:
         first = handles[0].shown[0].data
@@ -169,3 +169,36 @@ def test_the_first_computation_shows_its_progress(tmp_path, monkeypatch):
     n = p.o.stats["unique"]
     assert seen[0] == (0, n, "visible") and seen[-1] == (n, n, "visible") and len(seen) == n + 1
     assert handles[0].shown[-1] == {"text/plain": ""}  # blanked once the panel can show
+
+
+def test_the_export_writes_what_the_panel_shows_now(rq3, tmp_path):
+    import json
+    import re
+
+    from fitgpp import export as E
+    rq3.controls["policy"].value, rq3.controls["s"].value = "fitgpp", 8.0
+    area = rq3.children[-1]
+    area.folder.value = str(tmp_path)
+    try:
+        area.export()
+    finally:
+        rq3.controls["s"].value = 4.0
+    man = json.loads((tmp_path / E.MANIFEST).read_text())
+    cdf = "rq3_selected_slowdown_cdf.svg"
+    assert man["figures"][cdf]["config"]["selection"]["s"] == 8.0
+    assert "FitGpp s=8" in (tmp_path / cdf).read_text()
+    assert {f"{n}.svg" for n in rq3.result.charts} <= set(man["figures"])
+    assert set(man["tables"]) == {"rq3_table.csv", "rq3_table.tex", "rq3_selected_numbers.csv",
+                                  "rq3_selected_numbers.tex"}
+    assert "FitGpp s=8" in (tmp_path / "rq3_selected_numbers.tex").read_text()
+    # after "add a value" the export holds the added value (the cell's first result did not)
+    rq3.add_dim.value, rq3.add_value.value = "s", "2"
+    rq3._add()
+    assert not rq3.messages.outputs, rq3.messages.outputs
+    area.export()
+    man = json.loads((tmp_path / E.MANIFEST).read_text())
+    second = man["figures"]["rq3_selected_slowdown_cdf-2.svg"]["config"]
+    assert 2.0 in second["dimensions"]["s"] and second["selection"]["s"] == 2.0
+    table = (tmp_path / "rq3_table-2.csv").read_text()
+    assert re.search(r"FitGpp s=2\b", table) and not re.search(r"FitGpp s=2\b",
+                                                                (tmp_path / "rq3_table.csv").read_text())
