@@ -15,7 +15,8 @@ HTML) no live chart runs and the copy is what one sees.
 
 Drawing an SVG costs 0.25-0.5 s per chart, longer than a redraw of the numbers and charts
 (about 0.15 s): the copy is redrawn in one background thread after the redraw, the newest
-request only, and each chart is drawn once per chart object. The first copy (the one a
+request only, once the controls have rested for :attr:`StaticCopy.delay`, and each chart is
+drawn once per chart object. The first copy (the one a
 notebook run by papermill or nbclient keeps) is drawn before the cell ends.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import html
 import threading
+import time
 import uuid
 from contextlib import contextmanager
 
@@ -72,6 +74,9 @@ class StaticCopy:
         self._lock = threading.Lock()
         self._wanted = 0
         self._thread: threading.Thread | None = None
+        #: Seconds without a new redraw before the copy is drawn: drawing SVGs holds the
+        #: interpreter, so a copy drawn between two quick changes would slow the second.
+        self.delay = 0.4
 
     def _part(self, w) -> str:
         if isinstance(w, live.LiveChart):
@@ -117,17 +122,21 @@ class StaticCopy:
 
     def _work(self) -> None:
         from IPython.display import HTML
-        done = 0
         while True:
             with self._lock:
-                if done == self._wanted:
-                    self._thread = None
-                    return
-                done = self._wanted
+                seen = self._wanted
+            time.sleep(self.delay)          # a control still moving: wait until it rests
+            with self._lock:
+                if self._wanted != seen:
+                    continue
             try:
                 self.handle.update(HTML(self.html()))
             except Exception as exc:  # noqa: BLE001 - the live panel must go on regardless
                 self.handle.update(HTML(f"<pre>static copy failed: {html.escape(str(exc))}</pre>"))
+            with self._lock:
+                if self._wanted == seen:
+                    self._thread = None
+                    return
 
     def wait(self, timeout: float = 30.0) -> None:
         """Until the background redraw is done (for tests and scripts)."""
