@@ -22,6 +22,7 @@ notebook run by papermill or nbclient keeps) is drawn before the cell ends.
 
 from __future__ import annotations
 
+import base64
 import html
 import threading
 import time
@@ -48,9 +49,27 @@ def _display(obj, **kw):
 
 
 def _svg(chart) -> str:
+    """``chart`` as an ``<img>`` of its SVG: an image of its own, so the ids inside (vega's
+    ``clip1``, ...) cannot clash with those of the live charts in the same page."""
     import vl_convert as vlc
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    return vlc.vegalite_to_svg(spec)
+    svg = vlc.vegalite_to_svg(spec)
+    alt = html.escape(_title(spec), quote=True)
+    return (f'<img alt="{alt}" src="data:image/svg+xml;base64,'
+            f'{base64.b64encode(svg.encode()).decode()}">')
+
+
+def _title(spec: dict) -> str:
+    t = spec.get("title", "")
+    t = t.get("text", "") if isinstance(t, dict) else t
+    return " ".join(t) if isinstance(t, list) else str(t)
+
+
+def svgs(text: str) -> list[str]:
+    """The SVG documents of the charts in a static copy's HTML (for tests and checks)."""
+    import re
+    return [base64.b64decode(b).decode() for b in
+            re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', text)]
 
 
 def live_charts(widget):
