@@ -108,7 +108,7 @@ class StaticCopy:
             self._svgs[id(w.chart)] = got
             return f"<div>{got[1]}</div>"
         if isinstance(w, W.HTML):
-            return w.value
+            return f"<div>{w.value}</div>"
         if isinstance(w, W.Box):
             return "".join(self._part(c) for c in w.children
                            if getattr(c.layout, "display", None) != "none")
