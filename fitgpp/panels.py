@@ -54,10 +54,6 @@ LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs"
           "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
 
 
-STATIC_NOTE = ("Static copy of the panel as last drawn, kept for a saved notebook opened "
-               "without its kernel (run the cell for the live panel).")
-
-
 class PanelError(FitgppError):
     """A panel value that the study cannot take (e.g. a value added to a dimension it lacks)."""
 
@@ -159,7 +155,6 @@ def cell_view(o: Outcome, sel: dict) -> alt.Chart:
         if c is not None and c["label"] not in runs:
             runs[c["label"]] = o.run(c["name"], seed=seed, variant=variant, **c["params"],
                                      **c["knobs"])
-    # the title through slowdown_cdf, which keeps its subtitle (the lines that coincide)
     return plots.slowdown_cdf(runs, title=f"{', '.join(runs)}: seed {seed}" + "".join(
         f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
         + (f", {variant}" if variant is not None else ""))
@@ -249,7 +244,7 @@ class Panel(W.VBox):
         self.study_box = W.VBox()
         self._quiet = False
         self._tr_key = None
-        self.static = static.StaticCopy(self, note=STATIC_NOTE)
+        self.static = static.StaticCopy(self)
         with static.shown_while(self.progress):   # the panel is not on screen yet
             self.compute()
         self._build_controls()

@@ -34,6 +34,10 @@ import ipywidgets as W
 from . import live
 
 
+NOTE = ("Static copy of the panel as last drawn, kept for a saved notebook opened without its "
+        "kernel (run the cell for the live panel).")
+
+
 def in_kernel() -> bool:
     """True in a running IPython kernel (a notebook), where outputs can be displayed."""
     try:
@@ -84,7 +88,7 @@ class StaticCopy:
     """The static copy of ``root`` (a widget tree): its HTML widgets' text and its live
     charts as SVG, in the order they appear."""
 
-    def __init__(self, root: W.Widget, note: str = ""):
+    def __init__(self, root: W.Widget, note: str = NOTE):
         self.root, self.note = root, note
         self.key = uuid.uuid4().hex
         self.handle = None
