@@ -25,6 +25,7 @@ import json
 import os
 import re
 import struct
+import subprocess
 import zlib
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -196,6 +197,22 @@ def _write(path: Path, data: bytes, overwrite: bool) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def git_commit() -> str | None:
+    """The commit checked out where this package's files are tracked by git (a clone or an
+    editable install), else None (an installed wheel, no git, or files git does not track)."""
+    here = Path(__file__).resolve().parent
+    try:
+        tracked = subprocess.run(["git", "-C", str(here), "ls-files", "--error-unmatch",
+                                  Path(__file__).name], capture_output=True, timeout=10)
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = head.stdout.strip()
+    ok = tracked.returncode == 0 and head.returncode == 0
+    return commit if ok and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit) else None
+
+
 def _caption(chart) -> str:
     t = (chart.to_dict() if hasattr(chart, "to_dict") else chart).get("title", "")
     t = t.get("text", "") if isinstance(t, dict) else t
@@ -283,6 +300,7 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
     """Render and write every chart in every format, then the manifest; each path written
     is appended to ``written`` as it is (so that a failure can take them back)."""
     manifest_path = out / MANIFEST
+    commit = git_commit()
     for name, chart in charts.items():
         base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
                           formats,
@@ -292,7 +310,7 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
         record = {"chart": name, "caption": _caption(chart), "config": cfg,
                   "differs_from_defaults": diff if defaults is not None else None,
                   "preset": meta.get("preset"), "inches": meta.get("inches"),
-                  "fitgpp_version": version,
+                  "fitgpp_version": version, "git_commit": commit,
                   "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
                                                   "fitgpp_version")}, sort_keys=True)
@@ -312,9 +330,14 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
             written.append(path)
             if log:
                 log(f"wrote {path}")
-    tmp = manifest_path.with_name(f".{MANIFEST}.tmp")
+    save_manifest(manifest_path, manifest)
+
+
+def save_manifest(path: Path, manifest: dict) -> None:
+    """Replace the manifest at ``path`` at once (never a half-written one)."""
+    tmp = path.with_name(f".{path.name}.tmp")
     try:
         tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, manifest_path)
+        os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

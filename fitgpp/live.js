@@ -69,7 +69,20 @@ function watchSelections(model, view, lodashDebounce) {
     model.save_changes();
 }
 
+// While a live chart runs, the static copy of its panel (fitgpp.static: an HTML output kept for
+// a saved notebook without a kernel) is hidden; one style rule per copy.
+function hideStaticCopy(model) {
+    const key = model.get("static_key");
+    if (!key || !/^[0-9a-f]+$/.test(key) || document.getElementById(`fitgpp-static-${key}`)) return;
+    const style = document.createElement("style");
+    style.id = `fitgpp-static-${key}`;
+    style.textContent = `.fitgpp-static[data-fitgpp-for="${key}"] { display: none; }`;
+    document.head.appendChild(style);
+}
+
 async function render({ model, el }) {
+    hideStaticCopy(model);
+    model.on("change:static_key", () => hideStaticCopy(model));
     const {vegaEmbed, lodashDebounce} = await libraries(model);
     let shown = null;      // the vega-embed result on screen
     let latest = 0;        // number of the newest render asked for

@@ -54,6 +54,9 @@ class LiveChart(alt.JupyterChart):
     be read back), whose selection observers survive a change of chart."""
 
     _esm = _JS.read_text()
+    #: The key of the static copy of the panel this chart is in (fitgpp.static): while the
+    #: chart runs, its front end hides that copy.
+    static_key = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, chart, **kw):
         self._observers: list[tuple[object, str]] = []

@@ -36,7 +36,7 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
-from . import live, plots
+from . import live, panel_export, plots, static
 from .errors import FitgppError
 from .metrics import MIN_CI_VALUES, brief, percent
 from .tables import interval_text
@@ -155,9 +155,8 @@ def cell_view(o: Outcome, sel: dict) -> alt.Chart:
         if c is not None and c["label"] not in runs:
             runs[c["label"]] = o.run(c["name"], seed=seed, variant=variant, **c["params"],
                                      **c["knobs"])
-    return plots.slowdown_cdf(runs).properties(
-        title=f"{', '.join(runs)}: seed {seed}" + "".join(
-            f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
+    return plots.slowdown_cdf(runs, title=f"{', '.join(runs)}: seed {seed}" + "".join(
+        f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
         + (f", {variant}" if variant is not None else ""))
 
 
@@ -245,7 +244,9 @@ class Panel(W.VBox):
         self.study_box = W.VBox()
         self._quiet = False
         self._tr_key = None
-        self.compute()
+        self.static = static.StaticCopy(self)
+        with static.shown_while(self.progress):   # the panel is not on screen yet
+            self.compute()
         self._build_controls()
         self._draw_selection()
         self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
@@ -254,7 +255,7 @@ class Panel(W.VBox):
                           W.HBox([self.add_dim, self.add_value, self.add_button]),
                           self.status, self.messages, self.numbers,
                           self.views["tradeoff"], self.views["cell"], self.finding,
-                          self.study_box])
+                          self.study_box, panel_export.export_area(self)])
 
     # -------------------------------------------------------------- plain methods
     def key(self) -> str:
@@ -387,6 +388,7 @@ class Panel(W.VBox):
             live.update(self.views["cell"], cdf)
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
+        self.static.refresh()
 
     def _draw_study(self) -> None:
         if not self.draw_study:
@@ -396,6 +398,10 @@ class Panel(W.VBox):
             boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
                       live.show(chart)]
         self.study_box.children = boxes
+        self.static.refresh()
+
+    def _ipython_display_(self):
+        static.display_with_copy(self, self.static)
 
     # -------------------------------------------------------------- events
     def _run(self, fn) -> None:

@@ -184,3 +184,66 @@ def summary_table(ds, *, digits: int = 3) -> PeopleTable:
                             "slowdown_p95": "p95 slowdown", "preemptions": "preemptions",
                             "preemptions_per_job": "preemptions per job"},
                         ids={"class": "class"}, digits=digits, seeds=None)
+
+
+# ------------------------------------------------------------------ files
+#: LaTeX's special characters, and what stands for them in a table cell.
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "–": "--", "−": "$-$", "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def tex_escape(text) -> str:
+    """``text`` with LaTeX's special characters escaped (``5 %`` -> ``5 \\%``)."""
+    return "".join(_TEX.get(ch, ch) for ch in str(text))
+
+
+def to_latex(t: PeopleTable) -> str:
+    """``t`` as a booktabs table (``\\toprule``, ``\\midrule``, ``\\bottomrule``): the cells as
+    shown on screen, escaped; the naming columns left-aligned, the numbers right-aligned;
+    the caption as ``\\caption`` and the notes below the rule. Needs ``\\usepackage{booktabs}``."""
+    n_ids = t._n_ids()
+    align = "".join("l" if i < n_ids else "r" for i in range(len(t.shown.columns)))
+    row = lambda cells: " & ".join(tex_escape(c) for c in cells) + r" \\"  # noqa: E731
+    lines = [r"\begin{table}", r"\centering"]
+    if t.caption:
+        lines.append(rf"\caption{{{tex_escape(t.caption)}}}")
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", row(t.shown.columns), r"\midrule"]
+    lines += [row(r) for r in t.shown.itertuples(index=False)]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [rf"\par\smallskip{{\footnotesize {tex_escape(n)}}}" for n in t.notes]
+    return "\n".join(lines + [r"\end{table}"]) + "\n"
+
+
+def to_csv(t: PeopleTable) -> str:
+    """``t.full`` (every column, full precision: floats written as Python's ``repr``, so
+    they read back equal) as CSV."""
+    return t.full.to_csv(index=False)
+
+
+def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
+    """Write ``t`` as ``NAME.csv`` (:func:`to_csv`) and ``NAME.tex`` (:func:`to_latex`) in
+    ``out_dir``, recorded under ``"tables"`` in the figures' ``manifest.json`` with
+    ``config``; an existing file is never replaced (both get the next free name,
+    ``NAME-2``). Returns the two paths."""
+    import datetime as dt
+    from pathlib import Path
+
+    from . import export as E
+    from .simulate import __version__
+    out = Path(out_dir).expanduser()
+    cfg = E._jsonable(config)
+    manifest = E._read_manifest(out / E.MANIFEST)
+    base = E._free_stem(out, E.stem(name, cfg, None), (".csv", ".tex"), False)
+    E._make_dir(out)
+    record = {"table": name, "caption": t.caption, "config": cfg, "rows": len(t.full),
+              "fitgpp_version": __version__, "git_commit": E.git_commit(),
+              "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    paths = []
+    for ext, text in ((".csv", to_csv(t)), (".tex", to_latex(t))):
+        path = out / f"{base}{ext}"
+        E._write(path, text.encode(), False)
+        paths.append(path)
+        manifest.setdefault("tables", {})[path.name] = {**record, "format": ext[1:]}
+    E.save_manifest(out / E.MANIFEST, manifest)
+    return paths

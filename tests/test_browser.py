@@ -415,6 +415,10 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
     assert "against FIFO" in numbers and "nan" not in numbers.lower(), numbers
     assert "[" not in numbers, f"an interval from 2 seeds: {numbers}"
     chart_before = panel.evaluate(CHART_PRINT_JS)
+    # the static copy kept for a saved notebook is in the cell's outputs, hidden while live
+    copies = panel.evaluate("""el => [...el.querySelectorAll('.fitgpp-static')].map(c =>
+        [getComputedStyle(c).display, c.querySelectorAll('img').length])""")
+    assert copies and all(d == "none" and n >= 2 for d, n in copies), copies
     _check_charts(page, console, panel, f"{notebook} panel at open")
     cells = panel.evaluate(STATUS_JS)
     assert "read from the cache" in cells, f"no cell count shown: {cells!r}"

@@ -134,3 +134,32 @@ def test_results_md_embeds_its_figures_by_relative_paths(chart, tmp_path):
     assert "![A small test figure](rq3_x.png)" in md
     assert "[rq3_x.svg](rq3_x.svg)" in md
     assert str(tmp_path) not in md and "read from rq3.csv" in md
+
+
+def test_the_manifest_records_the_version_and_the_commit(chart, tmp_path, monkeypatch):
+    import subprocess
+    from pathlib import Path
+    from fitgpp.simulate import __version__
+    pkg = Path(E.__file__).resolve().parent
+    head = subprocess.run(["git", "-C", str(pkg), "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    assert re.fullmatch(r"[0-9a-f]{40}", head), "run from a git checkout of fitgpp"
+    E.export({"f": chart}, tmp_path / "a", config=DEFAULTS, formats=["svg"])
+    entry = json.loads((tmp_path / "a" / E.MANIFEST).read_text())["figures"]["f.svg"]
+    assert entry["git_commit"] == head and entry["fitgpp_version"] == __version__
+    # the package's files in a git work tree that does not track them (a venv inside some
+    # other project's repository): not that project's commit
+    other = tmp_path / "project"
+    (other / "venv").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--allow-empty", "-m", "other"], check=True)
+    (other / "venv" / "export.py").write_text("")
+    monkeypatch.setattr(E, "__file__", str(other / "venv" / "export.py"))
+    assert E.git_commit() is None
+    monkeypatch.undo()
+    # no git on PATH: null, and the export still succeeds
+    monkeypatch.setenv("PATH", str(tmp_path))
+    E.export({"f": chart}, tmp_path / "b", config=DEFAULTS, formats=["svg"])
+    entry = json.loads((tmp_path / "b" / E.MANIFEST).read_text())["figures"]["f.svg"]
+    assert entry["git_commit"] is None and entry["fitgpp_version"] == __version__

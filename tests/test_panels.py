@@ -108,3 +108,98 @@ def test_the_study_figures_carry_captions_not_variable_names(rq3):
     assert caption(rq3.study, "rq3_slowdown_cdf") == CAPTIONS["slowdown_cdf"]   # a shared one
     assert "P=10" in caption(reproduce.STUDIES["rq2"], "rq2_s_tradeoff_P10")
     assert "bootstrap" in caption(reproduce.STUDIES["rq5"], "rq5_slowdown_bars")
+
+
+class _Handle:
+    """A display handle that records what it shows (as IPython's does in a notebook)."""
+
+    def __init__(self, obj):
+        self.shown = [obj]
+
+    def update(self, obj, **_kw):
+        self.shown.append(obj)
+
+
+def test_the_static_copy_follows_the_view(rq3, monkeypatch):
+    from fitgpp import static
+    handles = []
+    monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
+                        or handles[-1])
+    rq3.controls["policy"].value, rq3.controls["s"].value = "fitgpp", 4.0
+    rq3.static.show()
+    try:
+        first = handles[0].shown[0].data
+        charts = list(static.live_charts(rq3))
+        assert len(charts) == 2 + len(rq3.result.charts)
+        assert len(static.svgs(first)) == len(charts) and "fitgpp-static" in first
+        assert all(v.static_key == rq3.static.key for v in charts)
+        assert rq3.static.key in first and "FitGpp s=4" in first
+        drawn = rq3.static.draws
+        rq3.controls["s"].value = 8.0
+        assert rq3.last_seconds < 1.0          # the copy is not drawn on the redraw's time
+        rq3.static.wait()
+        now = handles[0].shown[-1].data
+        assert "FitGpp s=8" in static.svgs(now)[1]   # the CDF, as drawn now
+        assert "FitGpp s=8" in now.split("<img")[0]        # and the numbers
+        # only the cell's CDF changed: one SVG drawn, the others reused
+        assert rq3.static.draws == drawn + 1
+    finally:
+        rq3.static.handle = None
+        rq3.controls["s"].value = 4.0
+
+
+def test_the_first_computation_shows_its_progress(tmp_path, monkeypatch):
+    from fitgpp import static
+    handles, seen = [], []
+    monkeypatch.setattr(static, "in_kernel", lambda: True)
+    monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
+                        or handles[-1])
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)},
+                                             policies={"fifo": {}, "lrtp": {}})
+    run = type(study).run
+
+    def watched(self, size, **kw):
+        def progress(done, total):
+            kw["progress"](done, total)
+            bar = handles[0].shown[0]
+            seen.append((bar.value, bar.max, bar.layout.visibility))
+        return run(self, size, **{**kw, "progress": progress})
+    monkeypatch.setattr(type(study), "run", watched)
+    p = Panel(study, TINY, cache=tmp_path, charts=False)
+    assert handles[0].shown[0] is p.progress           # on screen before the panel is
+    n = p.o.stats["unique"]
+    assert seen[0] == (0, n, "visible") and seen[-1] == (n, n, "visible") and len(seen) == n + 1
+    assert handles[0].shown[-1] == {"text/plain": ""}  # blanked once the panel can show
+
+
+def test_the_export_writes_what_the_panel_shows_now(rq3, tmp_path):
+    import json
+    import re
+
+    from fitgpp import export as E
+    rq3.controls["policy"].value, rq3.controls["s"].value = "fitgpp", 8.0
+    area = rq3.children[-1]
+    area.folder.value = str(tmp_path)
+    try:
+        area.export()
+    finally:
+        rq3.controls["s"].value = 4.0
+    man = json.loads((tmp_path / E.MANIFEST).read_text())
+    cdf = "rq3_selected_slowdown_cdf.svg"
+    assert man["figures"][cdf]["config"]["selection"]["s"] == 8.0
+    assert "FitGpp s=8" in (tmp_path / cdf).read_text()
+    assert {f"{n}.svg" for n in rq3.result.charts} <= set(man["figures"])
+    assert set(man["tables"]) == {"rq3_table.csv", "rq3_table.tex", "rq3_selected_numbers.csv",
+                                  "rq3_selected_numbers.tex"}
+    assert "FitGpp s=8" in (tmp_path / "rq3_selected_numbers.tex").read_text()
+    # after "add a value" the export holds the added value (the cell's first result did not)
+    rq3.add_dim.value, rq3.add_value.value = "s", "2"
+    rq3._add()
+    assert not rq3.messages.outputs, rq3.messages.outputs
+    area.export()
+    man = json.loads((tmp_path / E.MANIFEST).read_text())
+    second = man["figures"]["rq3_selected_slowdown_cdf-2.svg"]["config"]
+    assert 2.0 in second["dimensions"]["s"] and second["selection"]["s"] == 2.0
+    table = (tmp_path / "rq3_table-2.csv").read_text()
+    assert re.search(r"FitGpp s=2\b", table) and not re.search(r"FitGpp s=2\b",
+                                                                (tmp_path / "rq3_table.csv").read_text())

@@ -73,3 +73,36 @@ def test_summary_table_of_one_run():
     t = tables.summary_table(ds)
     assert list(t.shown["class"]) == ["TE", "BE"] and list(t.shown["jobs"]) == ["10", "20"]
     assert t.shown.iloc[1]["p95 slowdown"] == tables.sig(float(t.full.iloc[1]["slowdown_p95"]))
+
+
+def test_a_table_exports_as_csv_and_booktabs_latex_beside_the_figures(tmp_path):
+    import io
+    import json
+
+    from fitgpp.tables import export_table, people_table
+    df = pd.DataFrame({"policy": ["FitGpp s=4", "FIFO & co_1"], "te_p95": [1.2345678901234, 50.0],
+                       "te_p95_lo": [1.1, 40.0], "te_p95_hi": [1.4, 60.0],
+                       "change_te_p95": [-97.53086419753, 0.0], "seeds": [5, 5]})
+    t = people_table(df, {"te_p95": "TE p95", "change_te_p95": "TE p95 vs FIFO (%)"},
+                     ids={"policy": "policy"}, caption="RQ1: 100 % of jobs_x")
+    (tmp_path / "manifest.json").write_text('{"figures": {"f.svg": {"chart": "f"}}}')
+    csv, tex = export_table(t, "rq1_table", tmp_path, config={"study": "rq1"})
+    back = pd.read_csv(io.StringIO(csv.read_text()))
+    pd.testing.assert_frame_equal(back, df)                    # full precision, every column
+    text = tex.read_text()
+    lines = text.splitlines()
+    assert lines.index(r"\toprule") < lines.index(r"\midrule") < lines.index(r"\bottomrule")
+    assert r"\begin{tabular}{lrr}" in text
+    assert r"policy & TE p95 & TE p95 vs FIFO (\%) \\" in lines
+    assert r"FIFO \& co\_1 & 50 [40, 60] & 0 \\" in lines
+    assert r"FitGpp s=4 & 1.23 [1.1, 1.4] & -97.5 \\" in lines   # as shown on screen
+    assert r"\caption{RQ1: 100 \% of jobs\_x}" in lines
+    # never overwritten: a second export gets the next free name; the manifest keeps both
+    again = export_table(t, "rq1_table", tmp_path, config={"study": "rq1"})
+    assert [p.name for p in again] == ["rq1_table-2.csv", "rq1_table-2.tex"]
+    assert csv.read_text() == again[0].read_text()
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    assert set(man["tables"]) == {"rq1_table.csv", "rq1_table.tex", "rq1_table-2.csv",
+                                  "rq1_table-2.tex"} and "f.svg" in man["figures"]
+    entry = man["tables"]["rq1_table.tex"]
+    assert entry["config"] == {"study": "rq1"} and entry["rows"] == 2 and "git_commit" in entry
