@@ -56,8 +56,16 @@ def log_ticks(domain, px: float, font: float, *, vertical: bool = False) -> list
     return [lo, hi]
 
 
-def _log_scale(values, px, p: Preset, *, vertical=False, title: str, pad: float = 1.0) -> dict:
+def _log_scale(values, px, p: Preset, *, vertical=False, title: str, pad: float = 1.0,
+               room_below: bool = False) -> dict:
+    """Scale and axis of a log position channel. ``room_below``: when the smallest value
+    sits on the axis start (a CDF's vertical step at slowdown 1), start the axis a little
+    lower so that the step is drawn beside the axis, not on it."""
     dom = _log_domain(values, pad)
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if room_below and len(v) and dom[0] >= v.min() * (1 - 1e-9):
+        dom = [round(v.min() / 1.25, 4), dom[1]]
     ticks = log_ticks(dom, px, p.font, vertical=vertical)
     return dict(scale=alt.Scale(type="log", domain=dom, nice=False),
                 axis=alt.Axis(values=ticks, format="~g", labelOverlap="greedy", title=title))

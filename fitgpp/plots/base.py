@@ -19,8 +19,8 @@ POLICY_STYLE = {
     "LRTP": ("#E69F00", "diamond", [6, 3]),
     "RAND": ("#009E73", "triangle-up", [2, 1, 6, 1]),
 }
-_EXTRA = ["#D55E00", "#CC79A7", "#56B4E9", "#F0E442"]
-_EXTRA_SHAPES = ["cross", "triangle-right", "triangle-left", "stroke"]
+_EXTRA = ["#D55E00", "#CC79A7", "#56B4E9", "#882255"]  # Okabe-Ito; Tol wine for yellow (faint on white)
+_EXTRA_SHAPES = ["cross", "triangle-right", "triangle-left", "triangle"]
 _EXTRA_DASH = [[4, 4], [8, 2], [1, 3], [3, 1]]
 CLASS_NAMES = {"TE": "TE (trial-and-error)", "BE": "BE (best-effort)"}
 COLUMN_WIDTH = 240  # px: a 3.3 in paper column at 72 px/in

@@ -24,6 +24,26 @@ def _coarsen(ds, max_points: int) -> dict[str, np.ndarray]:
     return out
 
 
+#: The series of :func:`utilization`: colour and dash of each.
+GPU_SERIES = {"running": ("#0072B2", [1, 0]), "in grace period": ("#D55E00", [4, 2]),
+              "reserved for TE": ("#999999", [1, 2])}
+QUEUE_SERIES = {"TE": ("#CC79A7", [1, 0]), "BE": ("#009E73", [6, 3])}
+
+
+def _kept(styles: dict, i: int, df: pd.DataFrame) -> alt.Scale:
+    keep = [k for k in styles if k in set(df["series"])]
+    return alt.Scale(domain=keep, range=[styles[k][i] for k in keep])
+
+
+def _drop_zero(df: pd.DataFrame, col: str) -> tuple[pd.DataFrame, list[str]]:
+    """``df`` without the series that are zero throughout (a line along the axis reads as
+    missing data), and the names of those series; one series is always kept."""
+    flat = [s for s, g in df.groupby("series", sort=False) if (g[col].fillna(0) == 0).all()]
+    if len(flat) == df["series"].nunique():
+        flat = flat[1:]
+    return df[~df["series"].isin(flat)], flat
+
+
 def utilization(ds, *, max_points: int = 600, size: str | Preset | None = None,
                 title: str | None = None) -> alt.Chart:
     """GPU utilization (running, in grace period, reserved) and queue lengths over time, one run.
@@ -39,27 +59,27 @@ def utilization(ds, *, max_points: int = 600, size: str | Preset | None = None,
         "fraction": np.concatenate([v["gpu_util"], v["gpu_stopping"], v["gpu_reserved"]])})
     q = pd.DataFrame({"hours": np.tile(h, 2), "series": np.repeat(["TE", "BE"], len(h)),
                       "jobs": np.concatenate([v["waiting_te"], v["waiting_be"]])})
+    gpu, idle_gpu = _drop_zero(gpu, "fraction")
+    q, idle_q = _drop_zero(q, "jobs")
     x = alt.X("hours:Q", title="time (h)")
     width = p.width - 60
     top = alt.Chart(gpu).mark_line(interpolate="step-after", clip=True).encode(
         x=x, y=alt.Y("fraction:Q", title="share of GPUs", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("series:N", title="GPUs", scale=alt.Scale(
-            domain=["running", "in grace period", "reserved for TE"],
-            range=["#0072B2", "#D55E00", "#999999"])),
-        strokeDash=alt.StrokeDash("series:N", title="GPUs", scale=alt.Scale(
-            domain=["running", "in grace period", "reserved for TE"],
-            range=[[1, 0], [4, 2], [1, 2]])),
+        color=alt.Color("series:N", title="GPUs", scale=_kept(GPU_SERIES, 0, gpu)),
+        strokeDash=alt.StrokeDash("series:N", title="GPUs", scale=_kept(GPU_SERIES, 1, gpu)),
     ).properties(width=width, height=100)
     bottom = alt.Chart(q).mark_line(interpolate="step-after").encode(
         x=x, y=alt.Y("jobs:Q", title="waiting jobs"),
-        color=alt.Color("series:N", title="queue", scale=alt.Scale(
-            domain=["TE", "BE"], range=["#CC79A7", "#009E73"])),
-        strokeDash=alt.StrokeDash("series:N", title="queue", scale=alt.Scale(
-            domain=["TE", "BE"], range=[[1, 0], [6, 3]])),
+        color=alt.Color("series:N", title="queue", scale=_kept(QUEUE_SERIES, 0, q)),
+        strokeDash=alt.StrokeDash("series:N", title="queue", scale=_kept(QUEUE_SERIES, 1, q)),
     ).properties(width=width, height=80)
     chart = alt.vconcat(top, bottom).resolve_scale(color="independent", strokeDash="independent")
     notes = coincident(gpu, "series", ["hours", "fraction"]) + coincident(q, "series",
                                                                           ["hours", "jobs"])
+    if idle_gpu:
+        notes.append(f"No GPU was ever {' or '.join(idle_gpu)} (not drawn).")
+    if idle_q:
+        notes.append(f"No {' or '.join(idle_q)} job ever waited (not drawn).")
     return _finish(chart, p, title or f"GPU use and waiting jobs over time, {policy_label(ds)}",
                    notes)
 

@@ -28,12 +28,14 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
 
     ``log_x``: None puts x on a log axis when its values are positive and span a factor
     of 8 or more (s, grace scale). Series are drawn side by side (dodged a little along
-    x) so their whiskers do not hide each other; tooltips give the true x.
+    x) so their whiskers do not hide each other; tooltips give the true x. Each panel has
+    its own y axis, titled with its metric (``y_title`` overrides), and tick labels with
+    as many decimals as its range needs.
     ``percent``: the values are fractions (changes, see :mod:`fitgpp.metrics`), shown in
     percent. ``share``: the values are fractions of a whole (not changes), shown in
     unsigned percent. A change (``percent``, or a metric named ``... vs BASELINE (%)``) has its
-    whiskers stop at -100 % (nothing falls by more than all of it). Whiskers that reach far
-    past the values are clipped at the plot's edge; the numbers are in the table."""
+    whiskers stop at -100 % (nothing falls by more than all of it), said in the subtitle;
+    otherwise each axis includes the whole of every interval."""
     need = {x, series, "metric", "value"}
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
@@ -44,54 +46,86 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     change = (percent and not share) or all(re.search(r" vs .+\(%\)$", m) for m in metrics)
     vs = re.search(r" vs (.+?)( \(%\))?$", metrics[0])
     base = vs.group(1) if change and vs else "the baseline"
-    floor = -1.0 if percent else -100.0          # a fraction, or already in percent
-    y_title = y_title or (f"change against {base}" + ("" if percent else " (%)") if change
-                          else "share (see panel heading)" if share
-                          else "value (see panel heading)")
-    # axis format of fractions: one decimal when some panel spans under 5 points, so that
-    # its ticks do not repeat ("-9%, -9%, -10%")
-    cols = [c for c in ("value", "lo", "hi") if c in d]
-    spans = [np.nanmax(v) - np.nanmin(v) for _, g in d.groupby("metric")
-             if np.isfinite(v := g[cols].to_numpy(float)).any()]
-    digits = 1 if spans and min(spans) < 0.05 else 0
-    pct = (f".{digits}%" if share else f"+.{digits}%") if (share or percent) else None
+    d["panel"] = [re.sub(r" vs .+$", "", m) if change else m for m in d["metric"]]
+    panels = list(dict.fromkeys(d["panel"]))
+    ncols = len(panels) if p.name == "full" else 1
+    width = _panel(p, ncols, axis_px=60 if p.name == "full" else 52)
+    xe, d = _x_encoding(d, x, series, st, log_x, width, p, x_title or x)
+    d, notes = _intervals(d, change, -1.0 if percent else -100.0)
+    s_title = series_title or SERIES_TITLES.get(series, series)
+    charts = []
+    for name in panels:
+        g = d[d["panel"] == name]
+        yt = y_title or ([name, f"change vs {base}" + ("" if percent else " (%)")] if change
+                         else name)
+        charts.append(_panel_chart(g, xe, yt, _percent_format(g, percent, share), series,
+                                   s_title, st, log_y, p, x, x_title or x)
+                      .properties(width=width, height=140 if ncols > 1 else 95))
+    notes = coincident(d, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in d],
+                       ["panel"]) + notes
+    what = f"Change against {base}" if change else ", ".join(panels)
+    return _finish(alt.concat(*charts, columns=ncols), p,
+                   title or f"{what} as the {x_title or x} varies", notes, legend=st["order"])
+
+
+def _x_encoding(d, x, series, st, log_x, width, p: Preset, x_title: str):
+    """The shared x encoding and ``d`` with ``x_plot``: the series dodged over 6 % of the
+    axis around the true x, so their whiskers do not hide each other."""
     xv = d[x].to_numpy(float)
     if log_x is None:
         log_x = bool((xv > 0).all() and xv.max() / xv.min() >= 8)
-    ncols = len(metrics) if p.name == "full" else 1
-    width = _panel(p, ncols, axis_px=60 if p.name == "full" else 52)
-    # panel headings: the metric; "vs FIFO (%)" is said once, on the y axis
-    d["panel"] = [re.sub(r" vs .+$", "", m) if change else m for m in d["metric"]]
-    panels = list(dict.fromkeys(d["panel"]))
-    # dodge: spread the series over 6 % of the axis, centred on the true x
-    k = st["order"].index
-    n = len(st["order"])
+    k, n = st["order"].index, len(st["order"])
     off = np.array([(k(v) - (n - 1) / 2) for v in d[series]]) * (0.06 / max(n - 1, 1))
     if log_x:
         span = math.log10(xv.max() / xv.min()) if xv.max() > xv.min() else 1.0
-        d["x_plot"] = xv * 10 ** (off * span)
-        xs = _log_scale(np.concatenate([xv, d["x_plot"]]), width, p, pad=1.15,
-                        title=x_title or x)
+        d = d.assign(x_plot=xv * 10 ** (off * span))
+        xs = _log_scale(np.concatenate([xv, d["x_plot"]]), width, p, pad=1.15, title=x_title)
         dom = xs["scale"].domain
         if _ticks_fit(sorted(set(xv)), *dom, width, p.font):   # tick at every value drawn
-            xs["axis"] = alt.Axis(values=sorted(set(xv)), format="~g", title=x_title or x,
+            xs["axis"] = alt.Axis(values=sorted(set(xv)), format="~g", title=x_title,
                                   labelOverlap="greedy")
     else:
         span = (xv.max() - xv.min()) or 1.0
-        d["x_plot"] = xv + off * span
-        xs = dict(title=x_title or x, scale=alt.Scale(zero=False, nice=False, padding=8))
-    xe = alt.X("x_plot:Q", **xs)
+        d = d.assign(x_plot=xv + off * span)
+        xs = dict(title=x_title, scale=alt.Scale(zero=False, nice=False, padding=8))
+    return alt.X("x_plot:Q", **xs), d
+
+
+def _intervals(d, change: bool, floor: float):
+    """``d`` with ``lo_c``/``hi_c`` (the interval as drawn: a change's stops at ``floor``,
+    -100 %) and the subtitle sentence that says what the whiskers are."""
+    if not ({"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any()):
+        return d, []
+    lo_c = np.maximum(d["lo"], floor) if change else d["lo"]
+    cut = bool((lo_c > d["lo"]).any())
+    note = "Vertical lines: 95 % intervals" + (", cut at -100 % (marked with a bar)"
+                                               if cut else "") + "."
+    return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(lo_c > d["lo"], lo_c, np.nan)), [note]
+
+
+def _percent_format(g, percent: bool, share: bool) -> str | None:
+    """A d3 format for a panel of fractions with enough decimals that its ~5 ticks read
+    differently ("-99.75 %, -99.8 %", not "-99.8 %" five times)."""
+    if not (percent or share):
+        return None
+    v = g[[c for c in ("value", "lo_c", "hi_c") if c in g]].to_numpy(float)
+    v = v[np.isfinite(v)]
+    span = (v.max() - v.min()) * 100 if len(v) else 0.0
+    digits = 0 if span <= 0 else int(min(3, max(0, math.ceil(-math.log10(span / 5)))))
+    return f"{'' if share else '+'}.{digits}~%"
+
+
+def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, x_title):
+    """One panel: lines, points, interval whiskers (and a bar where one is cut)."""
     if log_y:
-        ye = alt.Y("value:Q", **_log_scale(d[["value"] + [c for c in ("lo", "hi") if c in d]]
-                                           .to_numpy().ravel(), 140, p, vertical=True,
-                                           title=y_title))
+        vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy().ravel()
+        ye = alt.Y("value:Q", **_log_scale(vals, 140, p, vertical=True, title=y_title))
     else:
         ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False, nice=True, padding=10),
-                   axis=alt.Axis(format=pct) if pct else alt.Axis())
-    s_title = series_title or SERIES_TITLES.get(series, series)
+                   axis=alt.Axis(format=fmt) if fmt else alt.Axis())
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=s_title))
-    tip = [series, alt.Tooltip(f"{x}:Q", title=x_title or x), "metric",
-           alt.Tooltip("value:Q", format=pct.replace(".0", ".1") if pct else ".3g")]
+    tip = [series, alt.Tooltip(f"{x}:Q", title=x_title), "metric",
+           alt.Tooltip("value:Q", format=fmt.replace("~", "") if fmt else ".3g")]
     line = alt.Chart().mark_line(clip=True).encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
                                               title=s_title), **enc)
@@ -99,29 +133,10 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
         x=xe, y=ye, shape=alt.Shape(f"{series}:N", scale=st["shape"], sort=st["order"],
                                     title=s_title), tooltip=tip, **enc)
     layers = [line, pts]
-    notes = []
-    if {"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any():
+    if "lo_c" in g:
         layers.append(alt.Chart().mark_rule(clip=True, opacity=0.7, strokeWidth=1.2).encode(
             x=xe, y="lo_c:Q", y2="hi_c:Q", **enc))
-        spread = d.groupby("metric")["value"].agg(["min", "max"])
-        pad = (spread["max"] - spread["min"]).clip(lower=1e-9) * 0.5 + 1e-9
-        lo_lim, hi_lim = d["metric"].map(spread["min"] - pad), d["metric"].map(spread["max"] + pad)
-        if change:
-            lo_lim = np.maximum(lo_lim, floor)
-        lo_c, hi_c = np.maximum(d["lo"], lo_lim), np.minimum(d["hi"], hi_lim)
-        cut = ((lo_c > d["lo"]) | (hi_c < d["hi"])).any()
-        notes.append("Vertical lines: 95 % intervals" + (
-            ", cut at the plot's edge where they reach past it" + (" or below -100 %"
-                                                                   if change else "")
-            if cut else "") + ".")
-        d = d.assign(lo_c=lo_c, hi_c=hi_c)
-    notes = coincident(d, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in d],
-                       ["panel"]) + notes
-    chart = alt.layer(*layers, data=d).properties(
-        width=width, height=140 if ncols > 1 else 95).facet(
-        facet=alt.Facet("panel:N", title=None, sort=panels), columns=ncols
-    ).resolve_scale(y="independent")
-    what = f"Change against {base}" if change else ", ".join(metrics)
-    return _finish(chart, p, title or f"{what} as the {x_title or x} varies", notes,
-                   legend=st["order"])
-
+        if g["cut"].notna().any():
+            layers.append(alt.Chart(g[g["cut"].notna()]).mark_tick(
+                thickness=2, size=8, orient="horizontal", clip=True).encode(x=xe, y="cut:Q", **enc))
+    return alt.layer(*layers, data=g)

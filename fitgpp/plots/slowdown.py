@@ -44,7 +44,7 @@ def slowdown_cdf(results, *, points: int = 200, size: str | Preset | None = None
     width = _panel(p, 2, gap=6)
     chart = alt.Chart(df).mark_line(interpolate="step-after", clip=True).encode(
         x=alt.X("slowdown:Q", **_log_scale(df["slowdown"], width, p,
-                                          title="slowdown (log scale)")),
+                                          title="slowdown (log scale)", room_below=True)),
         y=alt.Y("fraction:Q", title="fraction of jobs", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("policy:N", scale=st["color"], sort=st["order"], title="policy"),
         strokeDash=alt.StrokeDash("policy:N", scale=st["dash"], sort=st["order"], title="policy"),
@@ -150,14 +150,16 @@ def slowdown_bars(stats: pd.DataFrame, *, size: str | Preset | None = None,
         tooltip=["policy", "class", "stat", alt.Tooltip("value:Q", format=".3g"),
                  alt.Tooltip("lo:Q", format=".3g"), alt.Tooltip("hi:Q", format=".3g")],
     )
+    df["lo_c"] = np.maximum(df["lo"], 1.0)     # a slowdown is never below 1
     whisk = base.mark_rule(color="black", strokeWidth=1.2, clip=True).encode(
-        x=alt.X("lo:Q", **xs), x2="hi:Q")
+        x=alt.X("lo_c:Q", **xs), x2="hi:Q")
     chart = alt.layer(bars, whisk, data=df).properties(
         width=width, height=alt.Step(12)).facet(
         facet=alt.Facet("panel:N", title=None,
                         sort=["TE median", "TE p95", "BE median", "BE p95"]),
         columns=2)
+    cut = " (cut at 1)" if (df["lo"] < 1).any() else ""
     return _finish(chart, p, title, ["Bars (from 1, the least slowdown) show the statistic, "
-                                     "whiskers its 95 % interval; log scale."])
+                                     f"whiskers its 95 % interval{cut}; log scale."])
 
 

@@ -58,12 +58,30 @@ def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font) -
     return out
 
 
+#: A policy whose TE p95 lies this factor beyond FitGpp's range is drawn at the axis edge.
+OFF_SCALE = 8.0
+
+
+def _off_scale(long: pd.DataFrame) -> pd.Series:
+    """Rows (not FitGpp) whose TE p95 lies more than :data:`OFF_SCALE` times beyond the
+    range of FitGpp's: drawn on the axis edge, so FitGpp's points are not squeezed together."""
+    fit = long.loc[long["family"] == "FitGpp", "te_p95"]
+    fit = fit[np.isfinite(fit) & (fit > 0)]
+    if fit.empty:
+        return pd.Series(False, index=long.index)
+    return (long["family"] != "FitGpp") & ((long["te_p95"] > fit.max() * OFF_SCALE)
+                                           | (long["te_p95"] < fit.min() / OFF_SCALE))
+
+
 def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
-               title: str = "The threshold s trades TE latency against BE slowdown") -> alt.Chart:
+               title: str = "The threshold s trades TE latency against BE slowdown",
+               notes=()) -> alt.Chart:
     """TE p95 slowdown (x) against BE median and p95 slowdown (y, two panels).
 
     FitGpp rows (``family == 'FitGpp'``, one per ``s``) form a labelled line;
-    other rows (FIFO, LRTP, RAND, ...) are single marked points.
+    other rows (LRTP, RAND, ...) are single marked points. A policy far off FitGpp's range
+    (FIFO, whose TE p95 can be 100 times FitGpp's) sits on the axis edge, and the subtitle
+    gives its value. ``notes``: more subtitle sentences.
     """
     need = {"policy", "family", "s", "te_p95", "be_median", "be_p95"}
     if not need <= set(table.columns):
@@ -81,9 +99,16 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     shape = alt.Scale(domain=order, range=st["shape"].range)
     ncols = 2 if p.name == "full" else 1
     width = _panel(p, ncols)
-    xs = _log_scale(long["te_p95"], width, p, pad=1.25, title="TE p95 slowdown (log scale)")
-    x = alt.X("te_p95:Q", **xs)
+    off = _off_scale(long)
+    xs = _log_scale(long.loc[~off, "te_p95"], width, p, pad=1.25,
+                    title="TE p95 slowdown (log scale)")
+    lo, hi = xs["scale"].domain
+    long["x_plot"] = long["te_p95"].clip(lower=lo, upper=hi)
+    x = alt.X("x_plot:Q", **xs)
     y = alt.Y("be:Q", scale=alt.Scale(zero=False), title="BE slowdown")
+    edge = [f"{lb} off the scale (TE p95 {v:.3g}), drawn at the edge."
+            for lb, v in long.loc[off, ["policy", "te_p95"]].drop_duplicates("policy")
+            .itertuples(index=False)]
     long = long.sort_values(["metric", "family", "s"], ignore_index=True)
     # settings of s that land on the same point share one label ("s=4, 16")
     fit_rows = long["family"] == "FitGpp"
@@ -91,7 +116,7 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     joined = spot.transform(lambda v: "s=" + ", ".join(f"{x:g}" for x in v))
     first = ~long.loc[fit_rows].duplicated(["metric", "te_p95", "be"])
     long.loc[fit_rows, "s_label"] = np.where(first, joined, "")
-    long["lab"] = _place_labels(long, "te_p95", "be", "s_label", "metric",
+    long["lab"] = _place_labels(long, "x_plot", "be", "s_label", "metric",
                                 xs["scale"].domain, width, 150 if ncols == 2 else 120, p.font)
     is_fit = alt.datum.family == "FitGpp"
     line = alt.Chart().mark_line(color=POLICY_STYLE["FitGpp"][0], clip=True).encode(
@@ -115,14 +140,10 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     chart = alt.layer(line, pts, *labels, data=long).properties(
         width=width, height=150 if ncols == 2 else 120).facet(
         facet=alt.Facet("metric:N", title=None), columns=ncols).resolve_scale(y="independent")
-    notes = coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"], ["metric"])
+    notes = [*coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"],
+                         ["metric"]), *edge, *notes]
     if long["s_label"].str.contains(",").any():
-        notes.append("Settings of s listed on one label give the same result.")
-    crowded = long[(long["s_label"] != "") & (long["lab"] == "")]
-    if len(crowded):
-        notes.append("No room for the labels of " + "; ".join(
-            f"{lb} ({m})" for lb, m in zip(crowded["s_label"], crowded["metric"]))
-            + ": the line passes through the values of s in order.")
+        notes.append("Settings of s on one label give the same result.")
     return _finish(chart, p, title, notes, legend=order)
 
 

@@ -12,16 +12,32 @@ S_VALUES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 P_VALUES = (1, 3, 10)
 
 
+def _tradeoff_charts(key: str, table, p_values) -> dict:
+    """One s trade-off figure per P, titled with its P; values of P whose results are
+    identical share one figure (named and titled with all of them), not two equal files."""
+    groups: dict[tuple, list[int]] = {}
+    for p in p_values:
+        fit = table[(table["family"] == "FitGpp") & (table["P"] == p)]
+        same = tuple(map(tuple, fit[["s", "te_p95", "be_median", "be_p95"]].round(12)
+                         .to_numpy().tolist()))
+        groups.setdefault(same, []).append(p)
+    charts = {}
+    for ps in groups.values():
+        sub = table[(table["family"] != "FitGpp") | (table["P"] == ps[0])].copy()
+        sub["policy"] = [lb.replace(f" P={ps[0]}", "") for lb in sub["policy"]]
+        which = " and ".join(map(str, ps))
+        charts[f"{key}_s_tradeoff_P{'_'.join(map(str, ps))}"] = plots.s_tradeoff(
+            sub, title=f"The threshold s trades TE latency against BE slowdown (P = {which})",
+            notes=[f"P = {which} give identical results."] if len(ps) > 1 else [])
+    return charts
+
+
 def _rq2(o: Outcome) -> RQResult:
     st = o.study
     key = st.key
     table = o.table()
     p_values = sorted({int(p) for p in table["P"].dropna()})
-    charts = {}
-    for p in p_values:
-        sub = table[(table["family"] != "FitGpp") | (table["P"] == p)].copy()
-        sub["policy"] = [lb.replace(f" P={p}", "") for lb in sub["policy"]]
-        charts[f"{key}_s_tradeoff_P{p}"] = plots.s_tradeoff(sub)
+    charts = _tradeoff_charts(key, table, p_values)
     fit = table[table["family"] == "FitGpp"]
     meets = fit[(fit["change_te_p95"] <= PAPER["te_p95"]) & (fit["change_be_median"] <= PAPER["be_median"])
                 & (fit["change_be_p95"] <= PAPER["be_p95"])]
