@@ -134,3 +134,16 @@ def test_results_md_embeds_its_figures_by_relative_paths(chart, tmp_path):
     assert "![A small test figure](rq3_x.png)" in md
     assert "[rq3_x.svg](rq3_x.svg)" in md
     assert str(tmp_path) not in md and "read from rq3.csv" in md
+
+
+def test_files_are_laid_out_at_the_preset_width_and_the_manifest_says_so(chart, tmp_path):
+    """The chart is made about 3.0 in wide; export lays it out at 3.3 in (not scaled: the
+    fonts keep their points), and every file and its manifest entry say 3.3 in."""
+    assert abs(E.file_inches(plots.render(chart, ".svg"), ".svg") - 3.3) > 0.05
+    paths = E.export({"f": chart}, tmp_path, config=DEFAULTS)
+    man = json.loads((tmp_path / E.MANIFEST).read_text())["figures"]
+    for p in paths:
+        got = E.file_inches(p.read_bytes(), p.suffix, 300)
+        assert abs(got - 3.3) < 0.01 and abs(man[p.name]["inches"] - got) < 0.001, (p, got)
+    svg = paths[1].read_text()
+    assert 'font-size="7px"' in svg or "font-size: 7px" in svg or 'font-size="7"' in svg

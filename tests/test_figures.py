@@ -165,9 +165,9 @@ def test_coincident_names_the_equal_series_and_where():
     df = pd.DataFrame({"s": ["a", "b", "c"] * 2, "panel": ["p"] * 3 + ["q"] * 3,
                        "x": [1, 1, 2, 1, 3, 2], "y": [0, 0, 0, 0, 0, 0]})
     assert plots.coincident(df, "s", ["x", "y"], ["panel"]) == [
-        "a and b coincide in p (identical values: one line hides the other)."]
+        "a and b coincide in p (one line hides the other)."]
     assert plots.coincident(df.assign(x=1), "s", ["x", "y"], ["panel"]) == [
-        "a, b and c coincide (identical values: one line hides the other)."]
+        "a, b and c coincide (one line hides the other)."]
 
 
 @pytest.mark.slow

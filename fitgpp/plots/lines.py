@@ -48,21 +48,23 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     base = vs.group(1) if change and vs else "the baseline"
     d["panel"] = [re.sub(r" vs .+$", "", m) if change else m for m in d["metric"]]
     panels = list(dict.fromkeys(d["panel"]))
-    ncols = len(panels) if p.name == "full" else 1
+    ncols = min(len(panels), 3) if p.name == "full" else 1
     width = _panel(p, ncols, axis_px=60 if p.name == "full" else 52)
     xe, d = _x_encoding(d, x, series, st, log_x, width, p, x_title or x)
     d, notes = _intervals(d, change, -1.0 if percent else -100.0)
+    d, zero = _zero_series(d, series)
     s_title = series_title or SERIES_TITLES.get(series, series)
     charts = []
     for name in panels:
         g = d[d["panel"] == name]
-        yt = y_title or ([name, f"change vs {base}" + ("" if percent else " (%)")] if change
-                         else name)
+        yt = ([name, y_title] if y_title and len(panels) > 1 else y_title) or (
+            [name, f"change vs {base}" + ("" if percent else " (%)")] if change else name)
+        said = coincident(g, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in g])
+        said += [f"{', '.join(zero[name])}: 0 throughout (not drawn)."] if name in zero else []
         charts.append(_panel_chart(g, xe, yt, _percent_format(g, percent, share), series,
                                    s_title, st, log_y, p, x, x_title or x)
-                      .properties(width=width, height=140 if ncols > 1 else 95))
-    notes = coincident(d, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in d],
-                       ["panel"]) + notes
+                      .properties(width=width, height=140 if ncols > 1 else 95,
+                                  title=_panel_note(said, width, p)))
     what = f"Change against {base}" if change else ", ".join(panels)
     return _finish(alt.concat(*charts, columns=ncols), p,
                    title or f"{what} as the {x_title or x} varies", notes, legend=st["order"])
@@ -101,6 +103,28 @@ def _intervals(d, change: bool, floor: float):
     note = "Vertical lines: 95 % intervals" + (", cut at -100 % (marked with a bar)"
                                                if cut else "") + "."
     return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(lo_c > d["lo"], lo_c, np.nan)), [note]
+
+
+def _zero_series(d, series: str):
+    """``d`` without the series that are 0 throughout a panel (PRIO's preemptions: a line
+    along the axis reads as missing data), and ``{panel: [series left out]}``."""
+    cols = [c for c in ("value", "lo", "hi") if c in d]
+    drop, where = pd.Series(False, index=d.index), {}
+    for (panel, name), g in d.groupby(["panel", series], sort=False):
+        if (g[cols].fillna(0) == 0).all().all() and g["panel"].size < (d["panel"] == panel).sum():
+            drop |= (d["panel"] == panel) & (d[series] == name)
+            where.setdefault(panel, []).append(str(name))
+    return d[~drop], where
+
+
+def _panel_note(notes, width: int, p: Preset):
+    """A panel's own notes (series that coincide or are left out there) above it, wrapped
+    to its width, in the label font: next to the lines they explain, not in a paragraph."""
+    if not notes:
+        return alt.Undefined
+    import textwrap
+    lines = [ln for n in notes for ln in textwrap.wrap(n, max(16, int(width / (0.55 * p.font))))]
+    return alt.Title(lines, fontSize=p.font, fontWeight="normal", anchor="start")
 
 
 def _percent_format(g, percent: bool, share: bool) -> str | None:

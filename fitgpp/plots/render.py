@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -93,11 +94,17 @@ def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
 
 # ------------------------------------------------------------------ laying out at the printed width
 def rendered_width(spec: dict) -> float:
-    """Width in pt (= Vega px) of ``spec`` as vl-convert draws it (its SVG's width)."""
+    """Width in pt (= Vega px) of ``spec`` as vl-convert draws it (its SVG's width); the
+    last few hundred specs measured are remembered (export fits, then checks the width)."""
+    return _measure(json.dumps(spec, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=512)
+def _measure(text: str) -> float:
     import re
 
     import vl_convert as vlc
-    svg = vlc.vegalite_to_svg(json.dumps(spec, sort_keys=True))
+    svg = vlc.vegalite_to_svg(text)
     return float(re.search(r'<svg\b[^>]*\bwidth="([\d.]+)"', svg).group(1))
 
 
