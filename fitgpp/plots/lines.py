@@ -61,10 +61,10 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
             [name, f"change vs {base}" + ("" if percent else " (%)")] if change else name)
         said = coincident(g, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in g])
         said += [f"{', '.join(zero[name])}: 0 throughout (not drawn)."] if name in zero else []
-        charts.append(_panel_chart(g, xe, yt, _percent_format(g, percent, share), series,
-                                   s_title, st, log_y, p, x, x_title or x)
-                      .properties(width=width, height=140 if ncols > 1 else 95,
-                                  title=_panel_note(said, width, p)))
+        one = _panel_chart(g, xe, yt, _percent_format(g, percent, share), series, s_title, st,
+                           log_y, p, x, x_title or x).properties(
+            width=width, height=140 if ncols > 1 else 95)
+        charts.append(one.properties(title=_panel_note(said, width, p)) if said else one)
     what = f"Change against {base}" if change else ", ".join(panels)
     return _finish(alt.concat(*charts, columns=ncols), p,
                    title or f"{what} as the {x_title or x} varies", notes, legend=st["order"])
@@ -120,8 +120,6 @@ def _zero_series(d, series: str):
 def _panel_note(notes, width: int, p: Preset):
     """A panel's own notes (series that coincide or are left out there) above it, wrapped
     to its width, in the label font: next to the lines they explain, not in a paragraph."""
-    if not notes:
-        return alt.Undefined
     import textwrap
     lines = [ln for n in notes for ln in textwrap.wrap(n, max(16, int(width / (0.55 * p.font))))]
     return alt.Title(lines, fontSize=p.font, fontWeight="normal", anchor="start")
