@@ -102,12 +102,27 @@ def identical(charts: dict) -> list[Problem]:
     seen, out = {}, []
     for name, chart in charts.items():
         spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-        key = json.dumps(spec.get("datasets", {}), sort_keys=True)
-        if key in seen and key != "{}":
+        data = [v for v in spec.get("datasets", {}).values() if v] + _inline(spec)
+        if not data:
+            continue          # nothing drawn from data: nothing to compare
+        key = json.dumps(data, sort_keys=True)
+        if key in seen:
             out.append(Problem("identical", name, f"draws the same data as {seen[key]}: "
                                "write one figure and name both settings in its title"))
         seen.setdefault(key, name)
     return out
+
+
+def _inline(spec) -> list:
+    """The inline ``data.values`` of every view of ``spec``."""
+    if isinstance(spec, list):
+        return [v for s in spec for v in _inline(s)]
+    if not isinstance(spec, dict):
+        return []
+    own = spec.get("data", {}).get("values") if isinstance(spec.get("data"), dict) else None
+    return ([own] if own else []) + [v for k, s in spec.items()
+                                     if k not in ("data", "datasets", "config")
+                                     for v in _inline(s)]
 
 
 def prose(titles_: list[str], subtitle: list[str]) -> list[Problem]:

@@ -171,22 +171,22 @@ def test_coincident_names_the_equal_series_and_where():
 
 
 @pytest.mark.slow
-def test_every_research_question_chart_is_paper_ready():
-    """The charts fitgpp reproduce exports (RQ1-RQ4, RQ6), at a tiny size (RQ5: same
-    functions as RQ1, on the real trace)."""
+@pytest.mark.parametrize("width", ["column", "full"])
+def test_every_research_question_chart_is_paper_ready(width):
+    """The charts fitgpp reproduce exports (RQ1-RQ4, RQ6) at a tiny size, laid out at
+    both printed widths (RQ5: same functions as RQ1, on the real trace)."""
     from fitgpp import reproduce
     size = reproduce.Size(n_jobs=200, seeds=(0, 1), timeline_jobs=60)
-    problems = {}
-    for rq in (reproduce.rq1, reproduce.rq3, reproduce.rq4):
-        for name, chart in rq(size).charts.items():
-            problems[name] = figcheck.check(chart)
-    r2 = reproduce.rq2(size, s_values=(1.0, 4.0, 16.0), p_values=(1, 3, 10))
-    problems.update({n: figcheck.check(c) for n, c in r2.charts.items()})
-    from fitgpp.studies import rq6
-    r6 = rq6.study(overheads=(0.0, 600.0)).result(size, cache=False)
-    problems.update({n: figcheck.check(c) for n, c in r6.charts.items()})
-    assert len(problems) >= 15
-    assert not any(problems.values()), {k: list(map(str, v)) for k, v in problems.items() if v}
+    charts = {}
+    with plots.printed_at(width):
+        for rq in (reproduce.rq1, reproduce.rq3, reproduce.rq4):
+            charts.update(rq(size).charts)
+        charts.update(reproduce.rq2(size, s_values=(1.0, 4.0, 16.0), p_values=(1, 3, 10)).charts)
+        from fitgpp.studies import rq6
+        charts.update(rq6.study(overheads=(0.0, 600.0)).result(size, cache=False).charts)
+    assert len(charts) >= 15
+    problems = figcheck.check_all({n: plots.fit_width(c) for n, c in charts.items()})
+    assert not problems, {k: list(map(str, v)) for k, v in problems.items()}
 
 
 def test_point_labels_take_free_corners_or_none():

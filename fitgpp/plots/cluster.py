@@ -37,10 +37,8 @@ def _kept(styles: dict, i: int, df: pd.DataFrame) -> alt.Scale:
 
 def _drop_zero(df: pd.DataFrame, col: str) -> tuple[pd.DataFrame, list[str]]:
     """``df`` without the series that are zero throughout (a line along the axis reads as
-    missing data), and the names of those series; one series is always kept."""
+    missing data), and the names of those series."""
     flat = [s for s, g in df.groupby("series", sort=False) if (g[col].fillna(0) == 0).all()]
-    if len(flat) == df["series"].nunique():
-        flat = flat[1:]
     return df[~df["series"].isin(flat)], flat
 
 
@@ -73,7 +71,9 @@ def utilization(ds, *, max_points: int = 600, size: str | Preset | None = None,
         color=alt.Color("series:N", title="queue", scale=_kept(QUEUE_SERIES, 0, q)),
         strokeDash=alt.StrokeDash("series:N", title="queue", scale=_kept(QUEUE_SERIES, 1, q)),
     ).properties(width=width, height=80)
-    chart = alt.vconcat(top, bottom).resolve_scale(color="independent", strokeDash="independent")
+    # a panel whose every series is zero is left out: the subtitle says so
+    chart = alt.vconcat(*[c for c, d in ((top, gpu), (bottom, q)) if len(d)]).resolve_scale(
+        color="independent", strokeDash="independent")
     notes = coincident(gpu, "series", ["hours", "fraction"]) + coincident(q, "series",
                                                                           ["hours", "jobs"])
     if idle_gpu:
