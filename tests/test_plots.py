@@ -181,3 +181,18 @@ def test_each_percent_panel_gets_the_decimals_its_range_needs():
     assert fmt([-0.091, -0.093, -0.099]) == "+.1~%"
     assert fmt([-0.88, -0.93, -0.94]) == "+.0~%"
     assert fmt([-0.9981, -0.9983, -0.9982]) == "+.3~%"
+
+
+def test_charts_made_inside_printed_at_take_its_width():
+    """``fitgpp reproduce --width column`` and the export controls rebuild charts inside
+    ``printed_at``: a chart made there without a size is laid out for a column."""
+    import pandas as pd
+
+    from fitgpp import plots
+    df = pd.DataFrame({"s": [1.0, 2.0, 4.0], "policy": "FIFO", "metric": "m", "value": [1, 2, 3]})
+
+    def build():
+        return {"m": plots.metric_lines(df, x="s", title="A test chart")}
+    meta = plots.at_width(build)("column")["m"].to_dict()["usermeta"]["fitgpp"]
+    assert meta == {"preset": "column", "inches": 3.3}
+    assert build()["m"].to_dict()["usermeta"]["fitgpp"]["preset"] == "full"

@@ -19,7 +19,8 @@ from __future__ import annotations
 from . import theme  # noqa: F401  (registers and enables the paper theme)
 from .axes import _log_domain, _log_scale, _ticks_fit, coincident, log_ticks
 from .base import (CLASS_NAMES, COLUMN_WIDTH, DPI, POLICY_STYLE, PRESETS, THEME, PlotError,
-                   Preset, _finish, _panel, _wrap, natural_key, preset, printed_at)
+                   Preset, _finish, _panel, _wrap, at_width, natural_key, preset,
+                   printed_at)
 from .cluster import node_timeline, segments, segments_of, utilization
 from .lines import SERIES_TITLES, metric_lines
 from .render import FORMATS, fit_width, render, save, save_all
@@ -32,7 +33,7 @@ from .tradeoff import _LABEL_OFFSETS, _place_labels, s_tradeoff, tradeoff_table
 from .workload import QUANTITY_TITLES, distribution_fit
 
 __all__ = ["CLASS_NAMES", "COLUMN_WIDTH", "DPI", "FAMILIES", "FORMATS", "POLICY_STYLE",
-           "PRESETS", "QUANTITY_TITLES", "SERIES_TITLES", "SHORT", "THEME", "PlotError",
+           "PRESETS", "QUANTITY_TITLES", "at_width", "SERIES_TITLES", "SHORT", "THEME", "PlotError",
            "Preset", "bootstrap_stats", "coincident", "config_label", "distribution_fit",
            "family", "fit_width", "log_ticks", "metric_lines", "natural_key", "node_timeline",
            "paper_theme", "policy_label", "policy_styles", "preset", "printed_at", "render",

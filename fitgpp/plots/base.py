@@ -66,6 +66,16 @@ def printed_at(size: str | Preset):
         _WIDTH.reset(token)
 
 
+def at_width(build):
+    """``size -> build()`` made inside :func:`printed_at`: give it to an export control
+    that offers both widths (``widgets.export_panel(plots.at_width(lambda: r.charts), ...)``
+    with ``r.charts`` rebuilt there, e.g. ``lambda: study.result(size).charts``)."""
+    def at(size: str | Preset) -> dict:
+        with printed_at(size):
+            return build()
+    return at
+
+
 def preset(p: str | Preset | None = None) -> Preset:
     """The :class:`Preset` named ``p`` (``"column"``: 3.3 in, ``"full"``: 7 in); None: the
     width of the enclosing :func:`printed_at` (``"full"`` outside one)."""
