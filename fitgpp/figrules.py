@@ -244,8 +244,10 @@ def off_scale(units, datasets) -> list[Problem]:
         gaps = np.diff(pos)
         i = int(np.argmax(gaps))
         left, right = pos[:i + 1], pos[i + 1:]
-        crowd = left if len(left) >= len(right) else right
-        if gaps[i] > 0.6 and len(crowd) >= 3 and np.ptp(crowd) < 0.1:
+        crowd, far = (left, right) if len(left) >= len(right) else (right, left)
+        # a few far points against a crowd (not two groups of dodged points at two x values)
+        if gaps[i] > 0.6 and len(crowd) >= 3 and len(far) <= max(1, len(crowd) // 3) \
+                and np.ptp(crowd) < 0.1:
             out.append(Problem("off-scale", u.view, f"{len(crowd)} points share "
                                f"{np.ptp(crowd):.0%} of the x axis while another lies far "
                                "away: draw it at the edge, marked off-scale"))

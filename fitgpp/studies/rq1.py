@@ -10,6 +10,19 @@ from .base import Outcome, RQResult, Study, _bars, _config, _fmt, _timeline
 PAPER = {"te_p95": -0.966, "be_median": 0.180, "be_p95": 0.239}
 
 
+def _utilization(kept) -> dict:
+    """FitGpp's and FIFO's GPU use over time; one figure naming both when they are the same
+    (a run too small for contention), not two identical files."""
+    from ..figrules import identical
+    charts = {"rq1_utilization_fitgpp": plots.utilization(kept["FitGpp s=4"]),
+              "rq1_utilization_fifo": plots.utilization(kept["FIFO"])}
+    if identical(charts):
+        return {"rq1_utilization_fitgpp_fifo": plots.utilization(
+            kept["FIFO"], title="GPU use and waiting jobs over time, FitGpp s=4 and FIFO "
+                                "(identical)")}
+    return charts
+
+
 def _rq1(o: Outcome) -> RQResult:
     st, size = o.study, o.size
     table = o.table()
@@ -29,8 +42,7 @@ def _rq1(o: Outcome) -> RQResult:
     charts = {
         "rq1_slowdown_cdf": plots.slowdown_cdf(kept),
         "rq1_slowdown_bars": plots.slowdown_bars(_bars(table)),
-        "rq1_utilization_fitgpp": plots.utilization(kept["FitGpp s=4"]),
-        "rq1_utilization_fifo": plots.utilization(kept["FIFO"]),
+        **_utilization(kept),
         "rq1_node_timeline": _timeline(
             kept["FitGpp s=4"], size.timeline_jobs,
             f"FitGpp s=4, seed {st.seeds(size)[0]}, until arrival {size.timeline_jobs}, nodes 0-7"),
