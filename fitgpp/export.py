@@ -170,6 +170,30 @@ def read_config(path) -> dict:
     raise ExportError(f"{path}: no fitgpp configuration embedded")
 
 
+# ------------------------------------------------------------------ printed width of a file
+def file_inches(data: bytes, ext: str, dpi: int = DPI) -> float:
+    """Printed width of a rendered figure in inches: a PNG's pixel width / ``dpi``
+    (its own ``pHYs`` resolution when it has one), an SVG's ``width`` and a PDF's first
+    page width in points / 72."""
+    ext = ext.lower() if ext.startswith(".") else f".{ext.lower()}"
+    if ext == ".png":
+        width = struct.unpack(">I", data[16:20])[0]
+        i = data.find(b"pHYs")
+        if i > 0:
+            ppm, _, unit = struct.unpack(">IIB", data[i + 4:i + 13])
+            if unit == 1 and ppm:
+                dpi = ppm * 0.0254
+        return width / dpi
+    if ext == ".svg":
+        m = re.search(rb'<svg\b[^>]*\bwidth="([\d.]+)(pt|px)?"', data)
+        return float(m.group(1)) / 72
+    if ext == ".pdf":
+        m = re.search(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]",
+                      data)
+        return (float(m.group(3)) - float(m.group(1))) / 72
+    raise ExportError(f"cannot measure a {ext} file")
+
+
 # ------------------------------------------------------------------ writing
 def _render(chart, ext: str, dpi: int, cache=None) -> bytes:
     from .plots import render          # the one render function
@@ -252,11 +276,16 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
     manifest = _read_manifest(out / MANIFEST)
     # each chart as its Vega-Lite dict once (validated once): the check, the caption and
     # every format read that dict
-    charts = {name: chart.to_dict() if hasattr(chart, "to_dict") else chart
-              for name, chart in charts.items()}
+    # laid out at its printed width (panels widened or narrowed, fonts kept in pt)
+    from .plots import fit_width
+    charts = {name: fit_width(chart) for name, chart in charts.items()}
     if check:                     # all charts first: a refused chart leaves nothing half-written
         for name, chart in charts.items():
             assert_paper_ready(chart, name)
+        from .figrules import identical
+        same = identical(charts)
+        if same:
+            raise ExportError("identical figures:\n  " + "\n  ".join(map(str, same)))
     _make_dir(out)
     written: list[Path] = []
     try:
@@ -325,6 +354,7 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
             path = out / f"{base}{ext}"
             _write(path, data, overwrite)
             manifest["figures"][path.name] = {**record, "format": ext[1:],
+                                              "inches": round(file_inches(data, ext, dpi), 3),
                                               "dpi": dpi if ext == ".png" else None,
                                               "bytes": len(data)}
             written.append(path)

@@ -24,6 +24,10 @@ Each rule names a fault seen in this project's figures:
 ``log-labels``
     A log axis has explicit tick values whose labels do not overlap at the chart's width.
 
+The rules about the printed figure (fonts, width, repeated tick labels, cut intervals,
+series flat at zero, off-scale points, identical figures, prose) are in
+:mod:`fitgpp.figrules`.
+
 The check reads data from the spec's inline ``datasets``; transforms are ignored (a
 filtered layer is checked on its unfiltered data, which can only over-report).
 """
@@ -40,7 +44,8 @@ import pandas as pd
 from .errors import FitgppError
 
 RULES = ("caption", "axis-title", "legend-title", "numeric-order", "clip", "coincide",
-         "log-labels")
+         "log-labels", "font", "width", "repeated-ticks", "interval-clip", "flat-zero",
+         "off-scale", "identical", "prose")
 LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "strokeDash", "size", "opacity")
 POSITION = ("x", "y")
 _VARIABLE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+$")   # snake_case: a variable name
@@ -379,7 +384,29 @@ def check(chart) -> list[Problem]:
     font = ((spec.get("config") or {}).get("axis") or {}).get("labelFontSize", 10)
     return (_caption(spec) + _axis_titles(units) + _legend_titles(units)
             + _numeric_order(units, datasets) + _clip(units, datasets)
-            + _coincide(units, datasets, _titles(spec)) + _log_labels(units, datasets, font))
+            + _coincide(units, datasets, _titles(spec)) + _log_labels(units, datasets, font)
+            + _printed(spec, units, datasets))
+
+
+def _printed(spec, units, datasets) -> list[Problem]:
+    """The rules of :mod:`fitgpp.figrules`: the figure at its printed size."""
+    from . import figrules as R
+    t = spec.get("title")
+    sub = (t.get("subtitle") if isinstance(t, dict) else None) or []
+    sub = [sub] if isinstance(sub, str) else list(sub)
+    return (R.fonts(spec) + R.width(spec) + R.repeated_ticks(units, datasets)
+            + R.interval_clip(units, datasets, " ".join(sub)) + R.flat_zero(units, datasets)
+            + R.off_scale(units, datasets) + R.prose(_titles(spec), sub))
+
+
+def check_all(charts: dict) -> dict[str, list[Problem]]:
+    """:func:`check` of every chart of ``{name: chart}``, plus figures that draw the same
+    data under two names (rule ``identical``): ``{name: problems}``, only names with some."""
+    from .figrules import identical
+    out = {n: check(c) for n, c in charts.items()}
+    for p in identical(charts):
+        out[p.where].append(p)
+    return {n: ps for n, ps in out.items() if ps}
 
 
 def assert_paper_ready(chart, name: str = "chart") -> None:
@@ -387,3 +414,10 @@ def assert_paper_ready(chart, name: str = "chart") -> None:
     probs = check(chart)
     if probs:
         raise FigureError(f"{name} is not paper-ready:\n  " + "\n  ".join(map(str, probs)))
+
+
+def check_files(folder) -> list[Problem]:
+    """Problems of the files :func:`fitgpp.export.export` wrote into ``folder``: a file not
+    as wide as its preset or as its manifest entry says, two byte-identical figures."""
+    from .figrules import files
+    return files(folder)

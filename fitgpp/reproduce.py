@@ -131,7 +131,9 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
         lines.append(f"| {r['policy']} | {percent(r['change_te_p95'])} | "
                      f"{percent(r['change_be_median'])} | {percent(r['change_be_p95'])} | "
                      f"{100 * r['shortfall']:+.1f} | {r['verdicts']} |")
-    lines += ["", "Figures: `rq2_s_tradeoff_P3.png`, `rq2_change_vs_s.png`."]
+    shown = [n for n in r2.charts if n.startswith(f"{r2.key}_s_tradeoff_P")][:1] + \
+        [n for n in r2.charts if n.endswith("_change_vs_s")]
+    lines += ["", "Figures: " + ", ".join(f"`{n}.png`" for n in shown) + "."]
     return lines
 
 

@@ -163,3 +163,16 @@ def test_the_manifest_records_the_version_and_the_commit(chart, tmp_path, monkey
     E.export({"f": chart}, tmp_path / "b", config=DEFAULTS, formats=["svg"])
     entry = json.loads((tmp_path / "b" / E.MANIFEST).read_text())["figures"]["f.svg"]
     assert entry["git_commit"] is None and entry["fitgpp_version"] == __version__
+
+
+def test_files_are_laid_out_at_the_preset_width_and_the_manifest_says_so(chart, tmp_path):
+    """The chart is made about 3.0 in wide; export lays it out at 3.3 in (not scaled: the
+    fonts keep their points), and every file and its manifest entry say 3.3 in."""
+    assert abs(E.file_inches(plots.render(chart, ".svg"), ".svg") - 3.3) > 0.05
+    paths = E.export({"f": chart}, tmp_path, config=DEFAULTS)
+    man = json.loads((tmp_path / E.MANIFEST).read_text())["figures"]
+    for p in paths:
+        got = E.file_inches(p.read_bytes(), p.suffix, 300)
+        assert abs(got - 3.3) < 0.01 and abs(man[p.name]["inches"] - got) < 0.001, (p, got)
+    svg = paths[1].read_text()
+    assert 'font-size="7px"' in svg or "font-size: 7px" in svg or 'font-size="7"' in svg

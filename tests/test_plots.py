@@ -158,18 +158,41 @@ def test_bootstrap_intervals_from_their_cache_are_the_numbers_computed(tmp_path,
         plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
 
 
-def test_percent_axis_gets_a_decimal_when_a_panel_spans_under_five_points():
-    """Whole-percent ticks repeat on a narrow panel ("-9%, -9%, -10%"); such a chart uses
-    one decimal, a wide one none."""
+def test_each_percent_panel_gets_the_decimals_its_range_needs():
+    """Whole-percent ticks repeat on a narrow panel ("-9%, -9%, -10%"; a TE change of
+    -99.8 % on every tick): each panel has its own axis with as many decimals as its range
+    needs, and its tick labels all differ."""
+    import pandas as pd
+
+    from fitgpp import figcheck, plots
+
+    def fmt(values):
+        df = pd.DataFrame({"s": [1.0, 2.0, 4.0] * 2, "policy": "fitgpp",
+                           "metric": ["m"] * 3 + ["wide"] * 3,
+                           "value": list(values) + [-0.2, 0.1, 0.3]})
+        chart = plots.metric_lines(df, x="s", percent=True, title="A test chart")
+        assert not [p for p in figcheck.check(plots.fit_width(chart))
+                    if p.rule == "repeated-ticks"]
+        spec = chart.to_dict()
+        formats = [c["layer"][0]["encoding"]["y"]["axis"]["format"] for c in spec["concat"]]
+        assert formats[1] == "+.0~%"            # the wide panel keeps whole percents
+        return formats[0]
+
+    assert fmt([-0.091, -0.093, -0.099]) == "+.1~%"
+    assert fmt([-0.88, -0.93, -0.94]) == "+.0~%"
+    assert fmt([-0.9981, -0.9983, -0.9982]) == "+.3~%"
+
+
+def test_charts_made_inside_printed_at_take_its_width():
+    """``fitgpp reproduce --width column`` and the export controls rebuild charts inside
+    ``printed_at``: a chart made there without a size is laid out for a column."""
     import pandas as pd
 
     from fitgpp import plots
+    df = pd.DataFrame({"s": [1.0, 2.0, 4.0], "policy": "FIFO", "metric": "m", "value": [1, 2, 3]})
 
-    def fmt(values):
-        df = pd.DataFrame({"s": [1.0, 2.0, 4.0], "policy": "fitgpp", "metric": "m",
-                           "value": values})
-        spec = plots.metric_lines(df, x="s", percent=True, title="A test chart").to_dict()
-        return spec["spec"]["layer"][0]["encoding"]["y"]["axis"]["format"]
-
-    assert fmt([-0.091, -0.093, -0.099]) == "+.1%"
-    assert fmt([-0.88, -0.93, -0.94]) == "+.0%"
+    def build():
+        return {"m": plots.metric_lines(df, x="s", title="A test chart")}
+    meta = plots.at_width(build)("column")["m"].to_dict()["usermeta"]["fitgpp"]
+    assert meta == {"preset": "column", "inches": 3.3}
+    assert build()["m"].to_dict()["usermeta"]["fitgpp"]["preset"] == "full"

@@ -1,4 +1,4 @@
-"""``fitgpp reproduce [--quick] --out DIR``: every research question, headless."""
+"""``fitgpp reproduce [--quick] [--width column|full] --out DIR``: every research question, headless."""
 
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ def add_parser(sub) -> None:
     p.add_argument("--only", nargs="+", metavar="RQ",
                    help="run only these research questions (rq1, rq2, rq2w, ...: the keys of "
                         "fitgpp.reproduce.STUDIES)")
+    p.add_argument("--width", choices=("column", "full"), default="full",
+                   help="printed width the figures are laid out for: a 3.3 in column or the "
+                        "full 7 in page width (default: full)")
     p.add_argument("--out", required=True, metavar="DIR", type=path_arg)
     p.add_argument("--workers", type=workers_int, metavar="N",
                    help="Dask workers for the cells not in the cache (0: in this process; default: "
@@ -57,8 +60,10 @@ def run(args) -> int:
     t = time.perf_counter()
     try:
         writable_dir(out, f"--out {out}")
-        run_all(out, size=size, which=args.only, cache=False if args.no_cache else None,
-                progress=True)
+        from ..plots import printed_at
+        with printed_at(args.width):
+            run_all(out, size=size, which=args.only, cache=False if args.no_cache else None,
+                    progress=True)
     except BaseException:
         if made and not any(out.iterdir()):  # a failure leaves no empty folder of ours
             out.rmdir()

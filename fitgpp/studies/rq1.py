@@ -39,6 +39,19 @@ def headline_finding(table: pd.DataFrame, jobs: int, seeds: int) -> str:
     return text
 
 
+def _utilization(kept) -> dict:
+    """FitGpp's and FIFO's GPU use over time; one figure naming both when they are the same
+    (a run too small for contention), not two identical files."""
+    from ..figrules import identical
+    charts = {"rq1_utilization_fitgpp": plots.utilization(kept[HEADLINE]),
+              "rq1_utilization_fifo": plots.utilization(kept["FIFO"])}
+    if identical(charts):
+        return {"rq1_utilization_fitgpp_fifo": plots.utilization(
+            kept["FIFO"], title="GPU use and waiting jobs over time, FitGpp s=4 and FIFO "
+                                "(identical)")}
+    return charts
+
+
 def _rq1(o: Outcome) -> RQResult:
     st, size = o.study, o.size
     table = o.table()
@@ -47,8 +60,7 @@ def _rq1(o: Outcome) -> RQResult:
     charts = {
         "rq1_slowdown_cdf": plots.slowdown_cdf(kept),
         "rq1_slowdown_bars": plots.slowdown_bars(_bars(table)),
-        "rq1_utilization_fitgpp": plots.utilization(kept[HEADLINE]),
-        "rq1_utilization_fifo": plots.utilization(kept["FIFO"]),
+        **_utilization(kept),
         "rq1_node_timeline": _timeline(
             kept[HEADLINE], size.timeline_jobs,
             f"FitGpp s=4, seed {st.seeds(size)[0]}, until arrival {size.timeline_jobs}, nodes 0-7"),

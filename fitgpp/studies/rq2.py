@@ -42,16 +42,32 @@ def s_tradeoff_verdict(per_seed: dict, s_lo: float, s_hi: float) -> str:
     return f"{te.sentence} {be.sentence} {word}"
 
 
+def _tradeoff_charts(key: str, table, p_values) -> dict:
+    """One s trade-off figure per P, titled with its P; values of P whose results are
+    identical share one figure (named and titled with all of them), not two equal files."""
+    groups: dict[tuple, list[int]] = {}
+    for p in p_values:
+        fit = table[(table["family"] == "FitGpp") & (table["P"] == p)]
+        same = tuple(map(tuple, fit[["s", "te_p95", "be_median", "be_p95"]].round(12)
+                         .to_numpy().tolist()))
+        groups.setdefault(same, []).append(p)
+    charts = {}
+    for ps in groups.values():
+        sub = table[(table["family"] != "FitGpp") | (table["P"] == ps[0])].copy()
+        sub["policy"] = [lb.replace(f" P={ps[0]}", "") for lb in sub["policy"]]
+        which = " and ".join(map(str, ps))
+        charts[f"{key}_s_tradeoff_P{'_'.join(map(str, ps))}"] = plots.s_tradeoff(
+            sub, title=f"The threshold s trades TE latency against BE slowdown (P = {which})",
+            notes=[f"P = {which} give identical results."] if len(ps) > 1 else [])
+    return charts
+
+
 def _rq2(o: Outcome) -> RQResult:
     st = o.study
     key = st.key
     table = o.table()
     p_values = sorted({int(p) for p in table["P"].dropna()})
-    charts = {}
-    for p in p_values:
-        sub = table[(table["family"] != "FitGpp") | (table["P"] == p)].copy()
-        sub["policy"] = [lb.replace(f" P={p}", "") for lb in sub["policy"]]
-        charts[f"{key}_s_tradeoff_P{p}"] = plots.s_tradeoff(sub)
+    charts = _tradeoff_charts(key, table, p_values)
     fit = table[table["family"] == "FitGpp"]
     meets = fit[[holds_together(against_paper_all({k: r[f"change_{k}"] for k in PAPER}))
                  for _, r in fit.iterrows()]]

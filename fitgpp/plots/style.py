@@ -1,0 +1,112 @@
+"""One label and one style (colour, shape, dash) per policy, read by every chart."""
+
+from __future__ import annotations
+
+import numpy as np
+import altair as alt
+
+from .base import POLICY_STYLE, _EXTRA, _EXTRA_DASH, _EXTRA_SHAPES, PlotError, natural_key
+
+
+# ------------------------------------------------------------------ labels and styles
+#: How the built-in policies are written in labels (a researcher's policy: its own name).
+FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND"}
+#: Short names of policy fields in labels.
+SHORT = {"max_preemptions": "P"}
+
+
+def family(name: str) -> str:
+    """``FitGpp`` for ``fitgpp``; a policy that is not built in keeps its own name."""
+    return FAMILIES.get(str(name).lower(), str(name))
+
+
+def config_label(name: str, params: dict, varying=()) -> str:
+    """The one name of a configuration: the policy's family, ``s`` when it has one, and
+    every other field in ``varying`` (the ones its grid sweeps): ``FitGpp s=4``,
+    ``FitGpp s=4 P=3``, ``patient s=4 patience=80``, ``FIFO``."""
+    shown = [k for k in params if k == "s" or k in varying]
+    parts = [family(name)]
+    for k in shown:
+        v = params[k]
+        parts.append(f"{SHORT.get(k, k)}={v:g}" if isinstance(v, (int, float))
+                     and not isinstance(v, bool) else f"{SHORT.get(k, k)}={v}")
+    return " ".join(parts)
+
+
+def policy_label(ds) -> str:
+    """The label of a simulation Dataset (from its attrs) or of a policy name, as
+    :func:`config_label` writes it."""
+    attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
+    name = str(attrs.get("policy", "?")).rpartition(":")[2]  # module:Class -> Class
+    params = {"s": float(attrs["s"])} if family(name) == "FitGpp" and "s" in attrs else {}
+    return config_label(name, params)
+
+
+def _family(label: str) -> str:
+    return label.split(" ")[0]
+
+
+def _order_key(lb: str) -> tuple:
+    fam = _family(lb)
+    return (list(POLICY_STYLE).index(fam) if fam in POLICY_STYLE else 99, natural_key(lb))
+
+
+def _styles(labels) -> dict[str, alt.Scale]:
+    """Colour, shape and dash scales for the given labels, from :func:`policy_styles`."""
+    styles = policy_styles(labels)
+    order = list(styles)
+    return {"order": order,
+            "color": alt.Scale(domain=order, range=[styles[lb][0] for lb in order]),
+            "shape": alt.Scale(domain=order, range=[styles[lb][1] for lb in order]),
+            "dash": alt.Scale(domain=order, range=[styles[lb][2] for lb in order])}
+
+
+def _as_runs(results) -> dict[str, object]:
+    """``{label: Dataset}`` from a dict, a list of Datasets, or one Dataset."""
+    if hasattr(results, "data_vars"):
+        results = [results]
+    if isinstance(results, dict):
+        out = dict(results)
+    else:
+        out = {}
+        for ds in results:
+            out[policy_label(ds)] = ds
+    if not out:
+        raise PlotError("no results to plot: pass at least one Dataset")
+    for lb, ds in out.items():
+        missing = {"cls", "slowdown"} - set(getattr(ds, "data_vars", ()))
+        if missing:
+            raise PlotError(f"result {lb!r} is not a simulation Dataset: missing {sorted(missing)}")
+    return out
+
+
+def _hours(x):
+    return np.asarray(x, dtype=float) / 3600.0
+
+
+def _spare(name: str) -> int:
+    """A stable index into the spare styles for a label that is not a built-in family's
+    first: the same label gets the same style in every chart, whatever else is drawn."""
+    import hashlib
+    return int(hashlib.sha256(str(name).encode()).hexdigest(), 16) % len(_EXTRA)
+
+
+def policy_styles(labels) -> dict[str, tuple[str, str, list]]:
+    """``{label: (colour, shape, dash)}``, the one palette of every chart: a built-in
+    policy's plain label (``FIFO``, ``FitGpp s=4``, the family's first) keeps its
+    :data:`POLICY_STYLE`; other labels (``FitGpp s=8``, a user's ``patient``) get a spare
+    style chosen from the label itself, so it does not change with the other labels."""
+    order = sorted(dict.fromkeys(map(str, labels)), key=_order_key)
+    out, used, first = {}, set(), set()
+    for lb in order:
+        fam = _family(lb)
+        if fam in POLICY_STYLE and fam not in first:
+            first.add(fam)
+            out[lb] = POLICY_STYLE[fam]
+            continue
+        i = _spare(lb)
+        while i in used and len(used) < len(_EXTRA):
+            i = (i + 1) % len(_EXTRA)
+        used.add(i)
+        out[lb] = (_EXTRA[i], _EXTRA_SHAPES[i], _EXTRA_DASH[i])
+    return out
