@@ -193,10 +193,43 @@ def vs_baseline(table: pd.DataFrame, baseline: str) -> str:
         said = "; ".join(verdicts.describe_change(r["change_te_p95"], f"{r['policy']}: TE p95")
                          for _, r in sel.iterrows())
         where = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
-        head = ", ".join([str(where["workload"])] * ("workload" in where) + [
-            f"{where['restart_overhead'] / 60:g} min restarts"] * ("restart_overhead" in where))
+        head = [str(where["workload"])] if "workload" in where else []
+        if "restart_overhead" in where:
+            head.append(f"{where['restart_overhead'] / 60:g} min restarts")
+        head = ", ".join(head)
         out.append(f"- {head or 'the trace'}, against {baseline}: {said}.")
     return "\n".join(out)
+
+
+def _interval(row, col: str, value_range) -> verdicts.Interval:
+    """``row[col]`` with its bounds clipped to ``value_range`` (none below 3 seeds)."""
+    m, lo, hi = row[col], row[f"{col}_lo"], row[f"{col}_hi"]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return verdicts.Interval(m, np.nan, np.nan)
+    a, b = value_range
+    return verdicts.Interval(m, max(lo, a), min(hi, b), bool(lo < a), bool(hi > b))
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """The study's table for reading: one row per configuration, each metric of
+    :data:`COMPARED` as its mean over seeds with its 95 % interval clipped to the metric's
+    range (marked ``*``, :data:`fitgpp.verdicts.CLIP_NOTE`; none from fewer than 3 seeds),
+    and each change against the baseline in percent."""
+    ids = [c for c in ("workload", "restart_overhead", "policy", "seeds") if c in table]
+    out = table[ids].copy()
+    if "restart_overhead" in out:
+        out["restart_overhead"] = out["restart_overhead"] / 60.0
+        out = out.rename(columns={"restart_overhead": "restart overhead (min)"})
+    for m in COMPARED:
+        met = METRICS[m]
+        rng = verdicts.SLOWDOWN_RANGE if met.cls and met.var.startswith("slowdown") \
+            else (0.0, np.inf)
+        out[met.label] = [_interval(r, m, rng).text() for _, r in table.iterrows()]
+        if met.vs_baseline and f"change_{m}" in table:
+            out[f"{met.label} vs baseline"] = [
+                _interval(r, f"change_{m}", verdicts.CHANGE_RANGE).text(as_percent=True)
+                for _, r in table.iterrows()]
+    return out
 
 
 def analyze(o) -> RQResult:
