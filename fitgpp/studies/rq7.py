@@ -185,13 +185,16 @@ def summary(comp: pd.DataFrame) -> str:
 
 def vs_baseline(table: pd.DataFrame, baseline: str) -> str:
     """Each workload and overhead: the TE p95 change of every FitGpp and LAS setting
-    against the baseline, in words of its direction (:func:`fitgpp.verdicts.describe_change`)."""
+    against the baseline, in words of its direction (:func:`fitgpp.verdicts.describe_change`),
+    with its interval over seeds (a direction whose interval spans 0 is not a finding)."""
     out = []
     keys = [k for k in ("workload", "restart_overhead") if k in table]
     for key, g in (table.groupby(keys, sort=False) if keys else [((), table)]):
         sel = g[g["name"].isin(["fitgpp", "LAS"])]
-        said = "; ".join(verdicts.describe_change(r["change_te_p95"], f"{r['policy']}: TE p95")
-                         for _, r in sel.iterrows())
+        said = "; ".join(
+            verdicts.describe_change(r["change_te_p95"], f"{r['policy']}: TE p95")
+            + f" ({_interval(r, 'change_te_p95', verdicts.CHANGE_RANGE).text(as_percent=True)})"
+            for _, r in sel.iterrows())
         where = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
         head = [str(where["workload"])] if "workload" in where else []
         if "restart_overhead" in where:
