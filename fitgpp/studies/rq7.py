@@ -191,10 +191,9 @@ def vs_baseline(table: pd.DataFrame, baseline: str) -> str:
     keys = [k for k in ("workload", "restart_overhead") if k in table]
     for key, g in (table.groupby(keys, sort=False) if keys else [((), table)]):
         sel = g[g["name"].isin(["fitgpp", "LAS"])]
-        said = "; ".join(
-            verdicts.describe_change(r["change_te_p95"], f"{r['policy']}: TE p95")
-            + f" ({_interval(r, 'change_te_p95', verdicts.CHANGE_RANGE).text(as_percent=True)})"
-            for _, r in sel.iterrows())
+        said = "; ".join(verdicts.describe_change(r["change_te_p95"], f"{r['policy']}: TE p95")
+                         + _bounds(_interval(r, "change_te_p95", verdicts.CHANGE_RANGE))
+                         for _, r in sel.iterrows())
         where = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
         head = [str(where["workload"])] if "workload" in where else []
         if "restart_overhead" in where:
@@ -211,6 +210,11 @@ def _interval(row, col: str, value_range) -> verdicts.Interval:
         return verdicts.Interval(m, np.nan, np.nan)
     a, b = value_range
     return verdicts.Interval(m, max(lo, a), min(hi, b), bool(lo < a), bool(hi > b))
+
+
+def _bounds(iv: verdicts.Interval) -> str:
+    """`` (mean [low, high])`` in percent, or nothing when there is no interval."""
+    return "" if np.isnan(iv.low) else f" ({iv.text(as_percent=True)})"
 
 
 def readable(table: pd.DataFrame) -> pd.DataFrame:
