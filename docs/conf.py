@@ -33,7 +33,7 @@ extensions = [
 # Pages other helpers write are part of the site once they exist; these must exist.
 exclude_patterns = ["_build", "README.md", "examples", "**.ipynb_checkpoints", "Thumbs.db",
                     ".DS_Store"]
-# .ipynb: write-a-policy.ipynb is a link to notebooks/08_write_a_policy.ipynb, so the page is
+# .ipynb: write-a-policy.ipynb is a link to notebooks/09_write_a_policy.ipynb, so the page is
 # that notebook, executed on every build like the text notebooks
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
 root_doc = "index"

@@ -23,7 +23,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
 RQ = {"02_rq1_te_latency": ["rq1"], "03_rq2_threshold_s": ["rq2", "rq2w"],
       "04_rq3_long_jobs_and_grace": ["rq3"], "05_rq4_mix_and_grace_distribution": ["rq4"],
-      "06_rq5_real_trace": ["rq5"], "10_run_length": ["runlen"]}
+      "06_rq5_real_trace": ["rq5"], "08_rq7_las": ["rq7", "rq7a", "rq7a10"],
+      "10_run_length": ["runlen"]}
 #: The quick size, as papermill parameters (only names the notebook's parameters cell has).
 QUICK = {"size": "quick", "n_seeds": 2}
 #: The paper's numbers, the only results fixed prose may quote.
@@ -31,7 +32,8 @@ PAPER_NUMBERS = {"-96.6 %", "+18.0 %", "+23.9 %", "96.6 %", "18.0 %", "23.9 %",
                  "95 %"}   # and the level of the intervals
 EXPECTED = ["00_quickstart", "01_workloads", "02_rq1_te_latency", "03_rq2_threshold_s",
             "04_rq3_long_jobs_and_grace", "05_rq4_mix_and_grace_distribution",
-            "06_rq5_real_trace", "07_rq6_restart_cost", "08_write_a_policy", "10_run_length"]
+            "06_rq5_real_trace", "07_rq6_restart_cost", "08_rq7_las", "09_write_a_policy",
+            "10_run_length"]
 
 
 def test_the_numbered_notebooks_are_all_there():
@@ -133,6 +135,9 @@ def assert_finding_matches_table(key: str, r) -> None:
         changes.add(percent(change(be.iloc[-1], be.iloc[0])))
         assert f"moves {te.iloc[0]:.2f} -> {te.iloc[-1]:.2f}" in r.finding, r.finding
         assert f"BE p95 {be.iloc[0]:.2f} -> {be.iloc[-1]:.2f}" in r.finding, r.finding
+    elif key.startswith("rq7"):   # counts of paired verdicts, no changes quoted
+        from fitgpp.studies import rq7
+        assert r.finding == rq7.summary(r.datasets["comparisons"]), r.finding
     else:
         assert quoted, f"{key}: the finding quotes no change: {r.finding}"
     assert quoted <= changes, f"{key}: {quoted - changes} in the finding are not in the table"
