@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ from .. import plots
 from .._version import __version__
 from ..cluster import DEFAULT_CLUSTER, Cluster
 from ..errors import FitgppError
-from ..metrics import (METRICS, Metric, brief, change, paired_change, percent,
+from ..metrics import (METRICS, Metric, brief, paired_change, percent,
                       t_interval)
 from ._lazy import _LazyCluster
 
