@@ -125,6 +125,7 @@ def plan(eng, s) -> tuple[list[int], list[int]]:
     # so a job planned there waits for it, and no job behind it takes that room meanwhile
     led = [list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)]
     led.append(sum(led[0]))  # planned free GPUs over the nodes with room (never negative)
+    led.append(None)  # the largest planned room of one node (GPU, CPU, memory); None: stale
     starts, stops, min_gpu = [], [], s["min_gpu"]
     for q, running in enumerate(s["run"]):
         for i in running:  # (one that finished since the last step is still listed)
@@ -152,7 +153,13 @@ def _keep(eng, led, i: int, stops: list) -> None:
     pg, pc, pm = led[0], led[1], led[2]
     at, g, c, m = eng.nodes[i], eng.dg[i], eng.dc[i], eng.dm[i]
     te = eng.te[i]
-    if te or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
+    led[4] = None
+    if len(at) == 1:
+        n = at[0]
+        ok = te or (pg[n] >= g and pc[n] >= c and pm[n] >= m)
+    else:
+        ok = te or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at)
+    if ok:
         for n in at:
             pg[n] -= g
             pc[n] -= c
@@ -170,6 +177,11 @@ def _place(eng, led, i: int, starts: list) -> None:
     g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
     if g * k > led[3]:
         return  # more GPUs than the plan has left anywhere
+    if led[4] is None:
+        led[4] = (max(pg), max(pc), max(pm))
+    big = led[4]
+    if g > big[0] or c > big[1] or m > big[2]:
+        return  # no node has room for one task
     at = []
     for n in range(len(pg)):
         if pg[n] >= g and pc[n] >= c and pm[n] >= m:
@@ -183,6 +195,7 @@ def _place(eng, led, i: int, starts: list) -> None:
         pc[n] -= c
         pm[n] -= m
     led[3] -= g * k
+    led[4] = None
     starts.append((i, at))
 
 
