@@ -14,7 +14,7 @@ its own node) and gives every BE job a restart overhead uniform in 1-10 min: the
 SPEC's "Multi-node jobs" and "Restart cost" sections on the same workload.
 
     python benchmarks/bench_simulator.py [--sizes 10000 100000 1000000] [--repeat 3]
-                                         [--policies fifo fitgpp] [--te-gpus 1 2] [--gangs]
+                                         [--policies fifo fitgpp las] [--te-gpus 1 2] [--gangs]
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def one_run(policy: str, n: int, te_gpus, gangs=False) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
-    ap.add_argument("--policies", nargs="+", default=["fifo", "fitgpp"])
+    ap.add_argument("--policies", nargs="+", default=["fifo", "fitgpp", "las"])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--te-gpus", type=int, nargs="+", default=[1, 2],
                     help="GPU counts of TE jobs (two values: drawn 80/20; otherwise uniform)")

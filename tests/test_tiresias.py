@@ -74,3 +74,24 @@ def test_simulate_refuses_a_bad_tiresias_csv_in_one_line(tmp_path, capsys):
     rc = main(["simulate", str(p), "--nodes", "2", "--out", str(tmp_path / "x.nc")])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "num_gpu" in err
+
+
+def test_las_on_a_small_tiresias_trace_hand_checked(tmp_path):
+    """One 4-GPU pool, tick 1 s, default thresholds (3250, 7200) GPU-s. Worked by hand:
+    0: job 0 (4 GPUs) starts; 100: job 1 (2 GPUs) waits behind it in queue 0; 813: job 0
+    has 813 x 4 = 3252 GPU-s, moves to queue 1, so job 1 starts and job 0 is preempted;
+    900: job 2 (1 GPU) starts in the 2 GPUs left; 950: job 2 ends; 1113: job 1 ends and
+    job 0 resumes its last 187 s, ending at 1300. Tiresias's dlas-gpu gives job 1 a JCT of
+    1088, not 1013: its next-demotion time after the event at 100 is
+    ceil((3250 - 100) / 4) + 100 = 888, it subtracts executed *seconds* from a GPU-second
+    threshold, so it demotes job 0 at 888 (the "late demotion" SPEC departs from). With that
+    time computed from GPU-seconds it gives 1013, 1300 and 50, the same as here."""
+    path = tmp_path / "small.csv"
+    path.write_text("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+                    "0,4,0,1000,resnet50,1000,100\n1,2,100,300,resnet50,300,800\n"
+                    "2,1,900,50,resnet50,50,0\n")
+    jobs = from_tiresias(path, node_gpu=4)
+    ds = fitgpp.simulate(jobs, fitgpp.Cluster.homogeneous(1, 4, 64_000, 262_144), "las", tick=1)
+    jct = (ds["finish"] - ds["submit_time"]).to_series().to_dict()
+    assert jct == {0: 1300, 1: 1013, 2: 50}
+    assert int(ds["preemptions"].sel(job=0)) == 1

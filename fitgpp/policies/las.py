@@ -120,42 +120,83 @@ def fits(eng, i: int, n: int) -> bool:
 def plan(eng, s) -> tuple[list[int], list[int]]:
     """Go over the queues against a planned ledger; return (jobs to start with their planned
     nodes, jobs to preempt), both in visiting order."""
-    state, te, nodes, tasks = eng.state, eng.te, eng.nodes, eng.tasks
-    dg, dc, dm = eng.dg, eng.dc, eng.dm
+    state = eng.state
     # the plan starts from capacity: what stopping jobs hold is theirs only until released,
     # so a job planned there waits for it, and no job behind it takes that room meanwhile
-    pg, pc, pm = list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)
-    total = sum(pg)
+    led = [list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)]
+    led.append(sum(led[0]))  # planned free GPUs over the nodes with room (never negative)
+    led.append(None)  # the largest planned room of one node (GPU, CPU, memory); None: stale
     starts, stops, min_gpu = [], [], s["min_gpu"]
     for q, running in enumerate(s["run"]):
-        for i in running + s["wait"][q]:
-            if state[i] == RUNNING:  # (one demoted this step is at the queue's tail)
-                at = nodes[i]
-                g, c, m = dg[i], dc[i], dm[i]
-                if te[i] or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
-                    for n in at:
-                        pg[n] -= g
-                        pc[n] -= c
-                        pm[n] -= m
-                    total -= g * len(at)
-                    if te[i] and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
-                        total = sum(x for x in pg if x > 0)
-                else:
-                    stops.append(i)
-                continue
-            if state[i] != WAITING or total < min_gpu:
-                continue  # stopping (it waits for its release), or no room left for anyone
-            g, c, m = dg[i], dc[i], dm[i]
-            at = [n for n in range(len(pg)) if pg[n] >= g and pc[n] >= c and pm[n] >= m]
-            if len(at) < tasks[i]:
-                continue
-            for n in at[:tasks[i]]:
-                pg[n] -= g
-                pc[n] -= c
-                pm[n] -= m
-            total -= g * tasks[i]
-            starts.append((i, at[:tasks[i]]))
+        for i in running:  # (one that finished since the last step is still listed)
+            if state[i] == RUNNING:
+                _keep(eng, led, i, stops)
+            elif state[i] == WAITING and led[3] >= min_gpu:
+                _place(eng, led, i, starts)
+        waiting = s["wait"][q]
+        k = len(waiting)  # jobs demoted this step are running, at the tail (after reorder)
+        while k and state[waiting[k - 1]] == RUNNING:
+            k -= 1
+        for j in range(k):
+            if led[3] < min_gpu:
+                break  # no room left for anyone: the rest only wait
+            i = waiting[j]
+            if state[i] == WAITING:  # (a stopping one waits for its release)
+                _place(eng, led, i, starts)
+        for j in range(k, len(waiting)):
+            _keep(eng, led, waiting[j], stops)
     return starts, stops
+
+
+def _keep(eng, led, i: int, stops: list) -> None:
+    """Running job ``i``: kept if it fits the plan on its nodes (or is TE), else to preempt."""
+    pg, pc, pm = led[0], led[1], led[2]
+    at, g, c, m = eng.nodes[i], eng.dg[i], eng.dc[i], eng.dm[i]
+    te = eng.te[i]
+    led[4] = None
+    if len(at) == 1:
+        n = at[0]
+        ok = te or (pg[n] >= g and pc[n] >= c and pm[n] >= m)
+    else:
+        ok = te or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at)
+    if ok:
+        for n in at:
+            pg[n] -= g
+            pc[n] -= c
+            pm[n] -= m
+        led[3] -= g * len(at)
+        if te and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
+            led[3] = sum(x for x in pg if x > 0)
+    else:
+        stops.append(i)
+
+
+def _place(eng, led, i: int, starts: list) -> None:
+    """Waiting job ``i``: to start on the lowest-id node(s) of the plan with room, if any."""
+    pg, pc, pm = led[0], led[1], led[2]
+    g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
+    if g * k > led[3]:
+        return  # more GPUs than the plan has left anywhere
+    if led[4] is None:
+        led[4] = (max(pg), max(pc), max(pm))
+    big = led[4]
+    if g > big[0] or c > big[1] or m > big[2]:
+        return  # no node has room for one task
+    at = []
+    for n in range(len(pg)):
+        if pg[n] >= g and pc[n] >= c and pm[n] >= m:
+            at.append(n)
+            if len(at) == k:
+                break
+    else:
+        return
+    for n in at:
+        pg[n] -= g
+        pc[n] -= c
+        pm[n] -= m
+    led[3] -= g * k
+    led[4] = None
+    starts.append((i, at))
 
 
 def reorder(eng, s, stopped: list[int]) -> None:
