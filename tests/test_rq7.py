@@ -54,7 +54,7 @@ def test_every_configuration_is_a_row_of_its_own(result):
     comp = result.datasets["comparisons"]
     assert len(comp) == len(rq7.FITGPP_S) * len(rq7.THRESHOLDS) * len(rq7.OVERHEADS) \
         * len(rq7.COMPARED)
-    assert result.finding == rq7.summary(comp)
+    assert result.finding.startswith(rq7.summary(comp))
 
 
 def test_las_threshold_is_the_built_in_las():
