@@ -6,6 +6,9 @@ preempted. Attained service = GPUs x seconds of progress (reloads are not servic
 A job joins the tail of queue 0 when it arrives and moves to the tail of the next queue
 at the tick its service reaches its queue's threshold (the engine wakes the policy
 then); it never moves back.
+``demotion="tiresias"`` (opt-in) demotes as Tiresias's simulator does instead: only at its
+events (an arrival, a finish, or the check it schedules after each event at
+``event + ceil((threshold - executed_seconds) / gpus)``), one queue at a time.
 
 Each step goes over the queues in order, each queue's running jobs (in queue order)
 ahead of its waiting ones, against a plan of the cluster that starts from capacity
