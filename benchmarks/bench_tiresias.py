@@ -13,13 +13,15 @@ two; lognormal durations with a heavy tail) it writes the trace in Tiresias's fo
 
 - Tiresias ``fifo`` (yarn placement) vs fitgpp FIFO, 64 nodes x 8 GPUs;
 - Tiresias ``fjf`` (yarn) vs fitgpp PRIO with every job TE, 64 x 8;
-- Tiresias ``dlas-gpu`` (count placement) vs fitgpp LAS, one node of 512 GPUs,
+- Tiresias ``dlas-gpu`` (count placement) vs fitgpp LAS, one node of 512 GPUs (with
+  ``--demotion exact tiresias``, one row per LAS demotion mode),
 
 all with tick 1 s, printing mean / median / p95 job completion time (JCT = finish - submit)
 of each, the per-job Pearson correlation of JCTs and the share of identical JCTs.
 
     python benchmarks/bench_tiresias.py [--tiresias PATH] [--jobs 1000 5000]
                                         [--loads 0.9 1.5] [--seed 0]
+                                        [--demotion exact tiresias]
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def run_tiresias(sim: Path, trace: Path, schedule: str, scheme: str, spec: str,
     return jobs.set_index("job_id")["JCT"].astype(float).sort_index()
 
 
-def run_fitgpp(trace: Path, policy: str, cls: str, nodes: int, gpus: int) -> pd.Series:
+def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int) -> pd.Series:
     import fitgpp
     from fitgpp.tiresias import from_tiresias
     jobs = from_tiresias(trace, node_gpu=gpus, cls=cls)
@@ -115,6 +117,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pairs", nargs="+", default=[p[0] for p in PAIRS],
                     choices=[p[0] for p in PAIRS])
+    ap.add_argument("--demotion", nargs="+", default=["exact"], choices=["exact", "tiresias"],
+                    help="LAS demotion mode(s) compared with dlas-gpu, one row each "
+                         "(default: exact)")
     args = ap.parse_args(argv)
     src = Path(args.tiresias) if args.tiresias else None
     if src is None or not (src / "run_sim.py").is_file():
@@ -136,10 +141,19 @@ def main(argv=None) -> int:
                     t0 = time.perf_counter()
                     a = run_tiresias(sim, trace, schedule, scheme, spec, work)
                     t1 = time.perf_counter()
-                    b = run_fitgpp(trace, policy, cls, nodes, gpus)
-                    t2 = time.perf_counter()
-                    print(row(f"{n} jobs, load {load} {schedule}", a, b, (t1 - t0, t2 - t1)),
-                          flush=True)
+                    modes = args.demotion if policy == "las" else [None]
+                    for mode in modes:
+                        t2 = time.perf_counter()
+                        pol = policy
+                        if mode is not None:
+                            from fitgpp.policies.las import Las
+                            pol = Las(demotion=mode)
+                        b = run_fitgpp(trace, pol, cls, nodes, gpus)
+                        t3 = time.perf_counter()
+                        name = f"{n} jobs, load {load} {schedule}"
+                        if len(modes) > 1 or mode not in (None, "exact"):
+                            name += f" ({mode})"
+                        print(row(name, a, b, (t1 - t0, t3 - t2)), flush=True)
     return 0
 
 

@@ -41,6 +41,16 @@ def test_las_jumping_equals_stepping(case, thresholds):
     xr.testing.assert_identical(jumped.drop_dims("time"), stepped.drop_dims("time"))
 
 
+@settings(max_examples=scaled(30))
+@given(case=cases, thresholds=THRESHOLDS)
+def test_las_tiresias_demotion_jumping_equals_stepping(case, thresholds):
+    df, cap, tick = case
+    kw = dict(tick=tick, thresholds=thresholds, demotion="tiresias")
+    jumped = fitgpp.simulate(df, cluster_of(cap), "las", **kw)
+    stepped = fitgpp.simulate(df, cluster_of(cap), "las", jump=False, **kw)
+    xr.testing.assert_identical(jumped.drop_dims("time"), stepped.drop_dims("time"))
+
+
 @pytest.mark.parametrize("seed, gangs, nodes", [(1, False, 1), (2, False, 3), (3, True, 4)])
 def test_loaded_traces_agree(seed, gangs, nodes):
     """Busy clusters, 50 jobs: LAS preempts and demotes often, and still agrees."""

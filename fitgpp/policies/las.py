@@ -6,6 +6,9 @@ preempted. Attained service = GPUs x seconds of progress (reloads are not servic
 A job joins the tail of queue 0 when it arrives and moves to the tail of the next queue
 at the tick its service reaches its queue's threshold (the engine wakes the policy
 then); it never moves back.
+``demotion="tiresias"`` (opt-in) demotes as Tiresias's simulator does instead: only at its
+events (an arrival, a finish, or the check it schedules after each event at
+``event + ceil((threshold - executed_seconds) / gpus)``), one queue at a time.
 
 Each step goes over the queues in order, each queue's running jobs (in queue order)
 ahead of its waiting ones, against a plan of the cluster that starts from capacity
@@ -36,6 +39,9 @@ from .base import PolicyError
 class Las:
     thresholds: tuple = field(default=(3250.0, 7200.0), metadata={
         "units": "GPU-s", "description": "LAS queue thresholds of attained service"})
+    demotion: str = field(default="exact", metadata={
+        "description": "when a job is demoted: 'exact' (the tick its service crosses the "
+                       "threshold, SPEC) or 'tiresias' (dlas-gpu's late check)"})
     name = "las"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
 
@@ -50,13 +56,16 @@ class Las:
             raise PolicyError("las: thresholds must be increasing finite numbers > 0 "
                               f"(GPU-seconds), got {self.thresholds!r}")
         object.__setattr__(self, "thresholds", tuple(float(x) for x in th))
+        if self.demotion not in ("exact", "tiresias"):
+            raise PolicyError("las: demotion must be 'exact' or 'tiresias', "
+                              f"got {self.demotion!r}")
 
     def bind(self, eng) -> None:
         k = len(self.thresholds) + 1
         eng.scratch["las"] = {
             "run": [[] for _ in range(k)], "wait": [[] for _ in range(k)],
             "level": [0] * eng.n, "due": [], "due_at": [-1] * eng.n, "arrived": 0,
-            "min_gpu": min(eng.dg, default=0)}
+            "min_gpu": min(eng.dg, default=0), "next_check": None, "done": 0}
 
     def schedule(self, eng, t: int) -> None:
         s = eng.scratch["las"]
@@ -64,16 +73,61 @@ class Las:
         while k < eng.n and eng.submit[k] <= t:
             s["wait"][0].append(k)
             k += 1
+        tiresias = self.demotion == "tiresias"
+        if tiresias:
+            nc = s["next_check"]
+            event = (k != s["arrived"] or eng.n_done != s["done"]
+                     or (nc is not None and t >= nc))
+            s["done"] = eng.n_done
         s["arrived"] = k
-        self._demote(eng, s, t)
+        if not tiresias:
+            self._demote(eng, s, t)
+        elif event:
+            self._demote_tiresias(eng, s, t)
         starts, stops = plan(eng, s)
         for i in stops:
             eng.preempt(i, t)
         for i, nodes in starts:
             if all(fits(eng, i, n) for n in nodes):  # else its room is still held: it waits
                 eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
-                self._watch(eng, s, i)
+                if not tiresias:
+                    self._watch(eng, s, i)
         reorder(eng, s, stops)
+        if tiresias and event:
+            self._next_check(eng, s, t)
+
+    def _demote_tiresias(self, eng, s, t: int) -> None:
+        """At an event (Tiresias's sense): each running job whose service has reached its
+        queue's threshold moves one queue down, in (submit, job_id) order."""
+        level, last = s["level"], len(self.thresholds)
+        for i in sorted(i for q in range(last) for i in s["run"][q] if eng.state[i] == RUNNING):
+            q = level[i]
+            if eng.attained(i, t) >= self.thresholds[q]:
+                s["run"][q].remove(i)
+                level[i] = q + 1
+                s["wait"][q + 1].append(i)  # the queue's tail: after its waiting jobs
+
+    def _next_check(self, eng, s, t: int) -> None:
+        """Tiresias's next demotion check: the earliest, over running jobs not in the last
+        queue, of ``event + ceil((threshold - executed_seconds) / gpus)`` (seconds, then ticks
+        rounded up); a wake-up then."""
+        level, last, tick = s["level"], len(self.thresholds), eng.tick
+        best = None
+        for q in range(last):
+            for i in s["run"][q]:
+                if eng.state[i] != RUNNING:
+                    continue
+                gpus = eng.dg[i] * eng.tasks[i]
+                if gpus <= 0:
+                    continue  # no service: never demoted
+                executed = eng.progress(i, t) * tick  # seconds, as Tiresias's executed_time
+                sec = t * tick + math.ceil((self.thresholds[level[i]] - executed) / gpus)
+                c = max(math.ceil(sec / tick), t + 1)
+                if best is None or c < best:
+                    best = c
+        s["next_check"] = best
+        if best is not None:
+            eng.wake(best)
 
     def _watch(self, eng, s, i: int) -> None:
         """Ask for a wake-up at the tick running job ``i`` reaches its queue's threshold."""
