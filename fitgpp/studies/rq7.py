@@ -11,6 +11,8 @@ compare FitGpp with LAS, configuration by configuration, through :mod:`fitgpp.ve
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,10 +61,17 @@ class LasThreshold:
     def thresholds(self) -> tuple[float, float]:
         return (float(self.threshold), float(self.threshold) * RATIO)
 
-    bind = Las.bind
-    schedule = Las.schedule
-    _watch = Las._watch
-    _demote = Las._demote
+    @functools.cached_property
+    def _las(self) -> Las:
+        """The :class:`~fitgpp.policies.Las` this stands for (its per-run state lives in the
+        engine's scratch, so one object serves every run)."""
+        return Las(thresholds=self.thresholds)
+
+    def bind(self, eng) -> None:
+        self._las.bind(eng)
+
+    def schedule(self, eng, t: int) -> None:
+        self._las.schedule(eng, t)
 
 
 POLICIES = {"fifo": {}, "prio": {}, "fitgpp": {"s": list(FITGPP_S)},
