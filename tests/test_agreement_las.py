@@ -15,11 +15,6 @@ from reference import reference_simulate
 THRESHOLDS = st.sampled_from([(60.0,), (60.0, 300.0), (120.0, 600.0, 1800.0), (1.0, 2.0),
                               (3250.0, 7200.0), (45.0, 700.0)])
 cases = st.one_of(small_cases(), busy_cases(), gang_cases())
-#: Loaded multi-node traces (preemptions among several nodes, gangs): the engine and the
-#: reference still disagree on some of them (found 2026-12-03 by hypothesis, e.g. 2 nodes of
-#: 2 GPUs, thresholds (60,), a job finishing one tick apart). Kept as an expected failure,
-#: reported by every run, until the placement rule is settled (closing note of issue 17).
-loaded = st.one_of(busy_cases(), gang_cases())
 
 
 def run_both(df, cap, tick, thresholds, **kw):
@@ -29,18 +24,8 @@ def run_both(df, cap, tick, thresholds, **kw):
 
 
 @settings(max_examples=scaled(60))
-@given(case=small_cases(), thresholds=THRESHOLDS)
+@given(case=cases, thresholds=THRESHOLDS)
 def test_las_agrees(case, thresholds):
-    df, cap, tick = case
-    ds, ref = run_both(df, cap, tick, thresholds, check=True)
-    assert_agrees(ds, ref, tick, f"las {thresholds}")
-
-
-@pytest.mark.xfail(reason="known engine/reference disagreement on some loaded multi-node "
-                          "LAS traces (see the loaded strategy above)", strict=False)
-@settings(max_examples=scaled(60))
-@given(case=loaded, thresholds=THRESHOLDS)
-def test_las_agrees_on_loaded_multi_node_traces(case, thresholds):
     df, cap, tick = case
     ds, ref = run_both(df, cap, tick, thresholds, check=True)
     assert_agrees(ds, ref, tick, f"las {thresholds}")

@@ -87,12 +87,17 @@ class Las:
         starts, stops = plan(eng, s)
         for i in stops:
             eng.preempt(i, t)
+        held = False
         for i, nodes in starts:
             if all(fits(eng, i, n) for n in nodes):  # else its room is still held: it waits
                 eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
                 if not tiresias:
                     self._watch(eng, s, i)
+            else:
+                held = True
         reorder(eng, s, stops)
+        if held:  # the new queue order may plan otherwise next tick: look again then
+            eng.wake(t + 1)
         if tiresias and event:
             self._next_check(eng, s, t)
 
