@@ -240,10 +240,13 @@ class Workbench(W.VBox):
         print the paths."""
         out = Path(out_dir if out_dir is not None else self.out_dir.value).expanduser()
         config, defaults = wbf.export_config(self.cur, self.base, self.cluster)
+        charts = dict(self.charts)
+        if self.base is not None and self.base.values == self.cur.values:
+            charts.pop("utilization_pinned", None)   # the same run: one file, not two equal ones
         self.messages.clear_output(wait=True)
         with self.messages:
             try:
-                return _export.export(self.charts, out, config=config, defaults=defaults,
+                return _export.export(charts, out, config=config, defaults=defaults,
                                       formats=formats, log=lambda m: print(
                                           m.replace(str(out), str(out.resolve()))))
             except FitgppError as exc:

@@ -222,3 +222,11 @@ def test_a_users_policy_gets_controls_from_its_fields_and_labels_name_them(cache
     assert (wb.cur.label, wb.base.label) == ("Patient s=4 patience=80", "Patient s=4 patience=0")
     assert json.loads(wb.ds.attrs["policy_params"])["patience"] == 80.0
     assert f"change vs {wb.base.label}" in wb.text
+
+
+def test_export_after_pinning_the_current_configuration_writes_one_utilization(wb, tmp_path):
+    """Pinned and current are the same run: its utilization is written once (the figure check
+    refuses two identical figures, which left the export writing nothing)."""
+    wb.pin()
+    paths = wb.export(tmp_path / "figs", formats=(".png",))
+    assert sorted(p.name.split("__")[0] for p in paths) == ["slowdown_cdf", "utilization"]
