@@ -232,7 +232,8 @@ def artifacts_on_failure(name: str, page_ref: dict, console: list, lab: JupyterL
 # For every chart (.vega-embed) inside an element: the rows of the spec the kernel holds now
 # (fitgpp.live keeps it and the drawn view on the element as `fitgpp`) against the scenegraph's
 # marks. A row is drawn when some mark item carries it (its datum has the row's fields with the
-# row's values); a drawn item lies outside its plot when its x or y is off the plot's area.
+# row's values, in any dataset with those fields: panels may each have their own); a drawn
+# item lies outside its plot when its x or y is off the plot's area.
 MARKS_VS_DATA_JS = """root => [...root.querySelectorAll('.vega-embed')].map(embed => {
   let host = embed; while (host && !host.fitgpp) host = host.parentElement;
   const title = (embed.querySelector('.role-title-text') || {}).textContent || '?';
@@ -250,10 +251,12 @@ MARKS_VS_DATA_JS = """root => [...root.querySelectorAll('.vega-embed')].map(embe
       if (m.marktype === 'group') { for (const c of it.items || []) walk(c); continue; }
       if (m.role !== 'mark' || !it.datum) continue;
       items++;
-      const hit = want.findIndex(w => w.keys.every(k => k in it.datum));
-      if (hit < 0) continue;   // an aggregate, not a row
-      const k = keyOf(want[hit].keys, it.datum);
-      if (want[hit].rows.has(k)) drawn[hit].add(k); else extra++;
+      // several datasets may share their columns (one per panel): the row is drawn if any
+      // of those holds it
+      const fit = want.map((w, i) => i).filter(i => want[i].keys.every(k => k in it.datum));
+      if (!fit.length) continue;   // an aggregate, not a row
+      const hit = fit.find(i => want[i].rows.has(keyOf(want[i].keys, it.datum)));
+      if (hit === undefined) extra++; else drawn[hit].add(keyOf(want[hit].keys, it.datum));
       const g = m.group || {}, w = g.width, h = g.height;
       if (w && h && !(it.x >= -1 && it.x <= w + 1 && it.y >= -1 && it.y <= h + 1)) outside++;
     }
