@@ -37,6 +37,17 @@ def jobs_frame(rows) -> pd.DataFrame:
         {"submit_time": float, "duration": float, "grace_period": float})
 
 
+
+def gang_frame(rows, tasks=None, ro=None, tick=60.0) -> pd.DataFrame:
+    """:func:`jobs_frame` with the optional columns: ``tasks`` and ``ro`` (restart overhead in
+    ticks of ``tick`` seconds) as {job_id: value}."""
+    df = jobs_frame(rows)
+    if tasks is not None:
+        df["tasks"] = [tasks.get(j, 1) for j in df.job_id]
+    if ro is not None:
+        df["restart_overhead"] = [ro.get(j, 0) * tick for j in df.job_id]
+    return df
+
 def policy_kwargs(policy, *, s=4.0, P=3, seed=0) -> dict:
     """The ``simulate`` keyword arguments of ``policy`` for these parameters."""
     return {"fifo": {}, "prio": {}, "fitgpp": {"s": s, "max_preemptions": P},

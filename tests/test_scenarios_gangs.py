@@ -8,19 +8,13 @@ import numpy as np
 import pytest
 
 import fitgpp
-from conftest import assert_agrees, cluster_of, jobs_frame, run_both
+from conftest import assert_agrees, cluster_of, gang_frame, run_both
 
 T = 60.0
 
 
 def frame(rows, tasks=None, ro=None):
-    """Rows as in ``jobs_frame``; ``tasks`` / ``ro`` (ticks) as {job_id: value}."""
-    df = jobs_frame(rows)
-    if tasks is not None:
-        df["tasks"] = [tasks.get(j, 1) for j in df.job_id]
-    if ro is not None:
-        df["restart_overhead"] = [ro.get(j, 0) * T for j in df.job_id]
-    return df
+    return gang_frame(rows, tasks, ro, T)
 
 
 def at(ds, var, job):

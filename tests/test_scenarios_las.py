@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import fitgpp
-from conftest import assert_agrees, cluster_of, jobs_frame
+from conftest import assert_agrees, cluster_of, gang_frame
 from fitgpp.policies import Las, PolicyError
 from reference import reference_simulate
 
@@ -18,14 +18,7 @@ ONE_NODE = np.array([[2, 8, 8]])
 
 
 def frame(rows, tasks=None, ro=None):
-    """Rows ``(job_id, cls, submit, duration, gpu, cpu, mem, grace)``; ``tasks``, ``ro``
-    (ticks) as {job_id: value}."""
-    df = jobs_frame(rows)
-    if tasks is not None:
-        df["tasks"] = [tasks.get(j, 1) for j in df.job_id]
-    if ro is not None:
-        df["restart_overhead"] = [ro.get(j, 0) * T for j in df.job_id]
-    return df
+    return gang_frame(rows, tasks, ro, T)
 
 
 def las(df, cap, thresholds, **kw):
