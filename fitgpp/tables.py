@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import FitgppError
-from .metrics import MIN_CI_VALUES, brief, t_interval
+from .metrics import METRICS, MIN_CI_VALUES, brief, t_interval
 
 #: Columns that say which configuration a row is, with their headings.
 ID_COLUMNS = {"grace": "grace periods", "te_fraction": "TE share", "grace_scale": "grace scale",
@@ -100,12 +100,15 @@ class PeopleTable:
 
 
 def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
-                 caption: str = "", seeds: str | None = "seeds") -> PeopleTable:
+                 caption: str = "", seeds: str | None = "seeds", percent=()) -> PeopleTable:
     """Format ``df`` for reading.
 
     ``columns``: ``{column: heading}`` (or a list) of the values to show; each becomes
     ``x [lo, hi]`` when ``<column>_lo``/``_hi`` exist. Columns named ``change_*`` get a
-    sign. ``ids``: ``{column: heading}`` of the columns that name a row (shown as they
+    sign. ``percent``: columns holding fractions (:func:`fitgpp.metrics.change`), shown in
+    percent (``-0.175`` as ``-17.5``; give them a heading ending in ``(%)``). The lower
+    bound of a slowdown's interval is cut at 1, the least a slowdown can be (:func:`floor`).
+    ``ids``: ``{column: heading}`` of the columns that name a row (shown as they
     are). ``seeds``: the column counting the values behind each interval; a row with fewer
     than 3 shows no interval (a Student-t interval from 2 values means little), and a note
     says so.
@@ -119,16 +122,30 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
         np.zeros(len(df), bool)
     shown = pd.DataFrame({ids[c]: df[c].map(lambda v: sig(v, digits)).to_numpy()
                           for c in ids})
+    bad = [c for c in percent if c not in columns]
+    if bad:
+        raise TableError(f"percent column(s) {bad} are not among the columns shown "
+                         f"{list(columns)}")
+    cut = False
     for c, head in columns.items():
-        lo, hi = df.get(f"{c}_lo"), df.get(f"{c}_hi")
-        signed = c.startswith("change_")
-        shown[head] = [cell(x, None if lo is None or f else lo.iloc[i],
-                            None if hi is None or f else hi.iloc[i], digits, signed=signed)
-                       for i, (x, f) in enumerate(zip(df[c], few))]
+        k = 100.0 if c in percent else 1.0
+        x, lo, hi = (None if n not in df else df[n] * k if k != 1 else df[n]
+                     for n in (c, f"{c}_lo", f"{c}_hi"))
+        if lo is not None and floor(c) is not None:
+            cut |= bool((lo < floor(c)).any())
+            lo = lo.clip(lower=floor(c))
+        shown[head] = [cell(v, None if lo is None or f else lo.iloc[i],
+                            None if hi is None or f else hi.iloc[i], digits,
+                            signed=c.startswith("change_"))
+                       for i, (v, f) in enumerate(zip(x, few))]
     shown.attrs["id_columns"] = len(ids)
+    shown.attrs["sources"] = {**{h: c for c, h in ids.items()},
+                              **{h: c for c, h in columns.items()}}   # heading -> column
     notes = []
     if any(f"{c}_lo" in df for c in columns):
         notes.append("Cells: value [95 % interval].")
+    if cut:
+        notes.append("A slowdown's interval is cut at 1, the least a slowdown can be.")
     if few.any():
         n = sorted(set(df.loc[few, seeds].astype(int)))
         notes.append(f"No interval where fewer than {MIN_SEEDS_FOR_INTERVAL} seeds stand "
@@ -136,10 +153,17 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     return PeopleTable(shown, df.copy(), caption, notes)
 
 
+def floor(column: str) -> float | None:
+    """The least value metric ``column`` can take, when it has one: 1 for a slowdown
+    (a job never finishes before its work is done), else None."""
+    m = METRICS.get(column)
+    return 1.0 if m is not None and "slowdown" in m.title else None
+
+
 def rq_columns(extra=(), baseline: str = "FIFO") -> dict[str, str]:
     """The columns that answer a research question, with their headings: the brief metrics
     of :data:`fitgpp.metrics.METRICS` (and those named in ``extra``), then their changes
-    against ``baseline``."""
+    against ``baseline`` (fractions, shown in percent by :func:`rq_table`)."""
     shown = brief(extra)
     cols = {m.name: m.title for m in shown}
     cols.update({f"change_{m.name}": f"{m.label} vs {baseline} (%)" for m in shown
@@ -158,7 +182,8 @@ def rq_table(result, *, digits: int = 3) -> PeopleTable:
             if c in t.columns}
     extra = [c for c in t.columns if c.endswith("_seed0")]   # per-question extras (RQ3)
     cols.update({c: c.replace("_seed0", " (seed 0)").replace("_", " ") for c in extra})
-    return people_table(t, cols, ids=ids, digits=digits, caption=result.title)
+    return people_table(t, cols, ids=ids, digits=digits, caption=result.title,
+                        percent=[c for c in cols if c.startswith("change_")])
 
 
 def interval_text(x: np.ndarray, fmt) -> str:

@@ -41,7 +41,9 @@ def test_rq_table_shows_the_answer_and_keeps_the_rest():
     t = tables.rq_table(R)
     assert list(t.shown.columns) == ["policy", *tables.rq_columns().values()]
     assert t.shown.iloc[0]["TE p95 slowdown"] == "19.2 [17.3, 21.1]"
-    assert t.shown.iloc[1]["TE p95 vs FIFO (%)"] == "+1.04 [+0.936, +1.14]"
+    assert t.shown.iloc[1]["TE p95 vs FIFO (%)"] == "+104 [+93.6, +114]"   # a fraction in %
+    assert t.shown.iloc[1]["TE p95 slowdown"] == "1.04 [1, 1.14]"   # 0.936: cut at 1
+    assert any("cut at 1" in n for n in t.notes)
     assert t.full.equals(R.table) and "extra" in t.full      # one attribute away, untouched
     html = t._repr_html_()
     assert "RQ1: TE latency" in html and "19.2 [17.3, 21.1]" in html and "7.123" not in html
@@ -82,9 +84,10 @@ def test_a_table_exports_as_csv_and_booktabs_latex_beside_the_figures(tmp_path):
     from fitgpp.tables import export_table, people_table
     df = pd.DataFrame({"policy": ["FitGpp s=4", "FIFO & co_1"], "te_p95": [1.2345678901234, 50.0],
                        "te_p95_lo": [1.1, 40.0], "te_p95_hi": [1.4, 60.0],
-                       "change_te_p95": [-97.53086419753, 0.0], "seeds": [5, 5]})
+                       "change_te_p95": [-0.9753086419753, 0.0], "seeds": [5, 5]})
     t = people_table(df, {"te_p95": "TE p95", "change_te_p95": "TE p95 vs FIFO (%)"},
-                     ids={"policy": "policy"}, caption="RQ1: 100 % of jobs_x")
+                     ids={"policy": "policy"}, caption="RQ1: 100 % of jobs_x",
+                     percent=["change_te_p95"])
     (tmp_path / "manifest.json").write_text('{"figures": {"f.svg": {"chart": "f"}}}')
     csv, tex = export_table(t, "rq1_table", tmp_path, config={"study": "rq1"})
     back = pd.read_csv(io.StringIO(csv.read_text()))
@@ -106,3 +109,74 @@ def test_a_table_exports_as_csv_and_booktabs_latex_beside_the_figures(tmp_path):
                                   "rq1_table-2.tex"} and "f.svg" in man["figures"]
     entry = man["tables"]["rq1_table.tex"]
     assert entry["config"] == {"study": "rq1"} and entry["rows"] == 2 and "git_commit" in entry
+
+
+# ------------------------------------------------------------------ percent columns hold percent
+NUMBER = r"[-+]?\d[\d.]*(?:e[-+]?\d+)?"
+
+
+def _numbers(text: str) -> list[float]:
+    import re
+    return [float(x) for x in re.findall(NUMBER, str(text))]
+
+
+def unit_problems(t: tables.PeopleTable, where: str) -> list[str]:
+    """What is wrong with the units of ``t``: a column headed "(%)" or "%" must show 100 x
+    the fraction its source column holds (changes are fractions, fitgpp.metrics.change);
+    no interval of a slowdown may reach below 1."""
+    out = []
+    sources = t.shown.attrs.get("sources", {})
+    for head in t.shown.columns:
+        src = sources.get(head)
+        if str(head).rstrip().endswith("%") or str(head).rstrip().endswith("(%)"):
+            if src is None or not src.startswith("change_"):
+                out.append(f"{where}: {head!r} is headed % but its source {src!r} is no change")
+                continue
+            for shown, frac in zip(t.shown[head], t.full[src]):
+                got = _numbers(shown)
+                if got and not np.isnan(frac) and got[0] != float(tables.sig(100 * frac)):
+                    out.append(f"{where}: {head!r} shows {shown!r} for the fraction {frac!r}")
+                    break
+        if src is not None and tables.floor(src) is not None:
+            low = [s for s in t.shown[head] if len(_numbers(s)) == 3 and _numbers(s)[1] < 1]
+            if low:
+                out.append(f"{where}: {head!r} has slowdown intervals below 1: {low[:2]}")
+    return out
+
+
+def test_the_unit_check_fails_on_a_fraction_under_a_percent_heading():
+    frac = tables.people_table(_table(5), {"change_te_p95": "TE p95 vs FIFO (%)"},
+                               ids=["policy"])                     # percent= forgotten
+    assert any("shows '+19.2" in p for p in unit_problems(frac, "fractions"))
+    raw = _table(5).assign(te_p95_lo=0.5)
+    shown = tables.people_table(raw, {"te_p95": "TE p95"}, ids=["policy"])
+    shown.shown["TE p95"] = [tables.cell(x, 0.5, 2) for x in raw["te_p95"]]   # as before the cut
+    assert any("below 1" in p for p in unit_problems(shown, "uncut"))
+    assert not unit_problems(tables.rq_table(type("R", (), {"title": "t", "table": raw})), "ok")
+
+
+@pytest.fixture(scope="module")
+def study_results():
+    """Every study's result at the quick size (rq7* aside: slow), and RQ1 from 3 seeds (its
+    intervals, with PRIO's TE p95 next to 1)."""
+    from fitgpp import reproduce
+    out = {k: s.result(reproduce.QUICK) for k, s in reproduce.STUDIES.items()
+           if not k.startswith("rq7")}
+    out["rq1 from 3 seeds"] = reproduce.STUDIES["rq1"].result(
+        reproduce.Size(n_jobs=200, seeds=(0, 1, 2), timeline_jobs=50, real_jobs=200))
+    return out
+
+
+def test_every_study_table_shows_percent_as_percent(study_results):
+    problems = []
+    for key, r in study_results.items():
+        problems += unit_problems(tables.rq_table(r), f"{key} rq_table")
+        for name, df in {"table": r.table, **{f"datasets[{n}]": d for n, d in
+                                              (r.datasets or {}).items()
+                                              if isinstance(d, pd.DataFrame)}}.items():
+            headed = [c for c in df.columns if str(c).rstrip().endswith("%")]
+            problems += [f"{key} {name}: column {c!r} headed % in a table of fractions"
+                         for c in headed]
+    assert not problems, "\n".join(problems)
+    ci = tables.rq_table(study_results["rq1 from 3 seeds"])
+    assert any("[" in str(v) for v in ci.shown["TE p95 slowdown"])   # intervals were checked
