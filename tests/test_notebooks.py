@@ -54,6 +54,23 @@ def test_committed_without_outputs_and_with_a_parameters_cell(path):
     assert last["cell_type"] == "markdown" and "What we found" in "".join(last["source"])
 
 
+#: The research notebooks (02-08, 10), each built around one panel of its study; 09 exports
+#: the figures of a policy written in it, not a panel's view.
+PANELS = [p for p in ALL if p.stem[:2] in {"02", "03", "04", "05", "06", "07", "08", "10"}]
+
+
+@pytest.mark.parametrize("path", PANELS, ids=[p.stem for p in PANELS])
+def test_a_panel_notebook_exports_through_its_panel_only(path):
+    """One export per notebook, of the panel's current view: no second control that writes
+    the cell's first result, and the prose says where the panel's export is."""
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for other in ("export_panel(", "export_view(", "export_table(", "export("):
+        assert other not in code, f"{path.name}: a second export ({other}) beside the panel's"
+    assert "**Export this view**" in prose, f"{path.name}: no pointer to the panel's export"
+
+
 def quick(nb):
     """``nb`` with the quick size injected after its parameters cell (as papermill does), for
     the names that cell defines."""
