@@ -17,9 +17,10 @@ after its parameters cell, as papermill does): Run All, every chart drawn, no er
 text; then one control of its panel moved (a dropdown built from the study's
 declaration), and the panel's numbers and its charts must change, with no simulation
 (the value is on the computed grid); in 03 a click on a point of the s trade-off must
-select that cell (numbers and the s control follow); then the notebook's export control
-must write the figures (PNG checked) and a manifest naming them. One JupyterLab serves
-them all.
+select that cell (numbers and the s control follow); then the panel's own export ("Export
+this view", the notebook's only one) must write the figures at a column's width (PNG
+checked: 3.3 in) and the tables, with a manifest naming them. One JupyterLab serves them
+all.
 """
 
 from __future__ import annotations
@@ -444,7 +445,7 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
         _click_tradeoff(page, console, panel)
         _check_charts(page, console, panel, f"{notebook} after a click on the trade-off")
         _move_p_then_click(page, console, panel)
-    _export_rq(page, console, nb, export_dir)
+    _export_rq(page, console, nb, panel, export_dir)
     _assert_no_error_text(page, f"after moving {label} to {option}")
 
 
@@ -481,29 +482,42 @@ def _click_tradeoff(page, console, panel):
     _mark(f"clicked the trade-off: now {now[:30]!r}, s control {shown}")
 
 
-def _export_rq(page, console, nb, export_dir: Path):
-    """The notebook's export control writes every figure as PNG (and SVG, PDF) into a fresh
-    directory with a manifest naming each file; no file existed before the click."""
-    import json
-    cell = nb.locator(".jp-CodeCell").filter(has=page.locator("button", has_text="Export figures"))
-    assert cell.count() == 1, f"expected one export control, found {cell.count()}"
-    cell.scroll_into_view_if_needed()
-    box = cell.locator(".widget-text").filter(has=page.locator(".widget-label", has_text="export to"))
+def _export_rq(page, console, nb, panel, export_dir: Path, width: str = "column (3.3 in)"):
+    """One export control per panel (its "Export this view") and no other in the notebook;
+    the panel's, at a column's width, writes every figure 3.3 in wide (PNG: 990 px at 300
+    dpi) and the tables (CSV, LaTeX), with a manifest naming them and the width."""
+    n_panels = nb.locator(".jp-CodeCell").filter(
+        has=page.locator(".widget-dropdown", has_text="add a value to")).count()
+    buttons = nb.locator("button", has_text="Export this view").count()
+    assert buttons == n_panels, f"{buttons} 'Export this view' buttons for {n_panels} panels"
+    assert nb.locator("button", has_text="Export figures").count() == 0, "a second export control"
+    area = panel.locator(".widget-vbox").filter(
+        has=page.locator("button", has_text="Export this view")).last
+    area.scroll_into_view_if_needed()
+    box = area.locator(".widget-text").filter(has=page.locator(".widget-label", has_text="export to"))
     box.locator("input").fill(str(export_dir))
     box.locator("input").press("Enter")
+    area.locator(".widget-dropdown").filter(has=page.locator(".widget-label", has_text="width")) \
+        .locator("select").select_option(label=width)
     assert not export_dir.exists()
     t = time.monotonic()
-    cell.locator("button", has_text="Export figures").click()
+    area.locator("button", has_text="Export this view").click()
     manifest = _wait_manifest(export_dir)
+    deadline = time.monotonic() + 2 * STEP_TIMEOUT   # the tables come last
+    while len(json.loads(manifest.read_text()).get("tables", {})) < 4:
+        assert time.monotonic() < deadline, f"no tables in {manifest}: {manifest.read_text()[:500]}"
+        time.sleep(0.25)
+    man = json.loads(manifest.read_text())
     pngs = sorted(export_dir.glob("*.png"))
-    assert pngs, f"Export figures wrote no PNG into {export_dir}"
+    assert pngs, f"Export this view wrote no PNG into {export_dir}"
     for p in pngs:
         w, h = _png_info(p)
-        assert w > 300 and h > 100, f"{p} is {w}x{h} pixels"
-    listed = json.dumps(json.loads(manifest.read_text()))
-    missing = [p.name for p in pngs if p.name not in listed]
-    assert not missing, f"the manifest does not name {missing}"
-    _mark(f"exported {len(pngs)} PNG files with a manifest in {time.monotonic() - t:.1f} s")
+        assert abs(w - 990) <= 5 and h > 100, f"{p} is {w}x{h} pixels, not 3.3 in at 300 dpi"
+        assert man["figures"][p.name]["preset"] == "column", man["figures"][p.name]
+    assert sorted(f for f in man["figures"] if f.endswith(".png")) == [p.name for p in pngs]
+    assert {f.rsplit(".", 1)[1] for f in man["tables"]} == {"csv", "tex"}, man["tables"]
+    _mark(f"exported {len(pngs)} PNG files at 3.3 in and {len(man['tables'])} table files "
+          f"in {time.monotonic() - t:.1f} s")
 
 
 def _move_p_then_click(page, console, panel):
@@ -545,3 +559,71 @@ def _flick(page, console, panel, control, option: str, times: int = 4):
         last = now
         page.wait_for_timeout(1500)
     _check_charts(page, console, panel, f"after flicking {option} <-> {others[0]} {times} times")
+
+
+# ------------------------------------------------------------------ a saved notebook reopened
+# For each panel's static copy in the page: whether it shows, its size, and per chart image
+# whether the browser decoded it and how many paths (marks, axes) its SVG holds.
+STATIC_COPIES_JS = """panel => [...document.querySelectorAll(panel + ' .fitgpp-static')].map(c => {
+  const r = c.getBoundingClientRect();
+  return {display: getComputedStyle(c).display, width: r.width, height: r.height,
+          tables: c.querySelectorAll('table').length,
+          rows: c.querySelectorAll('table tr').length,
+          charts: [...c.querySelectorAll('img')].map(i => {
+            const src = i.getAttribute('src') || '';
+            const svg = src.startsWith('data:image/svg+xml;base64,') ? atob(src.split(',')[1]) : '';
+            return {decoded: i.complete && i.naturalWidth > 0, width: i.naturalWidth,
+                    paths: (svg.match(/<path/g) || []).length, alt: i.alt}; })}; })"""
+
+
+def test_a_saved_notebook_reopened_shows_its_figures(tmp_path, monkeypatch):
+    """02 run at the quick size, saved with its outputs and without widget state (as
+    JupyterLab saves by default), reopened in JupyterLab without running a cell: each
+    panel's static copy is on the page, with its numbers table and SVG charts that draw
+    marks. A screenshot goes to test-artifacts/saved-notebook-02.png."""
+    require_browser()
+    from browser_util import ARTIFACTS
+    from test_notebooks import NOTEBOOKS, execute
+    nb_dir = tmp_path / "notebooks"
+    nb_dir.mkdir()
+    nb = execute(NOTEBOOKS / "02_rq1_te_latency.ipynb", nb_dir, monkeypatch, tmp_path / "cache")
+    nb.metadata.pop("widgets", None)
+    name = "02_saved.ipynb"
+    nbformat.write(nb, nb_dir / name)
+    panels = sum("live panel" in o.get("data", {}).get("text/plain", "")
+                 for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert panels == 1, f"02 shows {panels} panels, expected one"
+    lab = JupyterLab(nb_dir, tmp_path / "jupyter-home")
+    lab.start()
+    try:
+        with _lab_page("browser-saved-notebook-02", lab) as (page, console):
+            page.goto(f"{lab.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{name}?reset",
+                      wait_until="domcontentloaded")
+            _wait(page, console, "the saved notebook's static copies to show their charts",
+                  f"""sel => {{ const c = ({STATIC_COPIES_JS})(sel);
+                     return c.length > 0 && c.every(x => x.charts.length > 0 &&
+                                                      x.charts.every(i => i.decoded)); }}""",
+                  PANEL, timeout=90)
+            copies = page.evaluate(STATIC_COPIES_JS, PANEL)
+            # tall enough for the whole copy: JupyterLab does not draw cells far off screen
+            page.set_viewport_size({"width": 1400, "height": 4000})
+            copy = page.locator(f"{PANEL} .fitgpp-static").first
+            copy.scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
+            ARTIFACTS.mkdir(exist_ok=True)
+            copy.screenshot(path=str(ARTIFACTS / "saved-notebook-02.png"))
+            prompts = page.locator(f"{PANEL} .jp-CodeCell .jp-InputArea-prompt").all_inner_texts()
+    finally:
+        lab.stop()
+    assert len(copies) == panels, f"{len(copies)} static copies on the page for {panels} panels"
+    for c in copies:
+        assert c["display"] != "none" and c["width"] > 300 and c["height"] > 300, c
+        assert c["tables"] >= 1 and c["rows"] >= 3, f"no numbers table in the copy: {c}"
+        assert len(c["charts"]) >= 3, f"expected the trade-off, the CDFs and the figures: {c}"
+        for chart in c["charts"]:
+            assert chart["decoded"] and chart["width"] > 200, chart
+            assert chart["paths"] > 5, f"a chart with {chart['paths']} paths (no marks): {chart}"
+    assert not any(re.search(r"\[\*\]", p) for p in prompts), "a cell ran on opening"
+    _mark(f"saved 02 reopened: {len(copies)} static copy, "
+          f"{sum(len(c['charts']) for c in copies)} charts, paths "
+          f"{[ch['paths'] for c in copies for ch in c['charts']]}")
