@@ -186,13 +186,16 @@ def rq_table(result, *, digits: int = 3) -> PeopleTable:
                         percent=[c for c in cols if c.startswith("change_")])
 
 
-def interval_text(x: np.ndarray, fmt) -> str:
+def interval_text(x: np.ndarray, fmt, *, floor: float | None = None) -> str:
     """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
-    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number."""
+    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number. ``floor``:
+    the least value the quantity can take (1 for a slowdown, :func:`floor`); ``lo`` is cut
+    there."""
     m, lo, hi = t_interval(x)
     if np.isnan(m):
         return "–"
     if len(x) >= MIN_CI_VALUES:
+        lo = lo if floor is None else max(lo, floor)
         return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
     if len(x) == 1:   # the caption says there is one run
         return fmt(m)

@@ -180,3 +180,11 @@ def test_every_study_table_shows_percent_as_percent(study_results):
     assert not problems, "\n".join(problems)
     ci = tables.rq_table(study_results["rq1 from 3 seeds"])
     assert any("[" in str(v) for v in ci.shown["TE p95 slowdown"])   # intervals were checked
+
+
+def test_interval_text_cuts_a_slowdown_interval_at_its_floor():
+    x = np.array([1.0, 1.0, 2.65])                  # t-interval from 3 seeds: -0.82 to 3.92
+    assert tables.interval_text(x, "{:.2f}".format) == "1.55 [-0.82, 3.92]"
+    assert tables.interval_text(x, "{:.2f}".format, floor=tables.floor("te_p95")) == \
+        "1.55 [1.00, 3.92]"
+    assert tables.floor("preemptions_per_be") is None and tables.floor("be_long_p95") == 1.0
