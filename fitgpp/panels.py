@@ -244,6 +244,9 @@ class Panel(W.VBox):
         self.study_box = W.VBox()
         self._quiet = False
         self._tr_key = None
+        self._tradeoffs: dict = {}      # (outcome, P, knobs, variant) -> its trade-off chart
+        self._study_views: dict = {}    # declaration key -> the study's figures, shown
+        self._cells: dict = {}          # (outcome, selection and seed) -> its CDF chart
         self.static = static.StaticCopy(self)
         with static.shown_while(self.progress):   # the panel is not on screen yet
             self.compute()
@@ -375,29 +378,44 @@ class Panel(W.VBox):
                 "one run (one seed: no interval over seeds)")
         self.numbers.value = (f"<b>{label(self.o, sel)}</b> against {self.o.baseline_label()}, {over}"
                               + nums.to_html(index_names=False))
-        cdf = cell_view(self.o, sel | {"seed": full["seed"]})
-        # the trade-off depends on P, the knobs and the variant only: redrawn when they change
+        cell = sel | {"seed": full["seed"]}
+        cell_key = (id(self.o), json.dumps(cell, sort_keys=True, default=str))
+        if cell_key not in self._cells:   # a cell's CDF is built once (a few dozen kept)
+            self._cells[cell_key] = cell_view(self.o, cell)
+            while len(self._cells) > 48:
+                self._cells.pop(next(iter(self._cells)))
+        cdf = self._cells[cell_key]
+        # the trade-off depends on P, the knobs and the variant only: built once for each
+        # (building it costs more than the rest of a redraw), redrawn when they change
         tr_key = (id(self.o), json.dumps({k: v for k, v in full.items()
-                                          if k not in ("policy", "s", "seed", "seeds")}))
+                                          if k not in ("policy", "s", "seed", "seeds")},
+                                         default=str))
+        if tr_key not in self._tradeoffs:
+            self._tradeoffs[tr_key] = tradeoff_view(self.o, full, self.table)
         if "tradeoff" not in self.views:
-            self.views = {"tradeoff": live.show(tradeoff_view(self.o, full, self.table)),
+            self.views = {"tradeoff": live.show(self._tradeoffs[tr_key]),
                           "cell": live.show(cdf), **self.views}
         else:
             if tr_key != self._tr_key:
-                live.update(self.views["tradeoff"], tradeoff_view(self.o, full, self.table))
+                live.update(self.views["tradeoff"], self._tradeoffs[tr_key])
             live.update(self.views["cell"], cdf)
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
         self.static.refresh()
 
     def _draw_study(self) -> None:
+        """The study's figures for the current declaration (shown once per declaration:
+        going back to one already computed shows its views again)."""
         if not self.draw_study:
             return
-        boxes = []
-        for name, chart in self.result.charts.items():
-            boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
-                      live.show(chart)]
-        self.study_box.children = boxes
+        k = self.key()
+        if k not in self._study_views:
+            boxes = []
+            for name, chart in self.result.charts.items():
+                boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
+                          live.show(chart)]
+            self._study_views[k] = boxes
+        self.study_box.children = self._study_views[k]
         self.static.refresh()
 
     def _ipython_display_(self):
