@@ -257,3 +257,15 @@ def test_the_workbench_numbers_are_the_panels_for_the_same_configuration(cache):
     assert fifo["selected"].tolist() == bench.loc[labels, pin.label].tolist() != \
         bench.loc[labels, cur.label].tolist()
     assert set(fifo["change vs FIFO"]) == {"–"}                # against itself: no change
+
+
+def test_no_change_is_given_against_itself_or_against_other_seeds(cache):
+    v = Values(params=(("s", 3.0),), te_fraction=0.3, n_jobs=300, n_seeds=2)
+    memo: dict = {}
+    cur, pin = wbf.compare(v, replace(v, policy="fifo", params=()), cache=cache, memo=memo)
+    change = "change vs FIFO"
+    assert (wbf.numbers(cur, pin)[change] != "–").sum() >= 3      # TE and BE slowdowns
+    same, again = wbf.compare(v, v, cache=cache, memo=memo)       # pinned = current
+    assert set(wbf.numbers(same, again)[f"change vs {again.label}"]) == {"–"}
+    other, _ = wbf.compare(replace(v, seed=1), None, cache=cache, memo=memo)   # seeds 1-2
+    assert set(wbf.numbers(other, pin)[change]) == {"–"}
