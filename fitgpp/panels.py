@@ -240,17 +240,16 @@ class Panel(W.VBox):
                 result = SimpleNamespace(table=o.table(), charts={}, finding=(
                     f"none: {self.study.key}'s analysis does not cover this declaration "
                     f"({type(exc).__name__}: {exc}); the numbers and charts above still hold"))
-            self._outcomes[k] = (o, result)
+            # the study's table when it is the generic one, else the Outcome's (RQ6
+            # tabulates its own way): the trade-off reads the generic columns
+            own = getattr(result, "report_columns", None) is not None
+            self._outcomes[k] = (o, result, o.table() if own else result.table)
             s = o.stats
             self.status.value = (f"<small>{s['unique']} cells: {s['computed']} simulated, "
                                  f"{s['cached']} read from the cache, "
                                  f"{time.perf_counter() - t0:.1f} s</small>")
             self.progress.layout.visibility = "hidden"
-        self.o, self.result = self._outcomes[k]
-        # the study's table when it is the generic one, else the Outcome's (RQ6 tabulates
-        # its own way): the trade-off reads the generic columns
-        own = getattr(self.result, "report_columns", None) is not None
-        self.table = self.o.table() if own else self.result.table
+        self.o, self.result, self.table = self._outcomes[k]
         self.finding.value = f"<p><b>Finding</b> (computed from these results). {self.result.finding}</p>"
         self._draw_study()
         return self.o
