@@ -3,14 +3,14 @@
 The issue's target: a panel redraw on the grid stays at most 0.3 s (no simulation). Builds
 ``Panel(STUDIES["rq2"], size)`` and ``Panel(STUDIES["rq1"], size)`` and the quickstart
 :class:`fitgpp.widgets.Workbench`, computes once (the cell cache warm: run this twice, or
-keep ``$FITGPP_CACHE``), visits every value of each control once (so each value's numbers
-are in memory, as after a user has looked around), then changes each control back and
-forth ``--repeat`` times and prints the median and max of :attr:`last_seconds` per
-control. The panels' background static copy (fitgpp/static.py: SVGs drawn by vl-convert
+keep ``$FITGPP_CACHE``), then for each control changes it to another computed value and
+back: the first change is printed as "first visit" (its charts built for the first time),
+then ``--repeat`` more changes give the median and max of :attr:`last_seconds` (values a
+user has looked at already, as when comparing two settings). The panels' background static copy (fitgpp/static.py: SVGs drawn by vl-convert
 in a thread once the controls rest) is not part of a redraw; its cost is measured apart,
 as one full draw of each panel's copy.
 
-    python benchmarks/bench_panel.py [--size quick] [--repeat 7] [--profile CONTROL]
+    python benchmarks/bench_panel.py [--size quick] [--repeat 7] [--profile PANEL:CONTROL]
 
 ``--profile rq2:max_preemptions`` (panel:control) prints the top of a cProfile of those
 redraws.
