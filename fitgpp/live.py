@@ -23,10 +23,17 @@ Why not ``alt.JupyterChart`` as is (altair 6.3, seen in Chromium, docs/experimen
 
 A fresh widget per update would avoid the first but not the others, and create one more model
 (and one more initialization) per redraw; one widget updated in place is kept instead.
+
+Setting a chart makes altair convert it to a Vega-Lite dict and validate that against the
+schema (jsonschema): 0.05-0.15 s a chart, half of a panel's redraw. A chart object shown
+again (the trade-off at a ``P`` seen before) is converted once: its dict is kept
+(:func:`spec_of`, the newest :data:`KEEP` charts).
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
 
 import altair as alt
@@ -71,7 +78,8 @@ class LiveChart(alt.JupyterChart):
 
     @traitlets.observe("chart")
     def _on_change_chart(self, change):
-        super()._on_change_chart(change)   # makes a new self.selections
+        with _converted(change.new):
+            super()._on_change_chart(change)   # makes a new self.selections
         for fn, name in getattr(self, "_observers", ()):
             self._watch(fn, name)
 
@@ -83,6 +91,38 @@ class LiveChart(alt.JupyterChart):
         """``view.selections.observe(fn, names=[name])`` that holds across changes of chart."""
         self._observers.append((fn, name))
         self._watch(fn, name)
+
+
+#: How many charts' Vega-Lite dicts :func:`spec_of` keeps.
+KEEP = 64
+_SPECS: OrderedDict[int, tuple[object, dict]] = OrderedDict()
+
+
+def spec_of(chart) -> dict:
+    """``chart.to_dict()`` (validated), converted once per chart object."""
+    got = _SPECS.get(id(chart))
+    if got is None or got[0] is not chart:
+        got = (chart, chart.to_dict())
+        _SPECS[id(chart)] = got
+        while len(_SPECS) > KEEP:
+            _SPECS.popitem(last=False)
+    _SPECS.move_to_end(id(chart))
+    return got[1]
+
+
+@contextmanager
+def _converted(chart):
+    """While the block runs, ``chart.to_dict()`` gives :func:`spec_of` (what JupyterChart
+    calls when a chart is set)."""
+    if chart is None or not hasattr(chart, "to_dict"):
+        yield
+        return
+    spec = spec_of(chart)
+    object.__setattr__(chart, "to_dict", lambda *a, **k: spec)   # not a chart property
+    try:
+        yield
+    finally:
+        object.__delattr__(chart, "to_dict")
 
 
 def show(chart) -> LiveChart:

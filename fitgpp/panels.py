@@ -19,7 +19,10 @@ other size) changes the declaration and runs it through the sweep and its cell c
 only the missing cells are simulated, with a progress bar.
 
 The plain functions (:func:`extend`, :func:`selection_numbers`, :func:`cell_view`) hold
-the logic; the widgets only map values onto them.
+the logic; the widgets only map values onto them. What is shown of the selection against
+the baseline (its rows of numbers, its CDFs, the trade-off) is built in :mod:`fitgpp.views`,
+as the workbench's is. A redraw builds each chart once: the trade-off per ``P``, knobs and
+variant, a cell's CDFs per selection, the study's figures per declaration.
 """
 
 from __future__ import annotations
@@ -33,15 +36,14 @@ from types import SimpleNamespace
 
 import altair as alt
 import ipywidgets as W
-import numpy as np
 import pandas as pd
 
 from . import live, panel_export, plots, static
 from .errors import FitgppError
-from .metrics import MIN_CI_VALUES, brief, percent
-from .tables import interval_text
+from .metrics import MIN_CI_VALUES, brief
 from .policies import registry
 from .reproduce import FULL, QUICK, Outcome, Size, Study
+from .views import LABELS, Arm, metric_rows, slowdown_view, tradeoff_view
 
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
     import fitgpp.reproduce
@@ -50,8 +52,6 @@ if TYPE_CHECKING:  # the annotations name the class by its full path (two classe
 SIZES = {"quick": QUICK, "full": FULL}
 #: Dimensions that belong to the size (one value per run), not to the study's grid.
 SIZE_DIMS = ("n_jobs", "load")
-LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
-          "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
 
 
 class PanelError(FitgppError):
@@ -117,25 +117,22 @@ def conf_of(o: Outcome, sel: dict) -> dict:
     raise PanelError(f"{st.key}: no computed configuration at {sel}")
 
 
+def arms(o: Outcome, sel: dict) -> tuple[Arm, Arm | None]:
+    """The configuration ``sel`` picks and the study's baseline at its knobs and variant."""
+    conf = conf_of(o, sel)
+    base = o.baseline(conf)
+    return Arm(conf["label"], o, conf), None if base is None else Arm(base["label"], o, base)
+
+
 def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
     """The selected configuration's numbers over the seeds (each metric of
     :data:`fitgpp.metrics.METRICS` the study's tables show), the baseline's at the same
-    knobs, and the change against it (paired per seed): ``mean [95 % interval]`` from 3
-    or more seeds, ``mean (range lo to hi)`` from two, the value alone from one."""
-    conf = conf_of(o, sel)
-    base = o.baseline(conf)
+    knobs, and the change against it (paired per seed): :func:`fitgpp.views.metric_rows`."""
     name = o.baseline_label()
-    num = lambda x: f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"  # noqa: E731 - no 1.8e+04
-    rows = []
-    for m in brief(o.study.columns):
-        x = o.metric_values(conf, m)
-        b = o.metric_values(base, m) if base is not None else np.full_like(x, np.nan)
-        same = base is None or base["label"] == conf["label"]
-        rows.append({"metric": m.title, "selected": interval_text(x, num),
-                     name: interval_text(b, num),
-                     f"change vs {name}": "–" if same or not m.vs_baseline else
-                     interval_text(o.change(conf, m), percent)})
-    return pd.DataFrame(rows).set_index("metric")
+    out = metric_rows(*arms(o, sel), brief(o.study.columns), names=("selected", name),
+                      row=lambda m: m.title, base_name=name)
+    out.index.name = "metric"
+    return out
 
 
 def label(o: Outcome, sel: dict) -> str:
@@ -148,49 +145,12 @@ def label(o: Outcome, sel: dict) -> str:
 def cell_view(o: Outcome, sel: dict) -> alt.Chart:
     """Slowdown CDFs of the selected cell (seed ``sel['seed']``) beside the study's
     baseline on the same workload, from the cells' stored per-job results (no simulation)."""
-    conf = conf_of(o, sel)
-    seed, variant = int(sel["seed"]), conf["variant"]
-    runs = {}
-    for c in (conf, o.baseline(conf)):
-        if c is not None and c["label"] not in runs:
-            runs[c["label"]] = o.run(c["name"], seed=seed, variant=variant, **c["params"],
-                                     **c["knobs"])
-    return plots.slowdown_cdf(runs, title=f"{', '.join(runs)}: seed {seed}" + "".join(
-        f", {LABELS.get(k, k)} {v}" for k, v in conf["knobs"].items())
+    cur, base = arms(o, sel)
+    seed, variant, knobs = int(sel["seed"]), cur.conf["variant"], cur.conf["knobs"]
+    shown = dict.fromkeys(a.label for a in (cur, base) if a is not None)
+    return slowdown_view((cur, base), seed, f"{', '.join(shown)}: seed {seed}" + "".join(
+        f", {LABELS.get(k, k)} {v}" for k, v in knobs.items())
         + (f", {variant}" if variant is not None else ""))
-
-
-def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
-                  pick: str = "pick") -> alt.Chart:
-    """TE p95 against BE median and p95 slowdown, one point per configuration at the
-    selected ``P``, knobs and variant; clicking a point selects it (``pick``: ``family``
-    and ``s``). ``table``: ``o.table()``, if already computed."""
-    st = o.study
-    t = o.table() if table is None else table
-    keep = np.ones(len(t), bool)
-    for k in st.knobs:
-        keep &= t[k].to_numpy() == float(sel[k])
-    if st.variants:
-        keep &= t[st.variant_dim].to_numpy() == sel[st.variant_dim]
-    if "max_preemptions" in sel and t["P"].notna().any():
-        keep &= (t["P"].isna() | (t["P"] == sel["max_preemptions"]) | (t["family"] != "FitGpp")
-                 ).to_numpy()
-    sub = t[keep].copy()
-    sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
-    chart = plots.s_tradeoff(sub)
-    selection = alt.selection_point(name=pick, fields=["family", "s"], on="click")
-    inner = chart.spec
-    for i, layer in enumerate(inner.layer):
-        if getattr(layer.mark, "type", layer.mark) == "point":
-            inner.layer[i] = layer.add_params(selection)
-    at = [f"P={sel['max_preemptions']}"] if len(st.dimensions(o.size).get(
-        "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
-    at += [f"{LABELS.get(k, k)} {float(sel[k]):g}" for k in st.knobs]
-    at += [f"{sel[st.variant_dim]} grace" if st.variant_dim == "grace" else
-           str(sel[st.variant_dim])] if st.variants else []
-    what = f" at {', '.join(at)}" if at else ""
-    return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
-                                  "slowdown distributions appear below)")
 
 
 def _nearest(values, v):
@@ -244,6 +204,9 @@ class Panel(W.VBox):
         self.study_box = W.VBox()
         self._quiet = False
         self._tr_key = None
+        self._tradeoffs: dict = {}      # (outcome, P, knobs, variant) -> its trade-off chart
+        self._study_views: dict = {}    # declaration key -> the study's figures, shown
+        self._cells: dict = {}          # (outcome, selection and seed) -> its CDF chart
         self.static = static.StaticCopy(self)
         with static.shown_while(self.progress):   # the panel is not on screen yet
             self.compute()
@@ -277,17 +240,16 @@ class Panel(W.VBox):
                 result = SimpleNamespace(table=o.table(), charts={}, finding=(
                     f"none: {self.study.key}'s analysis does not cover this declaration "
                     f"({type(exc).__name__}: {exc}); the numbers and charts above still hold"))
-            self._outcomes[k] = (o, result)
+            # the study's table when it is the generic one, else the Outcome's (RQ6
+            # tabulates its own way): the trade-off reads the generic columns
+            own = getattr(result, "report_columns", None) is not None
+            self._outcomes[k] = (o, result, o.table() if own else result.table)
             s = o.stats
             self.status.value = (f"<small>{s['unique']} cells: {s['computed']} simulated, "
                                  f"{s['cached']} read from the cache, "
                                  f"{time.perf_counter() - t0:.1f} s</small>")
             self.progress.layout.visibility = "hidden"
-        self.o, self.result = self._outcomes[k]
-        # the study's table when it is the generic one, else the Outcome's (RQ6 tabulates
-        # its own way): the trade-off reads the generic columns
-        own = getattr(self.result, "report_columns", None) is not None
-        self.table = self.o.table() if own else self.result.table
+        self.o, self.result, self.table = self._outcomes[k]
         self.finding.value = f"<p><b>Finding</b> (computed from these results). {self.result.finding}</p>"
         self._draw_study()
         return self.o
@@ -375,29 +337,44 @@ class Panel(W.VBox):
                 "one run (one seed: no interval over seeds)")
         self.numbers.value = (f"<b>{label(self.o, sel)}</b> against {self.o.baseline_label()}, {over}"
                               + nums.to_html(index_names=False))
-        cdf = cell_view(self.o, sel | {"seed": full["seed"]})
-        # the trade-off depends on P, the knobs and the variant only: redrawn when they change
+        cell = sel | {"seed": full["seed"]}
+        cell_key = (id(self.o), json.dumps(cell, sort_keys=True, default=str))
+        if cell_key not in self._cells:   # a cell's CDF is built once (a few dozen kept)
+            self._cells[cell_key] = cell_view(self.o, cell)
+            while len(self._cells) > 48:
+                self._cells.pop(next(iter(self._cells)))
+        cdf = self._cells[cell_key]
+        # the trade-off depends on P, the knobs and the variant only: built once for each
+        # (building it costs more than the rest of a redraw), redrawn when they change
         tr_key = (id(self.o), json.dumps({k: v for k, v in full.items()
-                                          if k not in ("policy", "s", "seed", "seeds")}))
+                                          if k not in ("policy", "s", "seed", "seeds")},
+                                         default=str))
+        if tr_key not in self._tradeoffs:
+            self._tradeoffs[tr_key] = tradeoff_view(self.o, full, self.table)
         if "tradeoff" not in self.views:
-            self.views = {"tradeoff": live.show(tradeoff_view(self.o, full, self.table)),
+            self.views = {"tradeoff": live.show(self._tradeoffs[tr_key]),
                           "cell": live.show(cdf), **self.views}
         else:
             if tr_key != self._tr_key:
-                live.update(self.views["tradeoff"], tradeoff_view(self.o, full, self.table))
+                live.update(self.views["tradeoff"], self._tradeoffs[tr_key])
             live.update(self.views["cell"], cdf)
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
         self.static.refresh()
 
     def _draw_study(self) -> None:
+        """The study's figures for the current declaration (shown once per declaration:
+        going back to one already computed shows its views again)."""
         if not self.draw_study:
             return
-        boxes = []
-        for name, chart in self.result.charts.items():
-            boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
-                      live.show(chart)]
-        self.study_box.children = boxes
+        k = self.key()
+        if k not in self._study_views:
+            boxes = []
+            for name, chart in self.result.charts.items():
+                boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
+                          live.show(chart)]
+            self._study_views[k] = boxes
+        self.study_box.children = self._study_views[k]
         self.static.refresh()
 
     def _ipython_display_(self):

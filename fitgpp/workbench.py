@@ -25,17 +25,16 @@ import dataclasses
 import json
 from dataclasses import dataclass, field, replace
 
-import numpy as np
 import pandas as pd
 import xarray as xr
 
 from . import plots
 from .cluster import DEFAULT_CLUSTER, Cluster
 from .errors import FitgppError
-from .metrics import METRICS, paired_change, percent
+from .metrics import METRICS
 from .policies import registry
 from .studies.base import QUICK, Outcome, Size, Study
-from .tables import interval_text
+from .views import Arm, metric_rows, slowdown_view
 
 #: Workload fields of :class:`Values` (the rest are the policy and its parameters).
 WORKLOAD = ("te_fraction", "load", "grace_scale", "seed", "model", "n_jobs", "n_seeds")
@@ -144,22 +143,17 @@ class Values:
 
 
 @dataclass
-class Side:
-    """One configuration's results: its values, its label and the study's :class:`Outcome`."""
+class Side(Arm):
+    """One configuration's results: its label, the study's :class:`Outcome` and its
+    :class:`Values` (an :class:`fitgpp.views.Arm` whose runs carry the values)."""
 
-    values: Values
-    label: str
-    outcome: Outcome
+    values: Values | None = None
     _runs: list = field(default_factory=list, repr=False)
     _util: object = field(default=None, repr=False)
 
-    @property
-    def conf(self) -> dict:
-        return self.outcome.configurations()[0]
-
-    def metric(self, m) -> np.ndarray:
-        """Per-seed values of metric ``m`` (a :class:`fitgpp.metrics.Metric`)."""
-        return self.outcome.metric_values(self.conf, m)
+    def cell(self, seed: int) -> xr.Dataset:
+        """Seed ``seed``'s Dataset as :meth:`runs` gives it."""
+        return self.runs()[self.values.seeds().index(seed)]
 
     def runs(self) -> list[xr.Dataset]:
         """The per-seed simulation Datasets (from the cells, no simulation), with the
@@ -238,10 +232,10 @@ def _side(v: Values, label: str, cluster: Cluster, cache, memo: dict | None) -> 
     """The :class:`Side` of ``v`` (kept in ``memo`` with its runs and charts)."""
     o = run(v, cluster, cache=cache, memo=memo)
     if memo is None:
-        return Side(v, label, o)
+        return Side(label, o, values=v)
     key = ("side", id(o), label)
     if key not in memo or memo[key].outcome is not o:
-        memo[key] = Side(v, label, o)
+        memo[key] = Side(label, o, values=v)
     return memo[key]
 
 
@@ -255,33 +249,19 @@ def shown(o: Outcome) -> list:
 def numbers(cur: Side, pin: Side | None) -> pd.DataFrame:
     """Each metric's mean over the seeds with its interval, for both configurations, and
     the current one's change against the pinned one (paired per seed, when both ran the
-    same seeds and the metric's change means something)."""
-    num = lambda x: f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"  # noqa: E731
-    rows = {}
-    for m in shown(cur.outcome):
-        x = cur.metric(m)
-        row = {cur.label: interval_text(x, num)}
-        if pin is not None:
-            b = pin.metric(m)
-            row[pin.label] = interval_text(b, num)
-            same = cur.values.seeds() == pin.values.seeds()
-            row[f"change vs {pin.label}"] = (interval_text(paired_change(x, b), percent)
-                                             if m.vs_baseline and same else "–")
-        rows[m.label] = row
-    return pd.DataFrame(rows).T
+    same seeds and the metric's change means something): :func:`fitgpp.views.metric_rows`,
+    as a research question's panel builds them."""
+    return metric_rows(cur, pin, shown(cur.outcome))
 
 
 def charts(cur: Side, pin: Side | None) -> dict:
     """The slowdown CDFs of both (first seed) and each one's utilization over time."""
-    first = {cur.label: cur.runs()[0]}
     out = {"utilization": cur.utilization()}
     if pin is not None:
-        first[pin.label] = pin.runs()[0]
         out["utilization_pinned"] = pin.utilization()
     seed = cur.values.seed
-    return {"slowdown_cdf": plots.slowdown_cdf(
-        first, title=f"Slowdown of jobs: cumulative distribution per class, seed {seed}"),
-        **out}
+    return {"slowdown_cdf": slowdown_view((cur, pin), seed, "Slowdown of jobs: cumulative "
+                                          f"distribution per class, seed {seed}"), **out}
 
 
 def summary_text(cur: Side, pin: Side | None) -> str:

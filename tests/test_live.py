@@ -29,3 +29,17 @@ def test_update_replaces_the_spec_in_place():
     live.update(view, other)
     assert view.spec["title"] == "other"
     assert view.embed_options["renderer"] == "svg"
+
+
+def test_a_chart_shown_again_is_converted_once(monkeypatch):
+    chart, other = _chart(), _chart().properties(title="other")
+    calls = []
+    real = type(chart).to_dict
+    monkeypatch.setattr(type(chart), "to_dict", lambda self, *a, **k: calls.append(1)
+                        or real(self, *a, **k))
+    view = live.show(chart)
+    for c in (other, chart, other, chart):
+        live.update(view, c)
+    assert len(calls) == 2 and view.spec == real(chart)
+    assert "to_dict" not in vars(chart)          # the chart itself is left as it was
+    assert chart.to_dict() == real(chart) and len(calls) == 3

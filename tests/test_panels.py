@@ -52,6 +52,21 @@ def test_on_grid_values_redraw_without_simulating(rq3, monkeypatch):
     rq3.controls["grace_scale"].value = 1.0
 
 
+def test_a_tradeoff_seen_before_is_not_built_again(rq3, monkeypatch):
+    from fitgpp import panels
+    built = []
+    real = panels.tradeoff_view
+    monkeypatch.setattr(panels, "tradeoff_view", lambda *a, **k: built.append(1) or real(*a, **k))
+    first = rq3.views["tradeoff"].chart
+    for g in (4.0, 1.0, 4.0, 1.0):
+        rq3.controls["grace_scale"].value = g
+    # built at most once (grace scale 4 if not seen yet); back at 1.0 the same chart is shown
+    assert len(built) <= 1 and rq3.views["tradeoff"].chart is first
+    rq3.controls["grace_scale"].value = 4.0
+    assert "grace scale 4" in rq3.views["tradeoff"].spec["title"]   # the one of its knobs
+    rq3.controls["grace_scale"].value = 1.0
+
+
 def test_two_seeds_show_a_range_not_an_interval(rq3):
     nums = selection_numbers(rq3.o, rq3._selection_for_outcome())
     assert not nums.apply(lambda c: c.str.contains(r"\[")).any().any()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import ipywidgets as W
 import numpy as np
@@ -230,3 +230,42 @@ def test_export_after_pinning_the_current_configuration_writes_one_utilization(w
     wb.pin()
     paths = wb.export(tmp_path / "figs", formats=(".png",))
     assert sorted(p.name.split("__")[0] for p in paths) == ["slowdown_cdf", "utilization"]
+
+
+def test_the_workbench_numbers_are_the_panels_for_the_same_configuration(cache):
+    """One metric-row builder: a study's panel at FitGpp s=3 against FIFO and the workbench
+    with the same two configurations give the same numbers (same cells, same seeds)."""
+    from fitgpp.metrics import brief
+    from fitgpp.panels import Panel, selection_numbers
+    from fitgpp.studies.base import Size, Study
+    study = Study("same", "t", "q", policies={"fitgpp": {"s": [3.0, 6.0], "max_preemptions": 3},
+                                              "fifo": {}},
+                  knobs={"te_fraction": (0.3,), "grace_scale": (1.0,)}, baseline="fifo")
+    p = Panel(study, Size(n_jobs=300, seeds=(0, 1, 2)), cache=cache, charts=False)
+    p.controls["policy"].value, p.controls["s"].value = "fitgpp", 3.0
+    panel = selection_numbers(p.o, p._selection_for_outcome())
+    v = Values(params=(("s", 3.0),), te_fraction=0.3, n_jobs=300, n_seeds=3)
+    cur, pin = wbf.compare(v, replace(v, policy="fifo", params=()), cache=cache)
+    bench = wbf.numbers(cur, pin)
+    rows = brief()
+    assert len(rows) > 3 and "[" in panel.iloc[0, 0]          # intervals from three seeds
+    for m in rows:
+        assert bench.loc[m.label].tolist() == panel.loc[m.title].tolist(), m.name
+    p.controls["policy"].value = "fifo"                        # the baseline itself
+    fifo = selection_numbers(p.o, p._selection_for_outcome())
+    labels = [m.label for m in rows]
+    assert fifo["selected"].tolist() == bench.loc[labels, pin.label].tolist() != \
+        bench.loc[labels, cur.label].tolist()
+    assert set(fifo["change vs FIFO"]) == {"–"}                # against itself: no change
+
+
+def test_no_change_is_given_against_itself_or_against_other_seeds(cache):
+    v = Values(params=(("s", 3.0),), te_fraction=0.3, n_jobs=300, n_seeds=2)
+    memo: dict = {}
+    cur, pin = wbf.compare(v, replace(v, policy="fifo", params=()), cache=cache, memo=memo)
+    change = "change vs FIFO"
+    assert (wbf.numbers(cur, pin)[change] != "–").sum() >= 3      # TE and BE slowdowns
+    same, again = wbf.compare(v, v, cache=cache, memo=memo)       # pinned = current
+    assert set(wbf.numbers(same, again)[f"change vs {again.label}"]) == {"–"}
+    other, _ = wbf.compare(replace(v, seed=1), None, cache=cache, memo=memo)   # seeds 1-2
+    assert set(wbf.numbers(other, pin)[change]) == {"–"}

@@ -1,0 +1,148 @@
+"""Redraw time of the control panels: a control changed to a value already computed.
+
+The issue's target: a panel redraw on the grid stays at most 0.3 s (no simulation). Builds
+``Panel(STUDIES["rq2"], size)`` and ``Panel(STUDIES["rq1"], size)`` and the quickstart
+:class:`fitgpp.widgets.Workbench`, computes once (the cell cache warm: run this twice, or
+keep ``$FITGPP_CACHE``), then for each control changes it to another computed value and
+back: the first change is printed as "first visit" (its charts built for the first time),
+then ``--repeat`` more changes give the median and max of :attr:`last_seconds` (values a
+user has looked at already, as when comparing two settings). The panels' background static copy (fitgpp/static.py: SVGs drawn by vl-convert
+in a thread once the controls rest) is not part of a redraw; its cost is measured apart,
+as one full draw of each panel's copy.
+
+    python benchmarks/bench_panel.py [--size quick] [--repeat 7] [--profile PANEL:CONTROL]
+
+``--profile rq2:max_preemptions`` (panel:control) prints the top of a cProfile of those
+redraws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import contextlib
+import io
+import os
+import pstats
+import statistics
+import time
+
+import fitgpp.reproduce as R
+from fitgpp.panels import Panel
+from fitgpp.widgets import Values, Workbench
+
+
+def _visit(owner, widget, values) -> list[float]:
+    """``owner.last_seconds`` after setting ``widget`` to each of ``values`` in turn."""
+    out = []
+    for v in values:
+        widget.value = v
+        out.append(owner.last_seconds)
+    return out
+
+
+def panel_cases(p: Panel) -> dict:
+    """``{control: (widget, two values)}``: the controls a user changes on the grid."""
+    cases = {}
+    for dim in ("max_preemptions", "s", "policy", "seed"):
+        w = p.controls.get(dim)
+        opts = [v for _, v in getattr(w, "options", ())]
+        if w is None or len(opts) < 2 or w.disabled:
+            continue
+        other = next(v for v in opts if v != w.value)
+        cases[dim] = (w, [other, w.value])
+    n = p.controls["seeds"].value
+    if n > 1:
+        cases["seeds"] = (p.controls["seeds"], [n - 1, n])   # fewer seeds: a new declaration
+    return cases
+
+
+def workbench_cases(wb: Workbench) -> dict:
+    """The same controls on the quickstart workbench (pin/unpin: :func:`pin_times`)."""
+    return {d: (wb.w[d], vs) for d, vs in (("s", [5.5, 4.0]), ("max_preemptions", [1, 3]),
+                                           ("policy", ["lrtp", "fitgpp"]), ("seed", [1, 0]),
+                                           ("n_seeds", [1, 2]))}
+
+
+def measure(owner, cases: dict, repeat: int) -> dict[str, list[float]]:
+    """Visit each control's values once (``FIRST``: the first change to the other value:
+    its cells are computed, but nothing of it was drawn yet), then time ``repeat`` changes."""
+    times = {}
+    for name, (w, values) in cases.items():
+        FIRST[name, id(owner)] = _visit(owner, w, values)[0]
+        times[name] = [t for _ in range(repeat) for t in _visit(owner, w, values)][:repeat]
+    return times
+
+
+FIRST: dict = {}
+
+
+def pin_times(wb: Workbench, repeat: int) -> list[float]:
+    out = []
+    wb.pin(), wb.unpin()                                       # warm
+    for _ in range(repeat):
+        wb.pin()
+        out.append(wb.last_seconds)
+        wb.unpin()
+        out.append(wb.last_seconds)
+    return out[:repeat]
+
+
+def copy_seconds(p) -> float:
+    """One full draw of the panel's static copy (every chart's SVG, none reused)."""
+    p.static._svgs.clear()
+    t0 = time.perf_counter()
+    p.static.html()
+    return time.perf_counter() - t0
+
+
+def report(name: str, owner, times: dict[str, list[float]]) -> None:
+    for control, ts in times.items():
+        first = FIRST.get((control, id(owner)))
+        print(f"{name:10} {control:16} median {statistics.median(ts):6.3f} s  "
+              f"max {max(ts):6.3f} s  (n={len(ts)})"
+              + (f"  first visit {first:6.3f} s" if first is not None else ""))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size", default="quick", choices=["quick", "full"])
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--profile", default=None, help="panel:control, e.g. rq2:max_preemptions")
+    args = ap.parse_args(argv)
+    cache = os.environ.get("FITGPP_CACHE")
+    print(f"cache {cache or '(default)'}, size {args.size}, {args.repeat} redraws per control, "
+          f"load average {os.getloadavg()[0]:.2f}")
+    owners = {}
+    for key in ("rq2", "rq1"):
+        t0 = time.perf_counter()
+        owners[key] = Panel(R.STUDIES[key], args.size, cache=cache)
+        print(f"{key}: built and computed in {time.perf_counter() - t0:.1f} s")
+    with contextlib.redirect_stdout(io.StringIO()):
+        owners["workbench"] = Workbench(Values(n_seeds=2), cache=cache)
+    results = {}
+    for key, owner in owners.items():
+        cases = panel_cases(owner) if key != "workbench" else workbench_cases(owner)
+        with contextlib.redirect_stdout(io.StringIO()):   # outside a kernel the
+            results[key] = measure(owner, cases, args.repeat)   # workbench prints its text
+            if key == "workbench":
+                results[key]["pin/unpin"] = pin_times(owner, args.repeat)
+        report(key, owner, results[key])
+    for key in ("rq2", "rq1"):
+        print(f"{key:10} static copy (all SVGs, background) {copy_seconds(owners[key]):.2f} s")
+    if args.profile:
+        key, control = args.profile.split(":")
+        owner = owners[key]
+        cases = panel_cases(owner) if key != "workbench" else workbench_cases(owner)
+        prof = cProfile.Profile()
+        with contextlib.redirect_stdout(io.StringIO()):
+            prof.enable()
+            measure(owner, {control: cases[control]}, args.repeat)
+            prof.disable()
+        s = io.StringIO()
+        pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(35)
+        print(s.getvalue())
+
+
+if __name__ == "__main__":
+    main()
