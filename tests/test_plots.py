@@ -237,3 +237,11 @@ def test_a_grid_that_sweeps_one_las_threshold_labels_it_las():
             "fifo": {}, "LAS": {"policy": LasThreshold, "threshold": values}})
         assert label_of("LAS", {"threshold": 3250.0}, exp) == want
         assert label_of("fifo", {}, exp) == "FIFO"
+
+
+def test_a_registered_policy_is_named_without_a_families_entry(monkeypatch):
+    """Registering a policy is enough to name it: its registry name in capitals."""
+    from fitgpp import policies
+    monkeypatch.setitem(policies.POLICIES, "sjf", policies.Fifo)
+    assert plots.family("sjf") == "SJF" and plots.config_label("sjf", {}) == "SJF"
+    assert plots.family("patient") == "patient"     # not registered: its own name

@@ -12,6 +12,8 @@ from .base import POLICY_STYLE, _EXTRA, _EXTRA_DASH, _EXTRA_SHAPES, PlotError, n
 
 # ------------------------------------------------------------------ labels and styles
 #: How the built-in policies are written in labels (a researcher's policy: its own name).
+#: A registered policy missing here reads as its registry name in capitals (``sjf``: SJF),
+#: so registering a policy is enough to name it.
 FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND",
             "las": "LAS"}
 #: Short names of policy fields in labels.
@@ -19,8 +21,11 @@ SHORT = {"max_preemptions": "P"}
 
 
 def family(name: str) -> str:
-    """``FitGpp`` for ``fitgpp``; a policy that is not built in keeps its own name."""
-    return FAMILIES.get(str(name).lower(), str(name))
+    """``FitGpp`` for ``fitgpp``, ``LAS`` for ``las``; a registered policy without an entry
+    in :data:`FAMILIES` in capitals; a policy that is not registered keeps its own name."""
+    from ..policies import POLICIES
+    key = str(name).lower()
+    return FAMILIES.get(key) or (key.upper() if key in POLICIES else str(name))
 
 
 def _text(v) -> str:
