@@ -202,6 +202,18 @@ def test_s_tradeoff_is_not_much_taller_than_wide_at_column_width(laid_out):
         assert abs(w - plots.preset(size).width) <= 1 and h <= most * w, (size, w, h)
 
 
+def test_a_label_hemmed_in_by_markers_still_gets_a_corner():
+    """Every corner of the labelled point is under another marker: the label is placed all
+    the same (over a marker, on its white halo), never over another label."""
+    xs = [10 ** (px / 100) for px in (100, 113, 113, 87, 87, 35, 35)]
+    df = pd.DataFrame({"x": xs, "y": [50.0, 58, 41, 58, 41, 0, 100],
+                       "lab": ["s=1", "", "", "", "", "", ""], "panel": "p"})
+    assert plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0] == "ne"
+    two = df.assign(lab=["s=1", "s=2", "", "", "", "", ""])
+    pos = plots._place_labels(two, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
+    assert pos[1] == "ne" and pos[0] not in ("", "ne")   # s=2 had a free corner: it goes first
+
+
 def test_s_tradeoff_point_labels_allow_for_the_y_padding():
     """Labels are placed on the panel as drawn: with the scale's padding, a point at the top
     of its panel sits ``y_pad`` px down, so the corners above it are free again."""

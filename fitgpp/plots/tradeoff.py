@@ -30,12 +30,27 @@ def tradeoff_table(runs) -> pd.DataFrame:
 _LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9)}
 
 
+def _corner(x, y, w, h, boxes, width, height) -> tuple[str, tuple] | None:
+    """The first corner of :data:`_LABEL_OFFSETS` where a ``w`` x ``h`` label of the point
+    ``(x, y)`` stays inside the panel and overlaps none of ``boxes``, with its box."""
+    for pos, (dx, dy) in _LABEL_OFFSETS.items():
+        x0 = x + dx if dx > 0 else x + dx - w
+        box = (x0, y + dy - h / 2, x0 + w, y + dy + h / 2)
+        inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
+        if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
+                              and b[1] < box[3] for b in boxes):
+            return pos, box
+    return None
+
+
 def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font, *,
                   y_pad: float = 0) -> list[str]:
     """Where each non-empty ``label`` goes (a key of :data:`_LABEL_OFFSETS`, or "" when no
     place is free): the first corner around its point that stays inside the panel and
-    overlaps no placed label and no point of its panel. Pixels are estimated from a log x
-    domain and the panel's y range, drawn ``y_pad`` px inside the top and bottom."""
+    overlaps no placed label and no point of its panel; failing that, the first that
+    overlaps no placed label (its white halo keeps it legible over a marker). Pixels are
+    estimated from a log x domain and the panel's y range, drawn ``y_pad`` px inside the
+    top and bottom."""
     lo, hi = x_domain
     out = [""] * len(df)
     for _, g in df.groupby(panel, sort=False):
@@ -43,20 +58,17 @@ def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font, *
         span = (y1 - y0) or 1.0
         px = width * np.log(g[xcol].to_numpy(float) / lo) / math.log(hi / lo)
         py = y_pad + (height - 2 * y_pad) * (1 - (g[ycol].to_numpy(float) - y0) / span)
-        boxes = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]   # the markers
-        for i, (idx, text) in enumerate(zip(g.index, g[label])):
-            if not text:
-                continue
-            w, h = 0.6 * font * len(text), font + 1
-            for pos, (dx, dy) in _LABEL_OFFSETS.items():
-                x0 = px[i] + dx if dx > 0 else px[i] + dx - w
-                box = (x0, py[i] + dy - h / 2, x0 + w, py[i] + dy + h / 2)
-                inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
-                if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
-                                      and b[1] < box[3] for b in boxes):
-                    boxes.append(box)
-                    out[df.index.get_loc(idx)] = pos
-                    break
+        markers = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]
+        labels: list[tuple] = []
+        for avoid_markers in (True, False):
+            for i, (idx, text) in enumerate(zip(g.index, g[label])):
+                if not text or out[df.index.get_loc(idx)]:
+                    continue
+                got = _corner(px[i], py[i], 0.6 * font * len(text), font + 1,
+                              labels + markers if avoid_markers else labels, width, height)
+                if got:
+                    labels.append(got[1])
+                    out[df.index.get_loc(idx)] = got[0]
     return out
 
 
