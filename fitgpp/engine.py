@@ -41,6 +41,46 @@ class Engine:
 
     def __init__(self, jobs: dict[str, np.ndarray], capacity: np.ndarray, policy,
                  *, tick: float = 60.0, check: bool = False, segments: bool = False):
+        self._init_jobs(jobs, capacity)
+        n = self.n
+        #: seconds per tick (what policies need to turn seconds into ticks)
+        self.tick = float(tick)
+        self._init_nodes(capacity)
+
+        self.waiting_te: dict[int, None] = {}  # insertion order == index order (TE never requeue)
+        self.waiting_be: list[int] = []        # heap of indices
+        self._finish_heap: list[tuple[int, int]] = []
+        self._release_heap: list[tuple[int, int]] = []
+        self._wake_heap: list[int] = []  # ticks a policy asked to be visited at (see wake)
+        self.now = 0                     # the tick being run
+        self._arrival = 0
+        self.preempted_in_step = False
+        #: bumped whenever resources may have become available (finish, release, preemption);
+        #: a failed placement stays failed while it is unchanged, which policies may memoize
+        self.epoch = 0
+        #: per-run scratch space for policies (their parameter objects are frozen)
+        self.scratch: dict = {}
+        self.n_done = 0
+        #: GPUs held by running jobs, by stopping jobs, and reserved (cluster totals)
+        self.run_gpu = self.stop_gpu = self.resv_gpu = 0
+        self.policy = policy
+        self._victim_key = getattr(policy, "victim_key", None)
+        self._vkey: list = [None] * n  # victim key a running BE job is filed under
+        #: times a BE job may be preempted; None: no limit (a policy that never preempts may say 0)
+        self.max_preemptions = getattr(policy, "max_preemptions", None)
+        #: per node, running BE jobs as sorted ``(victim_key, index)``; None if the policy needs none
+        self.running_be = [[] for _ in range(self.n_nodes)] if self._victim_key else None
+        self.check = check
+        #: with ``segments=True``: ``(i, node, kind, start, end)`` per closed interval, kind 0 =
+        #: running, 1 = grace period after a preemption signal (ticks)
+        self.segments: list[tuple[int, int, int, int, int]] | None = [] if segments else None
+        # time series: one row per visited tick, state after the schedule step
+        self.trace_t: list[int] = []
+        self.trace_vals: list[tuple[int, int, int, int, int, int]] = []
+        policy.bind(self)
+
+    def _init_jobs(self, jobs: dict[str, np.ndarray], capacity: np.ndarray) -> None:
+        """Per-job columns in queue order, and every job's run state at tick 0."""
         order = np.lexsort((jobs["job_id"], jobs["submit"]))
         self.order = order  # position -> row of the input
         col = {k: np.asarray(v)[order] for k, v in jobs.items()}
@@ -79,9 +119,9 @@ class Engine:
         self.run_ro = [0] * n          # reload ticks at the start of the current run
         self.started_at = [0] * n      # tick of the current run's start
         self.resv = [-1] * n           # node a waiting TE job holds a reservation on
-        #: seconds per tick (what policies need to turn seconds into ticks)
-        self.tick = float(tick)
 
+    def _init_nodes(self, capacity: np.ndarray) -> None:
+        """Per-node capacity, free, stopping and reserved resources at tick 0."""
         cap = capacity.astype(np.int64)
         self.n_nodes = len(cap)
         self.cap_g, self.cap_c, self.cap_m = (cap[:, k].tolist() for k in range(3))
@@ -91,38 +131,6 @@ class Engine:
         self.res_g, self.res_c, self.res_m = list(z), list(z), list(z)
         #: free_g - res_g per node, kept up to date for fast "does any node have g GPUs" checks
         self.avail_g = list(self.cap_g)
-
-        self.waiting_te: dict[int, None] = {}  # insertion order == index order (TE never requeue)
-        self.waiting_be: list[int] = []        # heap of indices
-        self._finish_heap: list[tuple[int, int]] = []
-        self._release_heap: list[tuple[int, int]] = []
-        self._wake_heap: list[int] = []  # ticks a policy asked to be visited at (see wake)
-        self.now = 0                     # the tick being run
-        self._arrival = 0
-        self.preempted_in_step = False
-        #: bumped whenever resources may have become available (finish, release, preemption);
-        #: a failed placement stays failed while it is unchanged, which policies may memoize
-        self.epoch = 0
-        #: per-run scratch space for policies (their parameter objects are frozen)
-        self.scratch: dict = {}
-        self.n_done = 0
-        #: GPUs held by running jobs, by stopping jobs, and reserved (cluster totals)
-        self.run_gpu = self.stop_gpu = self.resv_gpu = 0
-        self.policy = policy
-        self._victim_key = getattr(policy, "victim_key", None)
-        self._vkey: list = [None] * n  # victim key a running BE job is filed under
-        #: times a BE job may be preempted; None: no limit (a policy that never preempts may say 0)
-        self.max_preemptions = getattr(policy, "max_preemptions", None)
-        #: per node, running BE jobs as sorted ``(victim_key, index)``; None if the policy needs none
-        self.running_be = [[] for _ in range(self.n_nodes)] if self._victim_key else None
-        self.check = check
-        #: with ``segments=True``: ``(i, node, kind, start, end)`` per closed interval, kind 0 =
-        #: running, 1 = grace period after a preemption signal (ticks)
-        self.segments: list[tuple[int, int, int, int, int]] | None = [] if segments else None
-        # time series: one row per visited tick, state after the schedule step
-        self.trace_t: list[int] = []
-        self.trace_vals: list[tuple[int, int, int, int, int, int]] = []
-        policy.bind(self)
 
     # ---------------------------------------------------------------- actions
     def start(self, i: int, n, t: int) -> None:

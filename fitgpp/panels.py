@@ -440,7 +440,7 @@ class Panel(W.VBox):
         if not values:
             return
         v = values[0]
-        name = {n: k for k, n in plots.FAMILIES.items()}.get(v.get("family"), v.get("family"))
+        name = next((x for _, x in self.controls["policy"].options if plots.family(x) == v.get("family")), None)
         self._quiet = True
         try:
             if name in [x for _, x in self.controls["policy"].options]:

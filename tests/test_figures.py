@@ -191,6 +191,38 @@ def test_every_research_question_chart_is_paper_ready(width):
     assert not problems, {k: list(map(str, v)) for k, v in problems.items()}
 
 
+def test_s_tradeoff_is_not_much_taller_than_wide_at_column_width(laid_out):
+    """Stacked at 3.3 in, the two panels are short enough that the figure is at most 1.2x as
+    tall as wide (it was 1.9x); side by side at 7 in it is wider than tall."""
+    import re
+    for size, most in (("column", 1.2), ("full", 0.8)):
+        svg = plots.render(laid_out[size]["s_tradeoff"], ".svg").decode()
+        w, h = (float(re.search(rf'<svg\b[^>]*\b{k}="([\d.]+)"', svg).group(1))
+                for k in ("width", "height"))
+        assert abs(w - plots.preset(size).width) <= 1 and h <= most * w, (size, w, h)
+
+
+def test_a_label_hemmed_in_by_markers_still_gets_a_corner():
+    """Every corner of the labelled point is under another marker: the label is placed all
+    the same (over a marker, on its white halo), never over another label."""
+    xs = [10 ** (px / 100) for px in (100, 113, 113, 87, 87, 35, 35)]
+    df = pd.DataFrame({"x": xs, "y": [50.0, 58, 41, 58, 41, 0, 100],
+                       "lab": ["s=1", "", "", "", "", "", ""], "panel": "p"})
+    assert plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0] == "ne"
+    two = df.assign(lab=["s=1", "s=2", "", "", "", "", ""])
+    pos = plots._place_labels(two, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
+    assert pos[1] == "ne" and pos[0] not in ("", "ne")   # s=2 had a free corner: it goes first
+
+
+def test_s_tradeoff_point_labels_allow_for_the_y_padding():
+    """Labels are placed on the panel as drawn: with the scale's padding, a point at the top
+    of its panel sits ``y_pad`` px down, so the corners above it are free again."""
+    df = pd.DataFrame({"x": [10.0, 10.0], "y": [1.0, 2.0], "lab": ["", "s=1"], "panel": "p"})
+    args = ("x", "y", "lab", "panel", [1, 100], 200, 100, 9)
+    assert plots._place_labels(df, *args)[1] in ("se", "sw")
+    assert plots._place_labels(df, *args, y_pad=16)[1] in ("ne", "nw")
+
+
 def test_point_labels_take_free_corners_or_none():
     df = pd.DataFrame({"x": [2.0, 2.05, 2.1, 50.0], "y": [1.0, 1.0, 1.0, 2.0],
                        "lab": ["s=1", "s=2", "s=4", ""], "panel": "p"})

@@ -196,3 +196,52 @@ def test_charts_made_inside_printed_at_take_its_width():
     meta = plots.at_width(build)("column")["m"].to_dict()["usermeta"]["fitgpp"]
     assert meta == {"preset": "column", "inches": 3.3}
     assert build()["m"].to_dict()["usermeta"]["fitgpp"]["preset"] == "full"
+
+
+# ------------------------------------------------------------------ LAS labels
+def test_a_las_configuration_reads_las_and_only_what_varies():
+    """LAS is a family like FitGpp: ``LAS`` alone when it is the only LAS setting compared,
+    and with exactly the fields that differ otherwise (no ``las``, no default thresholds)."""
+    from fitgpp.policies import Las
+    las = dict(Las().__dict__)
+    assert plots.family("las") == "LAS" and plots.policy_label("las") == "LAS"
+    assert plots.config_label("las", las) == "LAS"
+    assert plots.config_label("las", las, ["thresholds"]) == "LAS thresholds=3250,7200"
+    assert plots.config_label("LAS", {"threshold": 3250.0}, ()) == "LAS"
+    assert plots.config_label("LAS", {"threshold": 3250.0}, ["threshold"]) == "LAS threshold=3250"
+
+
+def test_compared_las_runs_are_named_by_the_fields_that_differ(trace):
+    from fitgpp.policies import Las
+    fit, las = simulate(trace, CLUSTER, "fitgpp", s=4.0), simulate(trace, CLUSTER, "las")
+    assert plots.run_labels([fit, las]) == ["FitGpp s=4", "LAS"]
+    other = simulate(trace, CLUSTER, Las(thresholds=(1000.0, 2000.0)))
+    assert plots.run_labels([las, other, fit]) == [
+        "LAS thresholds=3250,7200", "LAS thresholds=1000,2000", "FitGpp s=4"]
+    slow = simulate(trace, CLUSTER, Las(demotion="tiresias"))
+    assert plots.run_labels([las, slow]) == ["LAS demotion=exact", "LAS demotion=tiresias"]
+    # two LAS settings no longer collapse into one entry of a chart
+    assert set(plots._as_runs([las, other])) == {"LAS thresholds=3250,7200",
+                                                 "LAS thresholds=1000,2000"}
+
+
+def test_a_grid_that_sweeps_one_las_threshold_labels_it_las():
+    """Through a study's grid (``label_of``): RQ7's LAS with one threshold is ``LAS``; with
+    the two it sweeps, each names its threshold."""
+    from fitgpp.studies.base import label_of
+    from fitgpp.studies.rq7 import LasThreshold
+    from fitgpp.sweep import Experiment, Workload
+    wl = Workload(model="paper-default", n_jobs=100)
+    for values, want in (([3250.0], "LAS"), ([3250.0, 14000.0], "LAS threshold=3250")):
+        exp = Experiment(workload=wl, policies={
+            "fifo": {}, "LAS": {"policy": LasThreshold, "threshold": values}})
+        assert label_of("LAS", {"threshold": 3250.0}, exp) == want
+        assert label_of("fifo", {}, exp) == "FIFO"
+
+
+def test_a_registered_policy_is_named_without_a_families_entry(monkeypatch):
+    """Registering a policy is enough to name it: its registry name in capitals."""
+    from fitgpp import policies
+    monkeypatch.setitem(policies.POLICIES, "sjf", policies.Fifo)
+    assert plots.family("sjf") == "SJF" and plots.config_label("sjf", {}) == "SJF"
+    assert plots.family("patient") == "patient"     # not registered: its own name

@@ -3,6 +3,7 @@ own (a row, a control value, an interval), never pooled with the other values.""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -356,3 +357,28 @@ def test_rq2_agrees_on_the_s_trade_off_only_by_the_paired_test():
     assert "Partly agrees" in text and "no detectable difference" in text
     two = {k: v[:2] for k, v in moved.items()}
     assert "Cannot tell" in s_tradeoff_verdict(two, 0.5, 16.0)
+
+
+def test_package_docstring_lists_every_study_and_no_other():
+    """The list of studies in ``fitgpp.studies``'s docstring is the registry: every key of
+    STUDIES with its title, in order, and no key that is not registered."""
+    import re
+
+    import fitgpp.studies as studies
+    listed = re.findall(r"^- ``([^`]+)`` \(``(\w+)``\): (.+)$", studies.__doc__, re.M)
+    assert [k for k, _, _ in listed] == list(studies.STUDIES)
+    for key, module, title in listed:
+        assert title == studies.STUDIES[key].title
+        assert key in {s.key for s in importlib.import_module(f"fitgpp.studies.{module}").STUDIES}
+    assert {"rq7", "rq7a", "rq7a10", "runlen"} <= {k for k, _, _ in listed}
+
+
+def test_size_and_result_import_from_every_old_path():
+    """``Size``, ``QUICK``, ``FULL``, ``RQResult`` and ``ReproduceError`` live in
+    ``fitgpp.studies.size``; the older paths name the same objects."""
+    import fitgpp.studies as studies
+    from fitgpp.studies import base, size
+    for name in ("Size", "QUICK", "FULL", "RQResult", "ReproduceError"):
+        got = {id(getattr(m, name)) for m in (size, base, studies, reproduce)}
+        assert got == {id(getattr(size, name))}, name
+    assert base.Study is studies.Study is reproduce.Study

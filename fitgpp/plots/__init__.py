@@ -27,7 +27,7 @@ from .render import FORMATS, fit_width, render, save, save_all
 from .slowdown import (_cached_interval, bootstrap_stats, slowdown_bars, slowdown_cdf,
                        stats_table)
 from .style import (FAMILIES, SHORT, _as_runs, _family, _hours, _styles, config_label, family,
-                    policy_label, policy_styles)
+                    policy_label, policy_styles, run_labels)
 from .theme import paper_theme
 from .tradeoff import _LABEL_OFFSETS, _place_labels, s_tradeoff, tradeoff_table
 from .workload import QUANTITY_TITLES, distribution_fit
@@ -37,5 +37,6 @@ __all__ = ["CLASS_NAMES", "COLUMN_WIDTH", "DPI", "FAMILIES", "FORMATS", "POLICY_
            "Preset", "bootstrap_stats", "coincident", "config_label", "distribution_fit",
            "family", "fit_width", "log_ticks", "metric_lines", "natural_key", "node_timeline",
            "paper_theme", "policy_label", "policy_styles", "preset", "printed_at", "render",
+           "run_labels",
            "s_tradeoff", "save", "save_all", "segments", "segments_of", "slowdown_bars",
            "slowdown_cdf", "stats_table", "tradeoff_table", "utilization"]

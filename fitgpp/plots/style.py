@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import altair as alt
 
@@ -10,36 +12,76 @@ from .base import POLICY_STYLE, _EXTRA, _EXTRA_DASH, _EXTRA_SHAPES, PlotError, n
 
 # ------------------------------------------------------------------ labels and styles
 #: How the built-in policies are written in labels (a researcher's policy: its own name).
-FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND"}
+#: A registered policy missing here reads as its registry name in capitals (``sjf``: SJF),
+#: so registering a policy is enough to name it.
+FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND",
+            "las": "LAS"}
 #: Short names of policy fields in labels.
 SHORT = {"max_preemptions": "P"}
 
 
 def family(name: str) -> str:
-    """``FitGpp`` for ``fitgpp``; a policy that is not built in keeps its own name."""
-    return FAMILIES.get(str(name).lower(), str(name))
+    """``FitGpp`` for ``fitgpp``, ``LAS`` for ``las``; a registered policy without an entry
+    in :data:`FAMILIES` in capitals; a policy that is not registered keeps its own name."""
+    from ..policies import POLICIES
+    key = str(name).lower()
+    return FAMILIES.get(key) or (key.upper() if key in POLICIES else str(name))
+
+
+def _text(v) -> str:
+    """A parameter value as a label writes it: numbers by ``:g``, a sequence of numbers
+    joined by commas (LAS's thresholds ``3250,7200``), anything else as ``str``."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f"{v:g}"
+    if isinstance(v, (list, tuple)) and v and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        return ",".join(f"{x:g}" for x in v)
+    return str(v)
 
 
 def config_label(name: str, params: dict, varying=()) -> str:
     """The one name of a configuration: the policy's family, ``s`` when it has one, and
-    every other field in ``varying`` (the ones its grid sweeps): ``FitGpp s=4``,
-    ``FitGpp s=4 P=3``, ``patient s=4 patience=80``, ``FIFO``."""
+    every other field in ``varying`` (the ones that differ within the compared set, e.g.
+    those its grid sweeps): ``FitGpp s=4``, ``FitGpp s=4 P=3``, ``patient s=4 patience=80``,
+    ``FIFO``, ``LAS`` (one LAS setting), ``LAS threshold=3250`` (several)."""
     shown = [k for k in params if k == "s" or k in varying]
-    parts = [family(name)]
-    for k in shown:
-        v = params[k]
-        parts.append(f"{SHORT.get(k, k)}={v:g}" if isinstance(v, (int, float))
-                     and not isinstance(v, bool) else f"{SHORT.get(k, k)}={v}")
-    return " ".join(parts)
+    return " ".join([family(name), *(f"{SHORT.get(k, k)}={_text(params[k])}" for k in shown)])
 
 
-def policy_label(ds) -> str:
+def _params(attrs) -> dict:
+    """The policy's parameters a simulation Dataset records (``policy_params``, JSON)."""
+    try:
+        got = json.loads(attrs.get("policy_params") or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return got if isinstance(got, dict) else {}
+
+
+def policy_label(ds, varying=()) -> str:
     """The label of a simulation Dataset (from its attrs) or of a policy name, as
-    :func:`config_label` writes it."""
+    :func:`config_label` writes it: FitGpp's ``s``, and the fields in ``varying``."""
     attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
     name = str(attrs.get("policy", "?")).rpartition(":")[2]  # module:Class -> Class
     params = {"s": float(attrs["s"])} if family(name) == "FitGpp" and "s" in attrs else {}
-    return config_label(name, params)
+    given = _params(attrs)
+    params.update({k: given[k] for k in varying if k in given})
+    return config_label(name, params, varying)
+
+
+def run_labels(runs) -> list[str]:
+    """Labels of simulation Datasets compared together: each as :func:`policy_label`, with
+    the fields of its policy that differ between the runs of that policy (two LAS runs with
+    other thresholds: ``LAS thresholds=3250,7200`` and ``LAS thresholds=1000,2000``; one
+    LAS run: ``LAS``)."""
+    attrs = [getattr(ds, "attrs", {"policy": str(ds)}) for ds in runs]
+    given = [(str(a.get("policy", "?")), _params(a)) for a in attrs]
+    seen: dict[str, dict[str, set]] = {}
+    for name, params in given:
+        for k, v in params.items():
+            seen.setdefault(name, {}).setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+    varying = {name: [k for k, vs in fields.items() if len(vs) > 1]
+               for name, fields in seen.items()}
+    return [policy_label(ds, varying.get(name, ())) for ds, (name, _) in zip(runs, given)]
 
 
 def _family(label: str) -> str:
@@ -68,9 +110,8 @@ def _as_runs(results) -> dict[str, object]:
     if isinstance(results, dict):
         out = dict(results)
     else:
-        out = {}
-        for ds in results:
-            out[policy_label(ds)] = ds
+        results = list(results)
+        out = dict(zip(run_labels(results), results))
     if not out:
         raise PlotError("no results to plot: pass at least one Dataset")
     for lb, ds in out.items():

@@ -30,31 +30,45 @@ def tradeoff_table(runs) -> pd.DataFrame:
 _LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9)}
 
 
-def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font) -> list[str]:
+def _corner(x, y, w, h, boxes, width, height) -> tuple[str, tuple] | None:
+    """The first corner of :data:`_LABEL_OFFSETS` where a ``w`` x ``h`` label of the point
+    ``(x, y)`` stays inside the panel and overlaps none of ``boxes``, with its box."""
+    for pos, (dx, dy) in _LABEL_OFFSETS.items():
+        x0 = x + dx if dx > 0 else x + dx - w
+        box = (x0, y + dy - h / 2, x0 + w, y + dy + h / 2)
+        inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
+        if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
+                              and b[1] < box[3] for b in boxes):
+            return pos, box
+    return None
+
+
+def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font, *,
+                  y_pad: float = 0) -> list[str]:
     """Where each non-empty ``label`` goes (a key of :data:`_LABEL_OFFSETS`, or "" when no
     place is free): the first corner around its point that stays inside the panel and
-    overlaps no placed label and no point of its panel. Pixels are estimated from a log x domain and the panel's y range."""
+    overlaps no placed label and no point of its panel; failing that, the first that
+    overlaps no placed label (its white halo keeps it legible over a marker). Pixels are
+    estimated from a log x domain and the panel's y range, drawn ``y_pad`` px inside the
+    top and bottom."""
     lo, hi = x_domain
     out = [""] * len(df)
     for _, g in df.groupby(panel, sort=False):
         y0, y1 = g[ycol].min(), g[ycol].max()
         span = (y1 - y0) or 1.0
         px = width * np.log(g[xcol].to_numpy(float) / lo) / math.log(hi / lo)
-        py = height * (1 - (g[ycol].to_numpy(float) - y0) / span)
-        boxes = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]   # the markers
-        for i, (idx, text) in enumerate(zip(g.index, g[label])):
-            if not text:
-                continue
-            w, h = 0.6 * font * len(text), font + 1
-            for pos, (dx, dy) in _LABEL_OFFSETS.items():
-                x0 = px[i] + dx if dx > 0 else px[i] + dx - w
-                box = (x0, py[i] + dy - h / 2, x0 + w, py[i] + dy + h / 2)
-                inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
-                if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
-                                      and b[1] < box[3] for b in boxes):
-                    boxes.append(box)
-                    out[df.index.get_loc(idx)] = pos
-                    break
+        py = y_pad + (height - 2 * y_pad) * (1 - (g[ycol].to_numpy(float) - y0) / span)
+        markers = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]
+        labels: list[tuple] = []
+        for avoid_markers in (True, False):
+            for i, (idx, text) in enumerate(zip(g.index, g[label])):
+                if not text or out[df.index.get_loc(idx)]:
+                    continue
+                got = _corner(px[i], py[i], 0.6 * font * len(text), font + 1,
+                              labels + markers if avoid_markers else labels, width, height)
+                if got:
+                    labels.append(got[1])
+                    out[df.index.get_loc(idx)] = got[0]
     return out
 
 
@@ -73,77 +87,100 @@ def _off_scale(long: pd.DataFrame) -> pd.Series:
                                            | (long["te_p95"] < fit.min() / OFF_SCALE))
 
 
+#: Plotting height (pt) of one panel: two side by side at 7 in; stacked, and shorter, at
+#: 3.3 in, so the column figure is not much taller than it is wide.
+PANEL_HEIGHT = {"full": 150, "column": 76}
+#: Pixels kept free above and below the points of a panel (no marker cut by the axis).
+Y_PAD = 8
+
+
+def _long_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run and BE metric (``metric``, ``be``), with the legend entry (``point``)
+    and, on FitGpp rows, the ``s`` label; settings of s that land on the same point share
+    one label ("s=4, 16") on the first of them."""
+    long = table.melt(id_vars=["policy", "family", "s", "te_p95"], value_vars=["be_median", "be_p95"],
+                      var_name="metric", value_name="be")
+    long["metric"] = long["metric"].map({"be_median": "BE median slowdown",
+                                         "be_p95": "BE p95 slowdown"})
+    fit = long["family"] == "FitGpp"
+    long["point"] = np.where(fit, "FitGpp", long["policy"])
+    long = long.sort_values(["metric", "family", "s"], ignore_index=True)
+    fit = long["family"] == "FitGpp"
+    spot = long.loc[fit].groupby(["metric", "te_p95", "be"], sort=False)["s"]
+    joined = spot.transform(lambda v: "s=" + ", ".join(f"{x:g}" for x in v))
+    first = ~long.loc[fit].duplicated(["metric", "te_p95", "be"])
+    long["s_label"] = ""
+    long.loc[fit, "s_label"] = np.where(first, joined, "")
+    return long
+
+
+def _label_layers(x, y) -> list[alt.Chart]:
+    """The s labels: one text layer per corner of :data:`_LABEL_OFFSETS`, each over a
+    white halo. Every layer keeps all rows and writes "" where the label sits elsewhere: a
+    layer filtered to no rows makes vega warn "Infinite extent for field be" per redraw."""
+    layers = []
+    for pos, (dx, dy) in _LABEL_OFFSETS.items():
+        for halo in (True, False):
+            layers.append(alt.Chart().mark_text(
+                dx=dx, dy=dy, align="left" if dx > 0 else "right", clip=True,
+                **({"stroke": "white", "strokeWidth": 3} if halo else {})).encode(
+                x=x, y=y, text=alt.condition(alt.datum.lab == pos, alt.Text("s_label:N"),
+                                             alt.value(""))))
+    return layers
+
+
 def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
                title: str = "The threshold s trades TE latency against BE slowdown",
                notes=()) -> alt.Chart:
-    """TE p95 slowdown (x) against BE median and p95 slowdown (y, two panels).
+    """TE p95 slowdown (x) against BE median and p95 slowdown (y, two panels: side by side
+    at 7 in, stacked at 3.3 in).
 
-    FitGpp rows (``family == 'FitGpp'``, one per ``s``) form a labelled line;
-    other rows (LRTP, RAND, ...) are single marked points. A policy far off FitGpp's range
-    (FIFO, whose TE p95 can be 100 times FitGpp's) sits on the axis edge, and the subtitle
-    gives its value. ``notes``: more subtitle sentences.
+    FitGpp rows (``family == 'FitGpp'``, one per ``s``) form a line, each point labelled
+    with its s; other rows (LRTP, RAND, ...) are single marked points. A policy far off
+    FitGpp's range (FIFO, whose TE p95 can be 100 times FitGpp's) sits on the axis edge,
+    and the subtitle gives its value. ``notes``: more subtitle sentences.
     """
     need = {"policy", "family", "s", "te_p95", "be_median", "be_p95"}
     if not need <= set(table.columns):
         raise PlotError(f"s_tradeoff needs columns {sorted(need)}, got {list(table.columns)}")
     p = preset(size)
-    long = table.melt(id_vars=["policy", "family", "s", "te_p95"], value_vars=["be_median", "be_p95"],
-                      var_name="metric", value_name="be")
-    long["metric"] = long["metric"].map({"be_median": "BE median slowdown",
-                                         "be_p95": "BE p95 slowdown"})
-    long["point"] = np.where(long["family"] == "FitGpp", "FitGpp (one point per s)", long["policy"])
-    long["s_label"] = np.where(long["family"] == "FitGpp", "s=" + long["s"].map("{:g}".format), "")
-    st = _styles(long["point"].str.replace(" (one point per s)", "", regex=False))
-    order = [("FitGpp (one point per s)" if o == "FitGpp" else o) for o in st["order"]]
-    color = alt.Scale(domain=order, range=st["color"].range)
-    shape = alt.Scale(domain=order, range=st["shape"].range)
+    long = _long_table(table)
+    st = _styles(long["point"])
     ncols = 2 if p.name == "full" else 1
-    width = _panel(p, ncols)
+    width, height = _panel(p, ncols), PANEL_HEIGHT.get(p.name, 120)
     off = _off_scale(long)
     xs = _log_scale(long.loc[~off, "te_p95"], width, p, pad=1.25,
                     title="TE p95 slowdown (log scale)")
     lo, hi = xs["scale"].domain
     long["x_plot"] = long["te_p95"].clip(lower=lo, upper=hi)
     x = alt.X("x_plot:Q", **xs)
-    y = alt.Y("be:Q", scale=alt.Scale(zero=False), title="BE slowdown")
+    y = alt.Y("be:Q", scale=alt.Scale(zero=False, padding=Y_PAD),
+              axis=alt.Axis(tickCount=4 if ncols == 1 else alt.Undefined), title="BE slowdown")
     edge = [f"{lb} off the scale (TE p95 {v:.3g}), drawn at the edge."
             for lb, v in long.loc[off, ["policy", "te_p95"]].drop_duplicates("policy")
             .itertuples(index=False)]
-    long = long.sort_values(["metric", "family", "s"], ignore_index=True)
-    # settings of s that land on the same point share one label ("s=4, 16")
-    fit_rows = long["family"] == "FitGpp"
-    spot = long.loc[fit_rows].groupby(["metric", "te_p95", "be"], sort=False)["s"]
-    joined = spot.transform(lambda v: "s=" + ", ".join(f"{x:g}" for x in v))
-    first = ~long.loc[fit_rows].duplicated(["metric", "te_p95", "be"])
-    long.loc[fit_rows, "s_label"] = np.where(first, joined, "")
     long["lab"] = _place_labels(long, "x_plot", "be", "s_label", "metric",
-                                xs["scale"].domain, width, 150 if ncols == 2 else 120, p.font)
-    is_fit = alt.datum.family == "FitGpp"
+                                xs["scale"].domain, width, height, p.font, y_pad=Y_PAD)
     line = alt.Chart().mark_line(color=POLICY_STYLE["FitGpp"][0], clip=True).encode(
-        x=x, y=y, order="s:Q").transform_filter(is_fit)
-    pts = alt.Chart().mark_point(filled=True, size=55, stroke="black", strokeWidth=0.5,
-                                 clip=True).encode(
-        x=x, y=y, color=alt.Color("point:N", scale=color, sort=order, title="policy"),
-        shape=alt.Shape("point:N", scale=shape, sort=order, title="policy"),
+        x=x, y=y, order="s:Q").transform_filter(alt.datum.family == "FitGpp")
+    legend = alt.Legend(titleOrient="left", offset=8)   # one row under the x axis title
+    pts = alt.Chart().mark_point(filled=True, size=55 if ncols == 2 else 40, stroke="black",
+                                 strokeWidth=0.5, clip=True).encode(
+        x=x, y=y, color=alt.Color("point:N", scale=st["color"], sort=st["order"],
+                                  title="policy", legend=legend),
+        shape=alt.Shape("point:N", scale=st["shape"], sort=st["order"], title="policy",
+                        legend=legend),
         tooltip=["policy", "metric", alt.Tooltip("te_p95:Q", format=".3g"),
                  alt.Tooltip("be:Q", format=".3g")])
-    labels = []
-    # Every label layer keeps all rows and writes "" where the label sits elsewhere: a layer
-    # filtered to no rows makes vega warn "Infinite extent for field be" once per redraw.
-    for pos, (dx, dy) in _LABEL_OFFSETS.items():
-        for halo in (True, False):   # a white halo under the text keeps it legible over lines
-            labels.append(alt.Chart().mark_text(
-                dx=dx, dy=dy, align="left" if dx > 0 else "right", clip=True,
-                **({"stroke": "white", "strokeWidth": 3} if halo else {})).encode(
-                x=x, y=y, text=alt.condition(alt.datum.lab == pos, alt.Text("s_label:N"),
-                                             alt.value(""))))
-    chart = alt.layer(line, pts, *labels, data=long).properties(
-        width=width, height=150 if ncols == 2 else 120).facet(
-        facet=alt.Facet("metric:N", title=None), columns=ncols).resolve_scale(y="independent")
+    # side by side: a column facet, whose headers share one line whatever each y axis's
+    # top label; stacked: a wrapped facet, each heading just above its panel
+    by = (dict(column=alt.Column("metric:N", title=None)) if ncols == 2 else
+          dict(facet=alt.Facet("metric:N", title=None, header=alt.Header(labelPadding=2)),
+               columns=1, spacing=8))
+    chart = alt.layer(line, pts, *_label_layers(x, y), data=long).properties(
+        width=width, height=height).facet(**by).resolve_scale(y="independent")
     notes = [*coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"],
                          ["metric"]), *edge, *notes]
     if long["s_label"].str.contains(",").any():
         notes.append("Settings of s on one label give the same result.")
-    return _finish(chart, p, title, notes, legend=order)
-
-
+    return _finish(chart, p, title, notes, legend=st["order"])
