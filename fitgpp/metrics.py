@@ -56,7 +56,9 @@ class Metric:
     Dataset it is read from (per class when ``cls`` is set); ``per_run``: else, how it is
     computed from one run's per-job results (a simulation Dataset -> float);
     ``better``: ``"lower"`` or ``"higher"``; ``vs_baseline``: whether a change against a
-    baseline means something (preemptions against FIFO, which never preempts, do not).
+    baseline means something (preemptions against FIFO, which never preempts, do not);
+    ``lowest``: the least value it can take, when it has one (1 for a slowdown: a job never
+    finishes before its work is done), where intervals over seeds are cut.
     """
 
     name: str
@@ -69,6 +71,7 @@ class Metric:
     vs_baseline: bool = True
     short: str = ""
     brief: bool = True      # in the short tables, the panels and results.md
+    lowest: float | None = None
 
     def of_run(self, ds) -> float:
         """This metric of one simulation Dataset (what a cell of the grid holds)."""
@@ -117,20 +120,24 @@ def _reload_share(ds) -> float:
 
 for _m in (
         Metric("te_median", "TE median slowdown", cls="TE", var="slowdown_median",
-               short="TE median", brief=False),
-        Metric("te_p95", "TE p95 slowdown", cls="TE", var="slowdown_p95", short="TE p95"),
+               short="TE median", brief=False, lowest=1.0),
+        Metric("te_p95", "TE p95 slowdown", cls="TE", var="slowdown_p95", short="TE p95",
+               lowest=1.0),
         Metric("be_median", "BE median slowdown", cls="BE", var="slowdown_median",
-               short="BE median"),
-        Metric("be_p95", "BE p95 slowdown", cls="BE", var="slowdown_p95", short="BE p95"),
+               short="BE median", lowest=1.0),
+        Metric("be_p95", "BE p95 slowdown", cls="BE", var="slowdown_p95", short="BE p95",
+               lowest=1.0),
         Metric("preemptions_per_be", "preemptions per BE job", cls="BE",
-               var="preemptions_per_job", vs_baseline=False, short="preempt/BE job"),
-        Metric("gpu_util", "GPU utilization", var="gpu_util", better="higher", brief=False),
+               var="preemptions_per_job", vs_baseline=False, short="preempt/BE job",
+               lowest=0.0),
+        Metric("gpu_util", "GPU utilization", var="gpu_util", better="higher", brief=False,
+               lowest=0.0),
         Metric("be_long_p95", "p95 slowdown of the longest 25 % of BE jobs",
-               per_run=_long_be_p95, short="long BE p95", brief=False),
+               per_run=_long_be_p95, short="long BE p95", brief=False, lowest=1.0),
         Metric("reload_gpu_h", "GPU-hours lost to reloads", unit="GPU-h", per_run=_reload_gpu_h,
-               vs_baseline=False, brief=False),
+               vs_baseline=False, brief=False, lowest=0.0),
         Metric("reload_share", "reloads, share of BE GPU-hours", per_run=_reload_share,
-               vs_baseline=False, brief=False),
+               vs_baseline=False, brief=False, lowest=0.0),
 ):
     declare(_m)
 

@@ -1,8 +1,7 @@
 """``fitgpp reproduce``: run the research questions of :mod:`fitgpp.studies`, write the report.
 
-Each question is declared once, in its module of :mod:`fitgpp.studies` (``rq1`` ... ``rq6``,
-then ``runlen``, the run-length study);
-the notebooks run the same declarations, so notebook and command cannot disagree. This module
+Each question is declared once, in its module of :mod:`fitgpp.studies` (``rq1`` ... ``rq7``,
+then ``runlen``, the run-length study; :data:`STUDIES` lists every key); the notebooks run the same declarations, so notebook and command cannot disagree. This module
 runs them (:func:`run_all`), exports their figures through :mod:`fitgpp.export`'s figure
 path, and writes ``results.md``: the headline against the paper (each number's verdict by
 :mod:`fitgpp.verdicts`, then its run length and steadiness), one line per question,

@@ -107,7 +107,8 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     ``x [lo, hi]`` when ``<column>_lo``/``_hi`` exist. Columns named ``change_*`` get a
     sign. ``percent``: columns holding fractions (:func:`fitgpp.metrics.change`), shown in
     percent (``-0.175`` as ``-17.5``; give them a heading ending in ``(%)``). The lower
-    bound of a slowdown's interval is cut at 1, the least a slowdown can be (:func:`floor`).
+    bound of an interval is cut at the least value its metric can take
+    (:func:`floor`: 1 for a slowdown).
     ``ids``: ``{column: heading}`` of the columns that name a row (shown as they
     are). ``seeds``: the column counting the values behind each interval; a row with fewer
     than 3 shows no interval (a Student-t interval from 2 values means little), and a note
@@ -126,13 +127,14 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     if bad:
         raise TableError(f"percent column(s) {bad} are not among the columns shown "
                          f"{list(columns)}")
-    cut = False
+    cut = {}     # heading -> the floor its interval was cut at
     for c, head in columns.items():
         k = 100.0 if c in percent else 1.0
         x, lo, hi = (None if n not in df else df[n] * k if k != 1 else df[n]
                      for n in (c, f"{c}_lo", f"{c}_hi"))
         if lo is not None and floor(c) is not None:
-            cut |= bool((lo < floor(c)).any())
+            if bool((lo < floor(c)).any()):
+                cut[head] = floor(c)
             lo = lo.clip(lower=floor(c))
         shown[head] = [cell(v, None if lo is None or f else lo.iloc[i],
                             None if hi is None or f else hi.iloc[i], digits,
@@ -145,7 +147,8 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     if any(f"{c}_lo" in df for c in columns):
         notes.append("Cells: value [95 % interval].")
     if cut:
-        notes.append("A slowdown's interval is cut at 1, the least a slowdown can be.")
+        notes.append("Intervals cut at the least value the quantity can take: "
+                     + "; ".join(f"{h} at {v:g}" for h, v in cut.items()) + ".")
     if few.any():
         n = sorted(set(df.loc[few, seeds].astype(int)))
         notes.append(f"No interval where fewer than {MIN_SEEDS_FOR_INTERVAL} seeds stand "
@@ -154,10 +157,10 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
 
 
 def floor(column: str) -> float | None:
-    """The least value metric ``column`` can take, when it has one: 1 for a slowdown
-    (a job never finishes before its work is done), else None."""
+    """The least value metric ``column`` can take, as its declaration states
+    (:attr:`fitgpp.metrics.Metric.lowest`: 1 for a slowdown), else None."""
     m = METRICS.get(column)
-    return 1.0 if m is not None and "slowdown" in m.title else None
+    return m.lowest if m is not None else None
 
 
 def rq_columns(extra=(), baseline: str = "FIFO") -> dict[str, str]:

@@ -80,10 +80,10 @@ def metric_rows(cur: Arm, base: Arm | None, metrics, *, names: tuple | None = No
     rows = {}
     for m in metrics:
         x = cur.metric(m)
-        r = {a: interval_text(x, _num)}
+        r = {a: interval_text(x, _num, floor=m.lowest)}
         if base is not None or b is not None:
             y = base.metric(m) if base is not None else np.full_like(x, np.nan)
-            r[b] = interval_text(y, _num)
+            r[b] = interval_text(y, _num, floor=m.lowest)
             r[f"change vs {b}"] = ("–" if base is None or same or not m.vs_baseline else
                                    interval_text(paired_change(x, y), percent))
         rows[row(m)] = r

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from fitgpp import reproduce
@@ -218,3 +219,21 @@ def test_the_export_writes_what_the_panel_shows_now(rq3, tmp_path):
     table = (tmp_path / "rq3_table-2.csv").read_text()
     assert re.search(r"FitGpp s=2\b", table) and not re.search(r"FitGpp s=2\b",
                                                                 (tmp_path / "rq3_table.csv").read_text())
+
+
+def test_the_numbers_never_show_a_slowdown_interval_below_its_declared_floor():
+    """metric_rows (the panel's and the workbench's numbers) cut an interval at the metric's
+    declared ``lowest``: three seeds at 1.0, 1.0 and 5.0 give a Student-t interval whose
+    lower end is far below 1, which a slowdown cannot be."""
+
+    from fitgpp.metrics import METRICS, t_interval
+    from fitgpp.views import metric_rows
+
+    values = np.array([1.0, 1.0, 5.0])
+    assert t_interval(values)[1] < 0       # the raw interval does go below the floor
+    arm = SimpleNamespace(label="A", metric=lambda m: values)
+    rows = metric_rows(arm, None, [METRICS["te_p95"], METRICS["gpu_util"]])
+    mean, _, hi = t_interval(values)
+    assert rows.loc["TE p95", "A"] == f"{mean:.3g} [1, {hi:.3g}]"
+    lo = float(rows.loc["GPU utilization", "A"].split("[")[1].split(",")[0])
+    assert lo == 0.0                        # a utilization is cut at its own floor, 0

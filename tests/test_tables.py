@@ -43,7 +43,7 @@ def test_rq_table_shows_the_answer_and_keeps_the_rest():
     assert t.shown.iloc[0]["TE p95 slowdown"] == "19.2 [17.3, 21.1]"
     assert t.shown.iloc[1]["TE p95 vs FIFO (%)"] == "+104 [+93.6, +114]"   # a fraction in %
     assert t.shown.iloc[1]["TE p95 slowdown"] == "1.04 [1, 1.14]"   # 0.936: cut at 1
-    assert any("cut at 1" in n for n in t.notes)
+    assert any("TE p95 slowdown at 1" in n for n in t.notes)
     assert t.full.equals(R.table) and "extra" in t.full      # one attribute away, untouched
     html = t._repr_html_()
     assert "RQ1: TE latency" in html and "19.2 [17.3, 21.1]" in html and "7.123" not in html
@@ -123,7 +123,7 @@ def _numbers(text: str) -> list[float]:
 def unit_problems(t: tables.PeopleTable, where: str) -> list[str]:
     """What is wrong with the units of ``t``: a column headed "(%)" or "%" must show 100 x
     the fraction its source column holds (changes are fractions, fitgpp.metrics.change);
-    no interval of a slowdown may reach below 1."""
+    no interval may reach below the metric's declared floor (1 for a slowdown)."""
     out = []
     sources = t.shown.attrs.get("sources", {})
     for head in t.shown.columns:
@@ -138,9 +138,10 @@ def unit_problems(t: tables.PeopleTable, where: str) -> list[str]:
                     out.append(f"{where}: {head!r} shows {shown!r} for the fraction {frac!r}")
                     break
         if src is not None and tables.floor(src) is not None:
-            low = [s for s in t.shown[head] if len(_numbers(s)) == 3 and _numbers(s)[1] < 1]
+            least = tables.floor(src)
+            low = [s for s in t.shown[head] if len(_numbers(s)) == 3 and _numbers(s)[1] < least]
             if low:
-                out.append(f"{where}: {head!r} has slowdown intervals below 1: {low[:2]}")
+                out.append(f"{where}: {head!r} has intervals below {least:g}: {low[:2]}")
     return out
 
 
@@ -187,4 +188,5 @@ def test_interval_text_cuts_a_slowdown_interval_at_its_floor():
     assert tables.interval_text(x, "{:.2f}".format) == "1.55 [-0.82, 3.92]"
     assert tables.interval_text(x, "{:.2f}".format, floor=tables.floor("te_p95")) == \
         "1.55 [1.00, 3.92]"
-    assert tables.floor("preemptions_per_be") is None and tables.floor("be_long_p95") == 1.0
+    assert tables.floor("preemptions_per_be") == 0.0 and tables.floor("be_long_p95") == 1.0
+    assert tables.floor("no_such_metric") is None
