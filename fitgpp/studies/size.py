@@ -39,6 +39,8 @@ class Size:
     cluster: Cluster = DEFAULT_CLUSTER
     workers: int | None = 0
     #: The run-length study's grid (:mod:`fitgpp.studies.run_length`): jobs per run, loads.
+    #: Its loads go above :data:`fitgpp.DEFAULT_LOAD` on purpose: the study measures what
+    #: happens beyond the usable capacity (0.9: queues that grow with the run).
     run_lengths: tuple[int, ...] = (600, 2000)
     run_loads: tuple[float, ...] = (0.7, 0.9)
     #: Measure every per-class metric over the steady window only (jobs submitted between
