@@ -16,7 +16,8 @@ from .errors import FitgppError
 
 #: public name -> the submodule that defines it
 _EXPORTS = {
-    **dict.fromkeys(("DEFAULT_CLUSTER", "Cluster", "ClusterError", "NodeGroup"), "cluster"),
+    **dict.fromkeys(("DEFAULT_CLUSTER", "DEFAULT_LOAD", "Cluster", "ClusterError", "NodeGroup"),
+                    "cluster"),
     **dict.fromkeys(("POLICIES", "Fifo", "FitGpp", "Lrtp", "PolicyError", "Prio", "Rand",
                      "make_policy"), "policies"),
     **dict.fromkeys(("SimulationError", "load", "rerun", "save", "simulate", "summarize"),

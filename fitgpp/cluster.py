@@ -159,3 +159,9 @@ class Cluster:
 
 #: The workbook's default cluster: 16 nodes of 8 GPUs (quick enough for widgets).
 DEFAULT_CLUSTER = Cluster.homogeneous(16, gpu=8, cpu_milli=96_000, mem_mib=786_432)
+
+#: The workbook's default offered GPU load (1 = every GPU busy on average): the usable
+#: capacity of ``paper-default`` on :data:`DEFAULT_CLUSTER` found by the run-length study
+#: (docs/run-length.md): at 0.8 every FitGpp run of 10,000 jobs or more is steady and its
+#: numbers stop moving with the run length; at 0.9 FIFO's queue grows for the whole run.
+DEFAULT_LOAD = 0.8

@@ -29,7 +29,7 @@ import pandas as pd
 import xarray as xr
 
 from . import plots
-from .cluster import DEFAULT_CLUSTER, Cluster
+from .cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
 from .errors import FitgppError
 from .metrics import METRICS
 from .policies import registry
@@ -93,7 +93,7 @@ class Values:
     policy: object = "fitgpp"
     params: tuple = ()
     te_fraction: float | None = None   # None: the model's own TE share
-    load: float = 0.9
+    load: float = DEFAULT_LOAD
     grace_scale: float = 1.0
     seed: int = 0
     model: str = "paper-default"

@@ -12,6 +12,7 @@ import pytest
 
 import xarray as xr
 
+import fitgpp
 from fitgpp import metrics, reproduce, simulate, summarize
 from fitgpp.cli import main
 from fitgpp.sweep import runner
@@ -141,8 +142,9 @@ def test_cli_names_every_research_question_without_importing_altair():
 
 def test_rq2_on_wide_te_jobs_shows_the_trade_off_the_default_workload_lacks():
     """With TE jobs of 4-8 GPUs, larger s lowers TE p95 and raises BE p95 (the paper's
-    direction); on paper-default TE p95 stays at its floor whatever s."""
-    size = reproduce.Size(n_jobs=600, seeds=(0, 1))
+    direction); on paper-default TE p95 stays at its floor whatever s. At load 0.9: in 600
+    jobs at the default 0.8 too few wide TE jobs meet a full cluster for s to matter."""
+    size = reproduce.Size(n_jobs=600, seeds=(0, 1), load=0.9)
     wide = reproduce.rq2(size, s_values=(0.5, 4.0), p_values=(3,), model="paper-wide-te")
     fit = wide.table[wide.table["family"] == "FitGpp"].set_index("s")
     assert fit.loc[4.0, "te_p95"] < fit.loc[0.5, "te_p95"]
@@ -152,3 +154,14 @@ def test_rq2_on_wide_te_jobs_shows_the_trade_off_the_default_workload_lacks():
     assert "Agrees" not in wide.finding
     base = reproduce.rq2(size, s_values=(0.5, 4.0), p_values=(3,))
     assert base.key == "rq2" and "flat in s" in base.finding
+
+
+def test_every_default_load_is_the_declared_one():
+    """Studies, the workbench and RQ5's real trace all default to fitgpp.DEFAULT_LOAD."""
+    import inspect
+
+    from fitgpp.studies.rq5 import alibaba_trace
+    from fitgpp.workbench import Values
+    assert fitgpp.DEFAULT_LOAD == 0.8    # docs/run-length.md, "Why the default load is 0.8"
+    assert reproduce.QUICK.load == reproduce.FULL.load == Values().load == fitgpp.DEFAULT_LOAD
+    assert inspect.signature(alibaba_trace).parameters["load"].default == fitgpp.DEFAULT_LOAD

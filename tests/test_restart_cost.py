@@ -142,14 +142,15 @@ def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
     from fitgpp.reproduce import Size
     from fitgpp.workload import synthesize
     st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
-    o = st.run(Size(n_jobs=150, seeds=(0,)), cache=False)
+    size = Size(n_jobs=150, seeds=(0,))
+    o = st.run(size, cache=False)
     r = st.analyze(o)
     t = r.table.set_index(["policy", "overhead_s"])
     assert len(r.table) == len(rc.POLICIES) * 2
     assert (t.xs(0.0, level="overhead_s")["reload_gpu_h"] == 0).all()
     assert t.loc[("PRIO", 900.0), "preemptions_per_be"] == 0
     # the same cell simulated directly gives the same GPU-hours lost
-    tr = synthesize("paper-wide-te", n_jobs=150, seed=0, load=0.9,
+    tr = synthesize("paper-wide-te", n_jobs=150, seed=0, load=size.load,
                     cluster=fitgpp.DEFAULT_CLUSTER, restart_overhead=900.0)
     ds = fitgpp.simulate(tr, fitgpp.DEFAULT_CLUSTER, "lrtp")
     lost = float((ds["reload"] * ds["gpu"] * ds["tasks"]).sum()) / 3600

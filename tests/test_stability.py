@@ -157,3 +157,14 @@ def test_usable_capacity_of_the_run_length_benchmark():
                          "steady_fitgpp": [True, True, False, True, False, True]})
     assert rl.usable_capacity(rows) == 0.8  # short runs do not count; 1.0 is above a failure
     assert np.isnan(rl.usable_capacity(rows.assign(steady_fitgpp=False)))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_default_load_is_steady_and_the_old_one_is_not(seed):
+    """fitgpp.DEFAULT_LOAD is the usable capacity the run-length study found: 10,000 FitGpp
+    jobs there reach a steady state; at 0.9, the default before, the same run's queue grows."""
+    assert fitgpp.DEFAULT_LOAD < 0.9
+    at_default = stability(run(fitgpp.DEFAULT_LOAD, n=10000, seed=seed))
+    assert at_default.steady, at_default.text()
+    above = stability(run(0.9, n=10000, seed=seed))
+    assert not above.steady, above.text()

@@ -13,7 +13,8 @@ from fitgpp import reproduce
 from fitgpp.policies import FitGpp
 from fitgpp.reproduce import RQResult, Size, Study
 
-TINY = Size(n_jobs=600, seeds=(0, 1, 2), timeline_jobs=50, real_jobs=200)
+# load 0.9, above the default: a TE job must preempt often enough for patience to show in its tail
+TINY = Size(n_jobs=600, seeds=(0, 1, 2), timeline_jobs=50, real_jobs=200, load=0.9)
 
 
 @dataclass(frozen=True)

@@ -132,13 +132,15 @@ def test_several_seeds_give_intervals_and_a_pinned_baseline_stands_beside(cache)
 
 
 def test_labels_name_what_differs_and_export_keeps_them(cache, tmp_path):
-    wb = Workbench(Values(n_jobs=600, n_seeds=2, params=(("s", 5.5),)), cache=cache)
+    # load 0.9, above the default: P=1 and P=3 then preempt differently, so their figures
+    # differ (at 0.8 these 600 jobs barely preempt and the export refuses identical figures)
+    wb = Workbench(Values(n_jobs=600, n_seeds=2, params=(("s", 5.5),), load=0.9), cache=cache)
     wb.pin()
     wb.w["max_preemptions"].value = 1
     assert (wb.cur.label, wb.base.label) == ("FitGpp s=5.5 P=1", "FitGpp s=5.5 P=3")
-    # file names carry what differs from the workbench as it opens, the pinned one included
+    # file names carry what differs from the default Values (here the load), the pinned one too
     assert wb.export(tmp_path, formats=(".svg",))[0].name == \
-        "slowdown_cdf__max_preemptions=1_n_jobs=600_n_seeds=2_s=5.5_vs=FitGpp-s-5.5-P-3.svg"
+        "slowdown_cdf__load=0.9_max_preemptions=1_n_jobs=600_n_seeds=2_s=5.5_vs=FitGpp-s-5.5-P-3.svg"
     wb.w["load"].value = 1.2                 # a workload value that differs is named too
     assert (wb.cur.label, wb.base.label) == ("FitGpp s=5.5 P=1 load=1.2",
                                              "FitGpp s=5.5 P=3 load=0.9")

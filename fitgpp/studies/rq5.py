@@ -8,14 +8,14 @@ from .. import plots
 from ..metrics import METRICS
 from ..verdicts import describe_change, order_against, size_phrase
 from .base import Outcome, ReproduceError, RQResult, Size, Study, _config
-from ..cluster import DEFAULT_CLUSTER, Cluster
+from ..cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
 from ..workload.model import models_dir
 
 #: RQ5's input, shipped with fitgpp (traces/alibaba-gpu-v2023/, see its SOURCE.md)
 ALIBABA = models_dir() / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz"
 
 
-def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None = 0.9,
+def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None = DEFAULT_LOAD,
                   cluster: Cluster = DEFAULT_CLUSTER, seed: int = 0):
     """The Alibaba openb (2023) pod list through :func:`fitgpp.workload.from_alibaba_v2023`:
     qos LS -> TE, BE -> BE, GPU pods, real arrival times and demands; run times re-drawn

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import xarray as xr
 
-from ..cluster import DEFAULT_CLUSTER, Cluster
+from ..cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
 from ..errors import FitgppError
 
 
@@ -35,10 +35,12 @@ class Size:
     timeline_jobs: int = 300
     real_jobs: int | None = None    # RQ5: first N GPU jobs of the real trace (None = all)
     model: str = "paper-default"
-    load: float = 0.9
+    load: float = DEFAULT_LOAD
     cluster: Cluster = DEFAULT_CLUSTER
     workers: int | None = 0
     #: The run-length study's grid (:mod:`fitgpp.studies.run_length`): jobs per run, loads.
+    #: Its loads go above :data:`fitgpp.DEFAULT_LOAD` on purpose: the study measures what
+    #: happens beyond the usable capacity (0.9: queues that grow with the run).
     run_lengths: tuple[int, ...] = (600, 2000)
     run_loads: tuple[float, ...] = (0.7, 0.9)
     #: Measure every per-class metric over the steady window only (jobs submitted between

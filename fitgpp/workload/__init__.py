@@ -2,7 +2,7 @@
 
     from fitgpp.workload import load_model, synthesize, fit
     m = load_model("paper-default")
-    t = synthesize(m, n_jobs=2000, seed=0, load=0.9, cluster=fitgpp.DEFAULT_CLUSTER)
+    t = synthesize(m, n_jobs=2000, seed=0, load=fitgpp.DEFAULT_LOAD, cluster=fitgpp.DEFAULT_CLUSTER)
 
 See ``docs/workloads.md``.
 """

@@ -16,7 +16,11 @@ made so that on :data:`fitgpp.DEFAULT_CLUSTER` (16 nodes x 8 GPUs, 96000 mCPU, 7
 - Grace period (BE): the documented default, lognormal median 60 s, sigma 1, up to 15 min.
 - TE share 0.3 of jobs (by count TE dominates neither queue; by GPU time it is ~1 %).
 - Arrival rate: 14 jobs/h in total, which offers a GPU load of about 0.9 on the default
-  cluster; flat over the day (no profile). Use ``load=`` to set the load exactly.
+  cluster; flat over the day (no profile). Use ``load=`` to set the load exactly: the
+  studies, the notebooks and the workbench draw it at :data:`fitgpp.DEFAULT_LOAD` (0.8),
+  because at 0.9 FIFO's queue, and FitGpp's BE slowdown, grow for as long as the run
+  lasts (the run-length study, ``docs/run-length.md``); 0.8 is the highest load at which
+  both stay bounded on the default cluster.
 
 ``paper-wide-te`` is the same but for TE jobs of 4 or 8 GPUs (half each): a TE job then
 rarely finds room left by fragmentation, so it must preempt, and the threshold ``s``
