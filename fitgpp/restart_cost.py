@@ -27,8 +27,9 @@ change in fitgpp, fractions from :func:`fitgpp.metrics.change`, shown in percent
 - *BE cost*: ``change(BE p95, PRIO's BE p95) = BE p95 / PRIO's - 1`` (how much longer the BE
   tail gets);
 - preempting *stops paying off* at the first overhead where the BE cost exceeds the TE gain
-  (both relative, same workload and seed), and *stops helping TE* at the first overhead where
-  the TE p95 is no lower than PRIO's.
+  (both relative, same workload and seed) or where there is no TE gain at all (a BE change
+  with no TE gain is not what preemption is for: with almost no preemptions it is noise),
+  and *stops helping TE* at the first overhead where the TE p95 is no lower than PRIO's.
 """
 
 from __future__ import annotations
@@ -172,7 +173,8 @@ def findings_table(table: pd.DataFrame) -> pd.DataFrame:
             "preemptions_per_be_0": a["preemptions_per_be"],
             "preemptions_per_be_max": b["preemptions_per_be"],
             "reload_gpu_h_max": b["reload_gpu_h"], "reload_share_max": b["reload_share"],
-            "stops_paying_min": _first(ovh, g["net"].to_numpy() < 0),
+            "stops_paying_min": _first(ovh, (g["net"].to_numpy() < 0)
+                                       | (g["te_gain"].to_numpy() <= 0)),
             "stops_helping_te_min": _first(ovh, g["te_gain"].to_numpy() <= 0),
         })
     return pd.DataFrame(rows)

@@ -181,3 +181,14 @@ def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
     assert (f"| paper-wide-te | 15 | LRTP | {row['te_p95']:.3g} |" in md
             and f"| {percent(row['te_gain'])} | {percent(row['be_p95_cost'])} |" in md)
     assert "change_te_p95" not in md and "stops paying off" in md
+
+
+def test_no_te_gain_never_pays_off_whatever_be_does():
+    """A policy with no TE gain (its TE p95 equal to PRIO's) and a BE p95 lower than PRIO's
+    (noise, with almost no preemptions) does not pay off: at load 0.8 and 600 jobs the
+    finding read "stops paying off beyond 60 min" for a TE gain of 0."""
+    runs = _runs(lambda o: 10.0, lambda o: 15.0)   # TE as PRIO's; BE p95 15 against PRIO's 20
+    f = rc.findings_table(rc.across_seeds(runs)).set_index("policy")
+    assert (f["te_gain_0"] == 0).all() and (f["be_p95_cost_0"] < 0).all()
+    assert (f["stops_paying_min"] == 0.0).all()
+    assert "beyond" not in rc.summary(f.reset_index())
