@@ -42,7 +42,7 @@ class Size:
     #: Its loads go above :data:`fitgpp.DEFAULT_LOAD` on purpose: the study measures what
     #: happens beyond the usable capacity (0.9: queues that grow with the run).
     run_lengths: tuple[int, ...] = (600, 2000)
-    run_loads: tuple[float, ...] = (0.7, 0.9)
+    run_loads: tuple[float, ...] = (0.7, 0.8, 0.9)
     #: Measure every per-class metric over the steady window only (jobs submitted between
     #: the later warm-up end of the run and its baseline's and the last arrival, see
     #: :func:`fitgpp.studies.steady.window_values`); False: over all jobs.
