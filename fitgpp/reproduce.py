@@ -200,7 +200,9 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
                *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
         for n, chart in r.charts.items():
             if n in rel:
-                title = chart.to_dict().get("title", n)
+                # the spec's title only (the chart was validated when export laid it out)
+                spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else chart
+                title = spec.get("title", n)
                 title = title.get("text", n) if isinstance(title, dict) else title
                 md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
             else:
