@@ -200,10 +200,7 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
                *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
         for n, chart in r.charts.items():
             if n in rel:
-                # the spec's title only (the chart was validated when export laid it out)
-                spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else chart
-                title = spec.get("title", n)
-                title = title.get("text", n) if isinstance(title, dict) else title
+                title = _chart_title(chart, n)
                 md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
             else:
                 md += [f"Figure `{n}` (no PNG exported)", ""]
@@ -215,6 +212,20 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     path = out / "results.md"
     path.write_text(text)
     return path
+
+
+def _chart_title(chart, default: str):
+    """The title of ``chart`` (an Altair chart or its dict) as its Vega-Lite dict gives it
+    (its text, when it is a title object; ``default`` when it has none), read from the
+    chart's own ``title``: no spec is built for it."""
+    import altair as alt
+    t = chart.get("title", default) if isinstance(chart, dict) else getattr(chart, "title",
+                                                                            alt.Undefined)
+    if t is alt.Undefined:
+        return default
+    if isinstance(t, alt.SchemaBase):
+        t = t.to_dict(validate=False)
+    return t.get("text", default) if isinstance(t, dict) else t
 
 
 def _export(r: RQResult, out: Path, formats, cache) -> dict[str, list[Path]]:
