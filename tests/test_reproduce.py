@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+import sys
 import time
 import xml.etree.ElementTree as ET
 
@@ -152,3 +155,42 @@ def test_rq2_on_wide_te_jobs_shows_the_trade_off_the_default_workload_lacks():
     assert "Agrees" not in wide.finding
     base = reproduce.rq2(size, s_values=(0.5, 4.0), p_values=(3,))
     assert base.key == "rq2" and "flat in s" in base.finding
+
+
+def _without_duration(md: str) -> str:
+    """results.md without its one run-dependent field: the seconds the run took, in the
+    line under the title (``fitgpp 0.1.0; 12 s; seeds ...``)."""
+    head, n = re.subn(r"^(fitgpp \S+; )\d+ s; ", r"\1<seconds>; ", md, count=1, flags=re.M)
+    assert n == 1, "results.md no longer states its duration where this test expects it"
+    return head
+
+
+def test_a_warm_run_writes_the_same_report_and_figures_without_drawing_to_lay_out(
+        tmp_path, monkeypatch):
+    """Warm against cold: results.md is byte-identical but for its duration, every figure
+    file is byte-identical, the manifests differ only in their ``written`` times; the warm
+    run simulates nothing and neither lays a chart out nor measures one."""
+    which, fmts = ["rq1", "rq3"], (".png", ".svg", ".pdf")
+    reproduce.run_all(tmp_path / "cold", size=SMALL, which=which, formats=fmts,
+                      log=lambda s: None)
+
+    def boom(*a, **k):
+        raise AssertionError("simulated, laid out or measured on a warm run")
+    monkeypatch.setattr(runner, "compute_cell", boom)
+    monkeypatch.setattr(sys.modules["fitgpp.plots.render"], "_measure", boom)
+    warm = reproduce.run_all(tmp_path / "warm", size=SMALL, which=which, formats=fmts,
+                             log=lambda s: None)
+    assert all(r.stats["computed"] == 0 for r in warm.values())
+    cold_md, warm_md = ((tmp_path / d / "results.md").read_text() for d in ("cold", "warm"))
+    assert _without_duration(warm_md) == _without_duration(cold_md)
+    files = sorted(p.name for p in (tmp_path / "cold").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "warm").iterdir()) and len(files) > 10
+    for name in files:
+        if name not in ("results.md", "manifest.json"):
+            a, b = ((tmp_path / d / name).read_bytes() for d in ("cold", "warm"))
+            assert a == b, name
+    man = [json.loads((tmp_path / d / "manifest.json").read_text())["figures"]
+           for d in ("cold", "warm")]
+    for name, rec in man[0].items():
+        assert {k: v for k, v in rec.items() if k != "written"} == \
+            {k: v for k, v in man[1][name].items() if k != "written"}, name
