@@ -205,7 +205,7 @@ def laid_out(chart, cache=None) -> dict:
     (:func:`fitgpp.plots.fit_width`, which draws it several times to measure it). With a
     figure ``cache`` (a directory), the layout is kept in ``cache/layout``, keyed by the
     sha256 of the spec (JSON, sorted keys), the vl-convert version and the source of
-    :mod:`fitgpp.plots.render`: an unchanged chart is read from there, not drawn again. A
+    ``fitgpp/plots/render.py``: an unchanged chart is read from there, not drawn again. A
     chart is validated against the Vega-Lite schema when it is laid out, so a spec read
     from the layout cache was validated when it was kept. An unreadable entry is laid
     out again."""

@@ -244,8 +244,8 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     """Run the research questions ``which`` (default all) through the sweep and its cache
     (``cache``: a directory, None for the default, False for none), export every chart in
     every format under ``out`` through :func:`fitgpp.export.export` (checked, with its
-    configuration, in the manifest; rendered files are cached too, beside the cells), write
-    ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
+    configuration, in the manifest; each chart's layout and rendered files are cached too,
+    beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
     computed)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
