@@ -245,8 +245,8 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     (``cache``: a directory, None for the default, False for none), export every chart in
     every format under ``out`` through :func:`fitgpp.export.export` (checked, with its
     configuration, in the manifest; each chart's layout and rendered files are cached too,
-    beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
-    computed)."""
+    beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with
+    ``stats``: cells, cached, computed)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
