@@ -200,6 +200,50 @@ def _render(chart, ext: str, dpi: int, cache=None) -> bytes:
     return render(chart, ext, dpi=dpi, cache=cache)
 
 
+def laid_out(chart, cache=None) -> dict:
+    """``chart``'s Vega-Lite dict laid out at its printed width
+    (:func:`fitgpp.plots.fit_width`, which draws it several times to measure it). With a
+    figure ``cache`` (a directory), the layout is kept in ``cache/layout``, keyed by the
+    sha256 of the spec (JSON, sorted keys), the vl-convert version and the source of
+    ``fitgpp/plots/render.py``: an unchanged chart is read from there, not drawn again. A
+    chart is validated against the Vega-Lite schema when it is laid out, so a spec read
+    from the layout cache was validated when it was kept. An unreadable entry is laid
+    out again."""
+    from .plots import fit_width
+    if cache is None:
+        return fit_width(chart)
+    spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else chart
+    path = _layout_file(spec, cache)
+    try:
+        kept = json.loads(path.read_text())
+        if isinstance(kept, dict):
+            return kept
+    except (OSError, ValueError):
+        pass
+    out = fit_width(chart)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(out))
+        os.replace(tmp, path)
+    except OSError:               # a read-only cache: go on without keeping it
+        pass
+    return out
+
+
+def _layout_file(spec: dict, cache) -> Path:
+    import importlib
+
+    import vl_convert as vlc
+
+    # the module that lays out (its name is shadowed by its function render in plots)
+    source = Path(importlib.import_module(".plots.render", __package__).__file__).read_bytes()
+    h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
+    h.update(f"\0{vlc.__version__}\0".encode() + source)
+    key = h.hexdigest()
+    return Path(cache) / "layout" / key[:2] / f"{key}.json"
+
+
 def _write(path: Path, data: bytes, overwrite: bool) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     try:
@@ -275,13 +319,15 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
     out = Path(out_dir).expanduser()
     manifest = _read_manifest(out / MANIFEST)
     # each chart as its Vega-Lite dict once (validated once): the check, the caption and
-    # every format read that dict
-    # laid out at its printed width (panels widened or narrowed, fonts kept in pt)
-    from .plots import fit_width
-    charts = {name: fit_width(chart) for name, chart in charts.items()}
+    # every format read that dict, laid out at its printed width (panels widened or
+    # narrowed, fonts kept in pt)
+    charts = {name: laid_out(chart, cache) for name, chart in charts.items()}
+    # drawn as SVG once: the figure check measures this drawing, the .svg file is this drawing
+    svgs = ({name: _render(chart, ".svg", dpi, cache) for name, chart in charts.items()}
+            if check or ".svg" in formats else {})
     if check:                     # all charts first: a refused chart leaves nothing half-written
         for name, chart in charts.items():
-            assert_paper_ready(chart, name)
+            assert_paper_ready(chart, name, svg=svgs[name])
         from .figrules import identical
         same = identical(charts)
         if same:
@@ -290,7 +336,7 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
     written: list[Path] = []
     try:
         _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
-                   written, __version__, cache)
+                   written, __version__, cache, svgs)
     except BaseException as exc:  # leave nothing behind: no figure the manifest does not list
         for path in written:
             path.unlink(missing_ok=True)
@@ -325,9 +371,10 @@ def _read_manifest(path: Path) -> dict:
 
 
 def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
-               written, version, cache=None) -> None:
+               written, version, cache=None, svgs=None) -> None:
     """Render and write every chart in every format, then the manifest; each path written
-    is appended to ``written`` as it is (so that a failure can take them back)."""
+    is appended to ``written`` as it is (so that a failure can take them back). ``svgs``:
+    ``{name: SVG bytes}`` already rendered from these very specs."""
     manifest_path = out / MANIFEST
     commit = git_commit()
     for name, chart in charts.items():
@@ -344,7 +391,8 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
         text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
                                                   "fitgpp_version")}, sort_keys=True)
         for ext in formats:
-            data = _render(chart, ext, dpi, cache)
+            data = (svgs[name] if ext == ".svg" and name in (svgs or {})
+                    else _render(chart, ext, dpi, cache))
             if ext == ".png":
                 data = embed_png(data, text)
             elif ext == ".svg":

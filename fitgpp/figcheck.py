@@ -376,8 +376,11 @@ def _log_labels(units, datasets, font: float) -> list[Problem]:
 
 
 # ------------------------------------------------------------------ entry points
-def check(chart) -> list[Problem]:
-    """Every problem of ``chart`` (an Altair chart or its ``to_dict()``) under :data:`RULES`."""
+def check(chart, *, svg: bytes | None = None) -> list[Problem]:
+    """Every problem of ``chart`` (an Altair chart or its ``to_dict()``) under :data:`RULES`.
+    ``svg``: the chart as :func:`fitgpp.plots.render` drew it in SVG from this very spec
+    (as :func:`fitgpp.export.export` does); the width rule measures that drawing instead
+    of drawing the chart again."""
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
     datasets = spec.get("datasets", {})
     units = list(_units(spec))
@@ -385,16 +388,32 @@ def check(chart) -> list[Problem]:
     return (_caption(spec) + _axis_titles(units) + _legend_titles(units)
             + _numeric_order(units, datasets) + _clip(units, datasets)
             + _coincide(units, datasets, _titles(spec)) + _log_labels(units, datasets, font)
-            + _printed(spec, units, datasets))
+            + _printed(spec, units, datasets, svg))
 
 
-def _printed(spec, units, datasets) -> list[Problem]:
+def _width(spec, svg: bytes | None) -> list[Problem]:
+    """:func:`fitgpp.figrules.width`, measured on ``svg`` when it is given."""
+    from . import figrules as R
+    meta = (spec.get("usermeta") or {}).get("fitgpp") or {}
+    if svg is None or not meta.get("inches"):
+        return R.width(spec)
+    m = re.search(rb'<svg\b[^>]*\bwidth="([\d.]+)"', svg)
+    if m is None:
+        raise FigureError("the SVG given to the figure check has no width")
+    got, want = float(m.group(1)), meta["inches"] * 72
+    if abs(got - want) > R.TOLERANCE_PT:
+        return [Problem("width", "chart", f"drawn {got / 72:.2f} in wide for a "
+                        f"{meta['inches']:g} in preset: lay it out with plots.fit_width")]
+    return []
+
+
+def _printed(spec, units, datasets, svg: bytes | None = None) -> list[Problem]:
     """The rules of :mod:`fitgpp.figrules`: the figure at its printed size."""
     from . import figrules as R
     t = spec.get("title")
     sub = (t.get("subtitle") if isinstance(t, dict) else None) or []
     sub = [sub] if isinstance(sub, str) else list(sub)
-    return (R.fonts(spec) + R.width(spec) + R.repeated_ticks(units, datasets)
+    return (R.fonts(spec) + _width(spec, svg) + R.repeated_ticks(units, datasets)
             + R.interval_clip(units, datasets, " ".join(sub)) + R.flat_zero(units, datasets)
             + R.off_scale(units, datasets) + R.prose(_titles(spec), sub))
 
@@ -409,9 +428,10 @@ def check_all(charts: dict) -> dict[str, list[Problem]]:
     return {n: ps for n, ps in out.items() if ps}
 
 
-def assert_paper_ready(chart, name: str = "chart") -> None:
-    """Raise :class:`FigureError` listing every problem of ``chart``; return None if none."""
-    probs = check(chart)
+def assert_paper_ready(chart, name: str = "chart", *, svg: bytes | None = None) -> None:
+    """Raise :class:`FigureError` listing every problem of ``chart`` (``svg``: see
+    :func:`check`); return None if none."""
+    probs = check(chart, svg=svg)
     if probs:
         raise FigureError(f"{name} is not paper-ready:\n  " + "\n  ".join(map(str, probs)))
 

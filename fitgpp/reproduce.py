@@ -199,8 +199,7 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
                *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
         for n, chart in r.charts.items():
             if n in rel:
-                title = chart.to_dict().get("title", n)
-                title = title.get("text", n) if isinstance(title, dict) else title
+                title = _chart_title(chart, n)
                 md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
             else:
                 md += [f"Figure `{n}` (no PNG exported)", ""]
@@ -212,6 +211,20 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     path = out / "results.md"
     path.write_text(text)
     return path
+
+
+def _chart_title(chart, default: str):
+    """The title of ``chart`` (an Altair chart or its dict) as its Vega-Lite dict gives it
+    (its text, when it is a title object; ``default`` when it has none), read from the
+    chart's own ``title``: no spec is built for it."""
+    import altair as alt
+    t = chart.get("title", default) if isinstance(chart, dict) else getattr(chart, "title",
+                                                                            alt.Undefined)
+    if t is alt.Undefined:
+        return default
+    if isinstance(t, alt.SchemaBase):
+        t = t.to_dict(validate=False)
+    return t.get("text", default) if isinstance(t, dict) else t
 
 
 def _export(r: RQResult, out: Path, formats, cache) -> dict[str, list[Path]]:
@@ -230,9 +243,9 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     """Run the research questions ``which`` (default all) through the sweep and its cache
     (``cache``: a directory, None for the default, False for none), export every chart in
     every format under ``out`` through :func:`fitgpp.export.export` (checked, with its
-    configuration, in the manifest; rendered files are cached too, beside the cells), write
-    ``out/results.md``; return ``{key: RQResult}`` (each with ``stats``: cells, cached,
-    computed)."""
+    configuration, in the manifest; each chart's layout and rendered files are cached too,
+    beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with
+    ``stats``: cells, cached, computed)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()

@@ -176,3 +176,42 @@ def test_files_are_laid_out_at_the_preset_width_and_the_manifest_says_so(chart, 
         assert abs(got - 3.3) < 0.01 and abs(man[p.name]["inches"] - got) < 0.001, (p, got)
     svg = paths[1].read_text()
     assert 'font-size="7px"' in svg or "font-size: 7px" in svg or 'font-size="7"' in svg
+
+
+def test_a_kept_layout_gives_the_same_files_without_drawing_to_measure(chart, tmp_path,
+                                                                       monkeypatch):
+    """With a figure cache, the second export reads the layout and the drawings from it:
+    no layout run, no vl-convert call, and byte-identical files; a damaged layout entry is
+    laid out again."""
+    import sys
+    R = sys.modules["fitgpp.plots.render"]
+    cache = tmp_path / "figures"
+    first = E.export({"f": chart}, tmp_path / "a", config=DEFAULTS, cache=cache)
+    kept = list((cache / "layout").rglob("*.json"))
+    assert len(kept) == 1
+
+    def boom(*a, **k):
+        raise AssertionError("drew the chart again")
+    for name in ("fit_width", "_measure"):
+        monkeypatch.setattr(R, name, boom)
+    monkeypatch.setattr(plots, "fit_width", boom)
+    for fn in ("vegalite_to_svg", "vegalite_to_png", "vegalite_to_pdf"):
+        monkeypatch.setattr(f"vl_convert.{fn}", boom)
+    second = E.export({"f": chart}, tmp_path / "b", config=DEFAULTS, cache=cache)
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+    monkeypatch.undo()
+    kept[0].write_text("{not json")
+    third = E.export({"f": chart}, tmp_path / "c", config=DEFAULTS, cache=cache)
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in third]
+    assert json.loads(kept[0].read_text())["usermeta"]["fitgpp"]["laid_out"] is True
+
+
+def test_the_width_rule_measures_the_drawing_it_is_given(chart):
+    """The figure check measures the SVG export hands it: a drawing of another width is
+    refused, the drawing of the laid-out spec passes."""
+    spec = plots.fit_width(chart)
+    assert figcheck.check(spec, svg=plots.render(spec, ".svg")) == []
+    probs = figcheck.check(spec, svg=plots.render(chart, ".svg"))
+    assert [p.rule for p in probs] == ["width"] and "for a 3.3 in preset" in str(probs[0])
+    with pytest.raises(figcheck.FigureError, match="no width"):
+        figcheck.check(spec, svg=b"<svg></svg>")

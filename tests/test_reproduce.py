@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+import sys
 import time
 import xml.etree.ElementTree as ET
 
@@ -165,3 +168,42 @@ def test_every_default_load_is_the_declared_one():
     assert fitgpp.DEFAULT_LOAD == 0.8    # docs/run-length.md, "Why the default load is 0.8"
     assert reproduce.QUICK.load == reproduce.FULL.load == Values().load == fitgpp.DEFAULT_LOAD
     assert inspect.signature(alibaba_trace).parameters["load"].default == fitgpp.DEFAULT_LOAD
+
+
+def _without_duration(md: str) -> str:
+    """results.md without its one run-dependent field: the seconds the run took, in the
+    line under the title (``fitgpp 0.1.0; 12 s; seeds ...``)."""
+    head, n = re.subn(r"^(fitgpp \S+; )\d+ s; ", r"\1<seconds>; ", md, count=1, flags=re.M)
+    assert n == 1, "results.md no longer states its duration where this test expects it"
+    return head
+
+
+def test_a_warm_run_writes_the_same_report_and_figures_without_drawing_to_lay_out(
+        tmp_path, monkeypatch):
+    """Warm against cold: results.md is byte-identical but for its duration, every figure
+    file is byte-identical, the manifests differ only in their ``written`` times; the warm
+    run simulates nothing and neither lays a chart out nor measures one."""
+    which, fmts = ["rq1", "rq3"], (".png", ".svg", ".pdf")
+    reproduce.run_all(tmp_path / "cold", size=SMALL, which=which, formats=fmts,
+                      log=lambda s: None)
+
+    def boom(*a, **k):
+        raise AssertionError("simulated, laid out or measured on a warm run")
+    monkeypatch.setattr(runner, "compute_cell", boom)
+    monkeypatch.setattr(sys.modules["fitgpp.plots.render"], "_measure", boom)
+    warm = reproduce.run_all(tmp_path / "warm", size=SMALL, which=which, formats=fmts,
+                             log=lambda s: None)
+    assert all(r.stats["computed"] == 0 for r in warm.values())
+    cold_md, warm_md = ((tmp_path / d / "results.md").read_text() for d in ("cold", "warm"))
+    assert _without_duration(warm_md) == _without_duration(cold_md)
+    files = sorted(p.name for p in (tmp_path / "cold").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "warm").iterdir()) and len(files) > 10
+    for name in files:
+        if name not in ("results.md", "manifest.json"):
+            a, b = ((tmp_path / d / name).read_bytes() for d in ("cold", "warm"))
+            assert a == b, name
+    man = [json.loads((tmp_path / d / "manifest.json").read_text())["figures"]
+           for d in ("cold", "warm")]
+    for name, rec in man[0].items():
+        assert {k: v for k, v in rec.items() if k != "written"} == \
+            {k: v for k, v in man[1][name].items() if k != "written"}, name

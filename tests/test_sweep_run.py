@@ -294,3 +294,15 @@ def test_the_cache_key_covers_the_code_that_can_change_a_result(tmp_path):
         f.write_text(text + "\n# edited\n")
         assert (cell.code_digest(root) != base) == changes, name
         f.write_text(text)
+
+
+def test_a_cell_records_what_its_simulation_cost(trace_exp, tmp_path):
+    """Each cached cell keeps the wall and CPU seconds of its simulation (a cold run's cost
+    can be read from a filled cache); a warm sweep reads them back unchanged."""
+    live, cached = {}, {}
+    sweep(trace_exp, tmp_path, runs=live)
+    sweep(trace_exp, tmp_path, runs=cached)
+    for c, res in live.items():
+        assert res["compute_wall_s"] > 0 and res["compute_cpu_s"] > 0, c
+        assert cached[c]["compute_cpu_s"] == res["compute_cpu_s"]
+        assert cached[c]["compute_wall_s"] == res["compute_wall_s"]

@@ -245,7 +245,13 @@ def compute_cell(source: Source, cell: Cell, cluster, tick: float,
     ``policy_digest``: the policy's digest as the client computed it for the cell's key,
     recorded in the result's attrs. A worker that received a notebook's class by value
     cannot always see its code the way the client does (no source text, no module file),
-    so the digest it would compute may differ; the class it runs is the client's."""
+    so the digest it would compute may differ; the class it runs is the client's.
+
+    The result records how long the simulation took (``compute_wall_s``, ``compute_cpu_s``:
+    wall and CPU seconds of this call, where it ran), so a filled cache tells what a cold
+    run cost; no figure or number reads them."""
+    import time
+    t0, c0 = time.perf_counter(), time.process_time()
     ds = simulate(_trace_for(source, cell, cluster), cluster, cell.make_policy(), tick=tick,
                   segments=True)
     if policy_digest is not None:
@@ -255,4 +261,6 @@ def compute_cell(source: Source, cell: Cell, cluster, tick: float,
         "gpu_util": np.float64(ds.attrs["gpu_util_mean"]),
         "code": code_digest(),
         "fitgpp": __version__,
+        "compute_wall_s": time.perf_counter() - t0,
+        "compute_cpu_s": time.process_time() - c0,
     }
