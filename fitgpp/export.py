@@ -281,6 +281,28 @@ def git_commit() -> str | None:
     return commit if ok and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit) else None
 
 
+def git_dirty() -> bool | None:
+    """Whether the package's tracked files differ from :func:`git_commit` (edits not yet
+    committed, so the commit alone does not say what ran); None where there is no commit."""
+    if git_commit() is None:
+        return None
+    here = Path(__file__).resolve().parent
+    try:
+        r = subprocess.run(["git", "-C", str(here), "status", "--porcelain",
+                            "--untracked-files=no", "--", "."], capture_output=True, text=True,
+                           timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(r.stdout.strip()) if r.returncode == 0 else None
+
+
+def provenance() -> dict:
+    """What a manifest entry records about the code: the package version, the git commit
+    and whether the package's files differ from it."""
+    from .simulate import __version__
+    return {"fitgpp_version": __version__, "git_commit": git_commit(), "git_dirty": git_dirty()}
+
+
 def _caption(chart) -> str:
     t = (chart.to_dict() if hasattr(chart, "to_dict") else chart).get("title", "")
     t = t.get("text", "") if isinstance(t, dict) else t
@@ -376,7 +398,7 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
     is appended to ``written`` as it is (so that a failure can take them back). ``svgs``:
     ``{name: SVG bytes}`` already rendered from these very specs."""
     manifest_path = out / MANIFEST
-    commit = git_commit()
+    prov = {**provenance(), "fitgpp_version": version}
     for name, chart in charts.items():
         base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
                           formats,
@@ -386,7 +408,7 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
         record = {"chart": name, "caption": _caption(chart), "config": cfg,
                   "differs_from_defaults": diff if defaults is not None else None,
                   "preset": meta.get("preset"), "inches": meta.get("inches"),
-                  "fitgpp_version": version, "git_commit": commit,
+                  **prov,
                   "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
                                                   "fitgpp_version")}, sort_keys=True)

@@ -261,14 +261,13 @@ def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
     from pathlib import Path
 
     from . import export as E
-    from .simulate import __version__
     out = Path(out_dir).expanduser()
     cfg = E._jsonable(config)
     manifest = E._read_manifest(out / E.MANIFEST)
     base = E._free_stem(out, E.stem(name, cfg, None), (".csv", ".tex"), False)
     E._make_dir(out)
     record = {"table": name, "caption": t.caption, "config": cfg, "rows": len(t.full),
-              "fitgpp_version": __version__, "git_commit": E.git_commit(),
+              **E.provenance(),
               "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
     paths = []
     for ext, text in ((".csv", to_csv(t)), (".tex", to_latex(t))):

@@ -147,6 +147,9 @@ def test_the_manifest_records_the_version_and_the_commit(chart, tmp_path, monkey
     E.export({"f": chart}, tmp_path / "a", config=DEFAULTS, formats=["svg"])
     entry = json.loads((tmp_path / "a" / E.MANIFEST).read_text())["figures"]["f.svg"]
     assert entry["git_commit"] == head and entry["fitgpp_version"] == __version__
+    dirty = subprocess.run(["git", "-C", str(pkg), "status", "--porcelain",
+                            "--untracked-files=no", "--", "."], capture_output=True, text=True)
+    assert entry["git_dirty"] is bool(dirty.stdout.strip())
     # the package's files in a git work tree that does not track them (a venv inside some
     # other project's repository): not that project's commit
     other = tmp_path / "project"
@@ -162,7 +165,29 @@ def test_the_manifest_records_the_version_and_the_commit(chart, tmp_path, monkey
     monkeypatch.setenv("PATH", str(tmp_path))
     E.export({"f": chart}, tmp_path / "b", config=DEFAULTS, formats=["svg"])
     entry = json.loads((tmp_path / "b" / E.MANIFEST).read_text())["figures"]["f.svg"]
-    assert entry["git_commit"] is None and entry["fitgpp_version"] == __version__
+    assert entry["git_commit"] is None and entry["git_dirty"] is None
+    assert entry["fitgpp_version"] == __version__
+
+
+def test_the_manifest_says_when_the_package_differs_from_its_commit(chart, tmp_path,
+                                                                     monkeypatch):
+    """A figure made from edited, uncommitted code is not what its commit makes: the entry
+    says git_dirty true (and false once the edit is committed)."""
+    import subprocess
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "pkg" / "export.py").write_text("a = 1\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    monkeypatch.setattr(E, "__file__", str(repo / "pkg" / "export.py"))
+    assert E.git_dirty() is False
+    (repo / "pkg" / "export.py").write_text("a = 2\n")
+    assert E.git_dirty() is True and E.provenance()["git_dirty"] is True
+    E.export({"f": chart}, tmp_path / "out", config=DEFAULTS, formats=["svg"])
+    entry = json.loads((tmp_path / "out" / E.MANIFEST).read_text())["figures"]["f.svg"]
+    assert entry["git_dirty"] is True and re.fullmatch(r"[0-9a-f]{40}", entry["git_commit"])
 
 
 def test_files_are_laid_out_at_the_preset_width_and_the_manifest_says_so(chart, tmp_path):
