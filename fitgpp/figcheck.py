@@ -415,7 +415,8 @@ def _printed(spec, units, datasets, svg: bytes | None = None) -> list[Problem]:
     sub = [sub] if isinstance(sub, str) else list(sub)
     return (R.fonts(spec) + _width(spec, svg) + R.repeated_ticks(units, datasets)
             + R.interval_clip(units, datasets, " ".join(sub)) + R.flat_zero(units, datasets)
-            + R.off_scale(units, datasets) + R.prose(_titles(spec), sub))
+            + R.off_scale(units, datasets) + R.prose(_titles(spec), sub)
+            + (R.label_overlap(svg) if svg is not None else []))
 
 
 def check_all(charts: dict) -> dict[str, list[Problem]]:

@@ -18,6 +18,9 @@
     Two figures under different names do not show the same data (:func:`identical`).
 ``prose``
     The subtitle is a note, not a paragraph (at most :data:`MAX_SUBTITLE` characters).
+``label-overlap``
+    No two tick labels of one axis, as drawn (the SVG the export writes), touch or overlap
+    (:func:`label_overlap`; "5001,000" on a narrow panel).
 """
 
 from __future__ import annotations
@@ -252,3 +255,53 @@ def off_scale(units, datasets) -> list[Problem]:
                                f"{np.ptp(crowd):.0%} of the x axis while another lies far "
                                "away: draw it at the edge, marked off-scale"))
     return out
+
+
+# ------------------------------------------------------------------ labels as drawn
+#: Advance widths of Helvetica's characters in em (digits and the signs ticks use);
+#: anything else counts as 0.6 em, wider than most letters.
+_EM = {**{c: 0.556 for c in "0123456789+$"}, ",": 0.278, ".": 0.278, " ": 0.278,
+       "\u2212": 0.584, "-": 0.333, "%": 0.889, "\u2009": 0.167, "\u202f": 0.167}
+_TRANSLATE = re.compile(r"translate\(\s*([-\d.e]+)[ ,]+([-\d.e]+)\s*\)")
+
+
+def _text_width(text: str, size: float) -> float:
+    return size * sum(_EM.get(c, 0.6) for c in text)
+
+
+def label_overlap(svg: bytes) -> list[Problem]:
+    """Tick labels of one axis that touch or overlap where vl-convert drew them: within
+    each group of axis labels, neighbours along the axis closer than 1 pt (horizontal
+    labels, by their advance widths and anchors) or than 0.8 of the font size (vertical)."""
+    import xml.etree.ElementTree as ET
+    probs = []
+    for g in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}g"):
+        if "role-axis-label" not in (g.get("class") or ""):
+            continue
+        spans = []
+        for t in g.findall("{http://www.w3.org/2000/svg}text"):
+            m = _TRANSLATE.search(t.get("transform") or "")
+            if m is None or not (t.text or "").strip() or "rotate" in (t.get("transform") or ""):
+                continue
+            size = float((t.get("font-size") or "10").rstrip("px"))
+            x, y, w = float(m.group(1)), float(m.group(2)), _text_width(t.text, size)
+            start = {"middle": x - w / 2, "end": x - w}.get(t.get("text-anchor"), x)
+            spans.append((t.text, x, y, start, start + w, size))
+        xs, ys = {round(s[1], 1) for s in spans}, {round(s[2], 1) for s in spans}
+        if len(spans) < 2:
+            continue
+        if len(ys) == 1:       # a horizontal axis: labels side by side
+            spans.sort(key=lambda s: s[3])
+            for a, b in zip(spans, spans[1:]):
+                if b[3] - a[4] < 1.0:
+                    probs.append(Problem("label-overlap", "axis", f"tick labels {a[0]!r} and "
+                                         f"{b[0]!r} overlap ({b[3] - a[4]:.1f} pt apart)"))
+                    break
+        elif len(xs) == 1 or all(t.get("text-anchor") == "end" for t in g):   # vertical
+            spans.sort(key=lambda s: s[2])
+            for a, b in zip(spans, spans[1:]):
+                if b[2] - a[2] < 0.8 * max(a[5], b[5]):
+                    probs.append(Problem("label-overlap", "axis", f"tick labels {a[0]!r} and "
+                                         f"{b[0]!r} overlap ({b[2] - a[2]:.1f} pt apart)"))
+                    break
+    return probs

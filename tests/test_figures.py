@@ -309,3 +309,41 @@ def test_repeated_ticks_reads_the_format_as_d3_does():
     from fitgpp.figrules import d3_format
     assert d3_format(-0.99825, "+.2~%") == "-99.83%" and d3_format(-0.2, "+.1~%") == "-20%"
     assert d3_format(0.5, ".0%") == "50%" and d3_format(0.123, "+.1%") == "+12.3%"
+
+
+def test_label_overlap_fails_labels_drawn_on_top_of_each_other_and_passes_spaced_ones():
+    """The rule reads the SVG as drawn: Vega's own ticks on a 40 pt wide axis put "500"
+    against "1,000"; the same axis 300 pt wide keeps them apart."""
+    import vl_convert as vlc
+
+    from fitgpp import figrules
+
+    def svg(width):
+        return vlc.vegalite_to_svg({
+            "width": width, "data": {"values": [{"x": 520, "y": 1}, {"x": 2000, "y": 2}]},
+            "mark": "point", "encoding": {
+                "x": {"field": "x", "type": "quantitative", "scale": {"zero": False},
+                      "axis": {"values": [500, 1000, 1500, 2000], "labelOverlap": False}},
+                "y": {"field": "y", "type": "quantitative"}}}).encode()
+    probs = figrules.label_overlap(svg(40))
+    assert [p.rule for p in probs] == ["label-overlap"] and "'500'" in probs[0].message
+    assert figrules.label_overlap(svg(300)) == []
+
+
+def test_metric_lines_on_a_narrow_linear_axis_ticks_the_values_run():
+    """The run-length figure at full width drew "5001,000" under its middle panel (Vega's
+    ticks on a domain from about 620): a linear x with few values is ticked at them."""
+    import pandas as pd
+    import vl_convert as vlc
+
+    from fitgpp import figrules, plots
+    rows = [("0.9", n, m, v) for m in ("TE p95 vs FIFO (%)", "BE median vs FIFO (%)",
+                                      "BE p95 vs FIFO (%)")
+            for n, v in ((600, -0.06), (2000, -0.15))]
+    rows += [("0.7", n, "TE p95 vs FIFO (%)", v) for n, v in ((600, -0.01), (2000, -0.3))]
+    df = pd.DataFrame(rows, columns=["load", "n_jobs", "metric", "value"])
+    ch = plots.metric_lines(df, x="n_jobs", series="load", x_title="jobs per run",
+                            percent=True, size="full")
+    drawn = vlc.vegalite_to_svg(ch.to_dict()).encode()
+    assert figrules.label_overlap(drawn) == []
+    assert b">600<" in drawn and b">2,000<" in drawn
