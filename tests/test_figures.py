@@ -347,3 +347,23 @@ def test_metric_lines_on_a_narrow_linear_axis_ticks_the_values_run():
     drawn = vlc.vegalite_to_svg(ch.to_dict()).encode()
     assert figrules.label_overlap(drawn) == []
     assert b">600<" in drawn and b">2,000<" in drawn
+
+
+def test_a_panel_whose_every_series_is_zero_is_left_out_and_said_so():
+    """At load 0.8 and 600 jobs no policy moves RQ2's BE median: every series of that panel
+    was dropped as flat at zero, leaving an empty view (Vega: "Infinite extent for field
+    value", 4 warnings in the browser). The panel is now left out and the subtitle says so."""
+    import pandas as pd
+
+    from fitgpp import plots
+    rows = [(pol, s, m, v) for pol in ("FitGpp", "LRTP") for s in (1.0, 4.0)
+            for m, v in (("TE p95 vs FIFO (%)", -0.5 - s / 10), ("BE median vs FIFO (%)", 0.0))]
+    df = pd.DataFrame(rows, columns=["policy", "s", "metric", "value"])
+    spec = plots.metric_lines(df, x="s", percent=True, size="full").to_dict()
+    views = spec["concat"]
+    assert len(views) == 1
+    sub = " ".join(spec["title"]["subtitle"])
+    assert "BE median: 0 throughout for every" in sub
+    for name, rows_ in spec["datasets"].items():
+        assert rows_, f"an empty dataset {name}"
+    assert [q for q in figcheck.check(spec) if q.rule != "width"] == []   # export lays out

@@ -48,11 +48,19 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     base = vs.group(1) if change and vs else "the baseline"
     d["panel"] = [re.sub(r" vs .+$", "", m) if change else m for m in d["metric"]]
     panels = list(dict.fromkeys(d["panel"]))
+    whole = d
+    d, zero = _zero_series(d, series)
+    empty = [n for n in panels if not (d["panel"] == n).any()]
+    if len(empty) == len(panels):      # nothing but zeros: draw them rather than nothing
+        d, zero, empty = whole, {}, []
+    panels = [n for n in panels if n not in empty]   # a panel of zeros alone is left out
     ncols = min(len(panels), 3) if p.name == "full" else 1
     width = _panel(p, ncols, axis_px=60 if p.name == "full" else 52)
     xe, d = _x_encoding(d, x, series, st, log_x, width, p, x_title or x)
     d, notes = _intervals(d, change, -1.0 if percent else -100.0)
-    d, zero = _zero_series(d, series)
+    if empty:
+        notes += [f"{', '.join(empty)}: 0 throughout for every "
+                  f"{series_title or SERIES_TITLES.get(series, series)} (not drawn)."]
     s_title = series_title or SERIES_TITLES.get(series, series)
     charts = []
     for name in panels:
@@ -124,7 +132,9 @@ def _intervals(d, change: bool, floor: float):
 
 def _zero_series(d, series: str):
     """``d`` without the series that are 0 throughout a panel (PRIO's preemptions: a line
-    along the axis reads as missing data), and ``{panel: [series left out]}``."""
+    along the axis reads as missing data), and ``{panel: [series left out]}``. A panel
+    whose every series is 0 loses them all (:func:`metric_lines` then leaves it out: an
+    empty view made Vega warn "Infinite extent for field value")."""
     cols = [c for c in ("value", "lo", "hi") if c in d]
     drop, where = pd.Series(False, index=d.index), {}
     for (panel, name), g in d.groupby(["panel", series], sort=False):
