@@ -245,3 +245,20 @@ def test_a_registered_policy_is_named_without_a_families_entry(monkeypatch):
     monkeypatch.setitem(policies.POLICIES, "sjf", policies.Fifo)
     assert plots.family("sjf") == "SJF" and plots.config_label("sjf", {}) == "SJF"
     assert plots.family("patient") == "patient"     # not registered: its own name
+
+
+def test_fitgpp_points_are_drawn_over_policies_on_the_same_spot():
+    """At load 0.8 and 600 jobs every FitGpp point of RQ2's trade-off lands on LRTP's and
+    RAND's; drawn first, none could be clicked (browser test of notebook 03 after P 3 -> 1).
+    FitGpp's rows come last, so Vega draws them on top."""
+    import pandas as pd
+
+    from fitgpp.plots.tradeoff import _long_table
+    t = pd.DataFrame({"policy": ["FIFO", "FitGpp s=1", "FitGpp s=4", "LRTP", "RAND"],
+                      "family": ["FIFO", "FitGpp", "FitGpp", "LRTP", "RAND"],
+                      "s": [None, 1.0, 4.0, None, None], "te_p95": [4.0, 1, 1, 1, 1],
+                      "be_median": [1.0] * 5, "be_p95": [1.3, 1.39, 1.39, 1.39, 1.39]})
+    long = _long_table(t)
+    for _, g in long.groupby("metric"):
+        fam = list(g["family"])
+        assert fam[-2:] == ["FitGpp", "FitGpp"] and "FitGpp" not in fam[:-2], fam

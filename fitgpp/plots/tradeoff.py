@@ -95,8 +95,8 @@ Y_PAD = 8
 
 
 def _long_table(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per run and BE metric (``metric``, ``be``), with the legend entry (``point``)
-    and, on FitGpp rows, the ``s`` label; settings of s that land on the same point share
+    """One row per run and BE metric (``metric``, ``be``), FitGpp's last, with the legend
+    entry (``point``) and, on FitGpp rows, the ``s`` label; settings of s that land on the same point share
     one label ("s=4, 16") on the first of them."""
     long = table.melt(id_vars=["policy", "family", "s", "te_p95"], value_vars=["be_median", "be_p95"],
                       var_name="metric", value_name="be")
@@ -104,7 +104,10 @@ def _long_table(table: pd.DataFrame) -> pd.DataFrame:
                                          "be_p95": "BE p95 slowdown"})
     fit = long["family"] == "FitGpp"
     long["point"] = np.where(fit, "FitGpp", long["policy"])
-    long = long.sort_values(["metric", "family", "s"], ignore_index=True)
+    # FitGpp's rows last: Vega draws a mark's points in row order, so FitGpp's (the swept,
+    # clickable ones) sit on top of a policy that lands on the same spot
+    long = (long.assign(top=long["family"] == "FitGpp")
+            .sort_values(["metric", "top", "family", "s"], ignore_index=True).drop(columns="top"))
     fit = long["family"] == "FitGpp"
     spot = long.loc[fit].groupby(["metric", "te_p95", "be"], sort=False)["s"]
     joined = spot.transform(lambda v: "s=" + ", ".join(f"{x:g}" for x in v))
