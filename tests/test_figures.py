@@ -202,16 +202,36 @@ def test_s_tradeoff_is_not_much_taller_than_wide_at_column_width(laid_out):
         assert abs(w - plots.preset(size).width) <= 1 and h <= most * w, (size, w, h)
 
 
-def test_a_label_hemmed_in_by_markers_still_gets_a_corner():
-    """Every corner of the labelled point is under another marker: the label is placed all
-    the same (over a marker, on its white halo), never over another label."""
+def test_a_label_hemmed_in_by_markers_goes_where_it_covers_the_fewest():
+    """Every corner of the labelled point is under another marker: the label still gets a
+    place, one that covers no more markers than any other place inside the panel, and never
+    another label; the longest label is placed first."""
+    from fitgpp.plots.tradeoff import _LABEL_OFFSETS, _corner
     xs = [10 ** (px / 100) for px in (100, 113, 113, 87, 87, 35, 35)]
     df = pd.DataFrame({"x": xs, "y": [50.0, 58, 41, 58, 41, 0, 100],
                        "lab": ["s=1", "", "", "", "", "", ""], "panel": "p"})
-    assert plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0] == "ne"
-    two = df.assign(lab=["s=1", "s=2", "", "", "", "", ""])
-    pos = plots._place_labels(two, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
-    assert pos[1] == "ne" and pos[0] not in ("", "ne")   # s=2 had a free corner: it goes first
+    pos = plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0]
+    assert pos in _LABEL_OFFSETS
+    markers = [(a - 5, 100 - b - 5, a + 5, 100 - b + 5) for a, b in
+               zip((113, 113, 87, 87, 35, 35), (58, 41, 58, 41, 0, 100))]
+    fewest = {}
+    for key in _LABEL_OFFSETS:       # each place alone: how many markers it covers
+        only = dict(_LABEL_OFFSETS)
+        _LABEL_OFFSETS.clear()
+        _LABEL_OFFSETS[key] = only[key]
+        try:
+            got = _corner(100, 50, 0.6 * 9 * 3, 10, [], markers, 200, 100)
+        finally:
+            _LABEL_OFFSETS.clear()
+            _LABEL_OFFSETS.update(only)
+        if got:
+            box = got[1]
+            fewest[key] = sum(box[0] < m[2] and m[0] < box[2] and box[1] < m[3] and m[1] < box[3]
+                              for m in markers)
+    assert fewest[pos] == min(fewest.values())
+    two = df.assign(lab=["s=1", "s=2, 4", "", "", "", "", ""])
+    got = plots._place_labels(two, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
+    assert got[0] in _LABEL_OFFSETS and got[1] in _LABEL_OFFSETS   # both placed
 
 
 def test_s_tradeoff_point_labels_allow_for_the_y_padding():
@@ -367,3 +387,21 @@ def test_a_panel_whose_every_series_is_zero_is_left_out_and_said_so():
     for name, rows_ in spec["datasets"].items():
         assert rows_, f"an empty dataset {name}"
     assert [q for q in figcheck.check(spec) if q.rule != "width"] == []   # export lays out
+
+
+def test_a_figure_of_nothing_but_zeros_draws_points_and_says_so():
+    """Every change 0 in every panel (a tiny run): no line lies along the axis (the
+    flat-zero rule), no view is empty (Vega's infinite extent), the points are drawn and
+    the subtitle says every series is 0."""
+    import pandas as pd
+
+    from fitgpp import plots
+    df = pd.DataFrame([(pol, g, m, 0.0) for pol in ("FitGpp s=4", "FitGpp s=8")
+                       for g in (1.0, 4.0) for m in ("TE p95 vs FIFO (%)", "BE p95 vs FIFO (%)")],
+                      columns=["policy", "grace", "metric", "value"])
+    spec = plots.metric_lines(df, x="grace", percent=True, size="full").to_dict()
+    assert len(spec["concat"]) == 2
+    marks = [lay["mark"]["type"] for v in spec["concat"] for lay in v["layer"]]
+    assert "line" not in marks and "point" in marks
+    assert "0 throughout for every policy in every panel" in " ".join(spec["title"]["subtitle"])
+    assert [q for q in figcheck.check(spec) if q.rule != "width"] == []

@@ -51,16 +51,18 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     whole = d
     d, zero = _zero_series(d, series)
     empty = [n for n in panels if not (d["panel"] == n).any()]
-    if len(empty) == len(panels):      # nothing but zeros: draw them rather than nothing
+    only_zeros = len(empty) == len(panels)
+    if only_zeros:      # nothing but zeros: their points, no lines along the axis, said so
         d, zero, empty = whole, {}, []
     panels = [n for n in panels if n not in empty]   # a panel of zeros alone is left out
     ncols = min(len(panels), 3) if p.name == "full" else 1
     width = _panel(p, ncols, axis_px=60 if p.name == "full" else 52)
     xe, d = _x_encoding(d, x, series, st, log_x, width, p, x_title or x)
     d, notes = _intervals(d, change, -1.0 if percent else -100.0)
-    if empty:
-        notes += [f"{', '.join(empty)}: 0 throughout for every "
-                  f"{series_title or SERIES_TITLES.get(series, series)} (not drawn)."]
+    if empty or only_zeros:
+        every = f"every {series_title or SERIES_TITLES.get(series, series)}"
+        notes += [f"{', '.join(empty)}: 0 throughout for {every} (not drawn)." if empty else
+                  f"0 throughout for {every} in every panel (points only)."]
     s_title = series_title or SERIES_TITLES.get(series, series)
     charts = []
     for name in panels:
@@ -70,7 +72,7 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
         said = coincident(g, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in g])
         said += [f"{', '.join(zero[name])}: 0 throughout (not drawn)."] if name in zero else []
         one = _panel_chart(g, xe, yt, _percent_format(g, percent, share), series, s_title, st,
-                           log_y, p, x, x_title or x).properties(
+                           log_y, p, x, x_title or x, lines=not only_zeros).properties(
             width=width, height=140 if ncols > 1 else 95)
         charts.append(one.properties(title=_panel_note(said, width, p)) if said else one)
     what = f"Change against {base}" if change else ", ".join(panels)
@@ -168,8 +170,10 @@ def _percent_format(g, percent: bool, share: bool) -> str | None:
     return f"{'' if share else '+'}.{digits}~%"
 
 
-def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, x_title):
-    """One panel: lines, points, interval whiskers (and a bar where one is cut)."""
+def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, x_title,
+                 lines: bool = True):
+    """One panel: lines (unless ``lines`` is False), points, interval whiskers (and a bar
+    where one is cut)."""
     if log_y:
         vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy().ravel()
         ye = alt.Y("value:Q", **_log_scale(vals, 140, p, vertical=True, title=y_title))
@@ -185,7 +189,7 @@ def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, 
     pts = alt.Chart().mark_point(filled=True, size=40, clip=True).encode(
         x=xe, y=ye, shape=alt.Shape(f"{series}:N", scale=st["shape"], sort=st["order"],
                                     title=s_title), tooltip=tip, **enc)
-    layers = [line, pts]
+    layers = [line, pts] if lines else [pts]
     if "lo_c" in g:
         layers.append(alt.Chart().mark_rule(clip=True, opacity=0.7, strokeWidth=1.2).encode(
             x=xe, y="lo_c:Q", y2="hi_c:Q", **enc))

@@ -27,28 +27,39 @@ def tradeoff_table(runs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-_LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9)}
+#: Where an s label may go around its point, in order of preference: (dx, dy) in px from
+#: the point; dx > 0 starts the label there, dx < 0 ends it there, dx == 0 centres it.
+_LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9),
+                  "e": (8, 1), "w": (-8, 1), "n": (0, -11), "s": (0, 12)}
 
 
-def _corner(x, y, w, h, boxes, width, height) -> tuple[str, tuple] | None:
-    """The first corner of :data:`_LABEL_OFFSETS` where a ``w`` x ``h`` label of the point
-    ``(x, y)`` stays inside the panel and overlaps none of ``boxes``, with its box."""
+def _corner(x, y, w, h, labels, markers, width, height) -> tuple[str, tuple] | None:
+    """Where a ``w`` x ``h`` label of the point ``(x, y)`` goes: of the places of
+    :data:`_LABEL_OFFSETS` that stay inside the panel and overlap none of ``labels``, the
+    first that overlaps the fewest ``markers`` (boxes); with its box. None: no such place."""
+    def hits(box, boxes):
+        return sum(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                   for b in boxes)
+    best = None
     for pos, (dx, dy) in _LABEL_OFFSETS.items():
-        x0 = x + dx if dx > 0 else x + dx - w
+        x0 = x + dx if dx > 0 else x - w / 2 if dx == 0 else x + dx - w
         box = (x0, y + dy - h / 2, x0 + w, y + dy + h / 2)
         inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
-        if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
-                              and b[1] < box[3] for b in boxes):
-            return pos, box
-    return None
+        if inside and not hits(box, labels):
+            n = hits(box, markers)
+            if best is None or n < best[0]:
+                best = (n, pos, box)
+            if n == 0:
+                break
+    return None if best is None else (best[1], best[2])
 
 
 def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font, *,
                   y_pad: float = 0) -> list[str]:
     """Where each non-empty ``label`` goes (a key of :data:`_LABEL_OFFSETS`, or "" when no
-    place is free): the first corner around its point that stays inside the panel and
-    overlaps no placed label and no point of its panel; failing that, the first that
-    overlaps no placed label (its white halo keeps it legible over a marker). Pixels are
+    place is free): the place around its point that stays inside the panel, overlaps no
+    placed label and the fewest other points of its panel (none when it can; its white halo
+    keeps it legible over one it must cross), the longest labels placed first. Pixels are
     estimated from a log x domain and the panel's y range, drawn ``y_pad`` px inside the
     top and bottom."""
     lo, hi = x_domain
@@ -60,15 +71,19 @@ def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font, *
         py = y_pad + (height - 2 * y_pad) * (1 - (g[ycol].to_numpy(float) - y0) / span)
         markers = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]
         labels: list[tuple] = []
-        for avoid_markers in (True, False):
-            for i, (idx, text) in enumerate(zip(g.index, g[label])):
-                if not text or out[df.index.get_loc(idx)]:
-                    continue
-                got = _corner(px[i], py[i], 0.6 * font * len(text), font + 1,
-                              labels + markers if avoid_markers else labels, width, height)
-                if got:
-                    labels.append(got[1])
-                    out[df.index.get_loc(idx)] = got[0]
+        # the longest labels first: they have the fewest places that fit
+        for i in sorted(range(len(g)), key=lambda j: -len(g[label].iat[j])):
+            idx, text = g.index[i], g[label].iat[i]
+            if not text:
+                continue
+            own = markers[i]    # points on one spot count once; the label's own not at all
+            others = list(dict.fromkeys(tuple(round(v, 1) for v in m) for m in markers
+                                        if m != own))
+            got = _corner(px[i], py[i], 0.6 * font * len(text), font + 1, labels, others,
+                          width, height)
+            if got:
+                labels.append(got[1])
+                out[df.index.get_loc(idx)] = got[0]
     return out
 
 
@@ -125,7 +140,8 @@ def _label_layers(x, y) -> list[alt.Chart]:
     for pos, (dx, dy) in _LABEL_OFFSETS.items():
         for halo in (True, False):
             layers.append(alt.Chart().mark_text(
-                dx=dx, dy=dy, align="left" if dx > 0 else "right", clip=True,
+                dx=dx, dy=dy, align="left" if dx > 0 else "center" if dx == 0 else "right",
+                clip=True,
                 **({"stroke": "white", "strokeWidth": 3} if halo else {})).encode(
                 x=x, y=y, text=alt.condition(alt.datum.lab == pos, alt.Text("s_label:N"),
                                              alt.value(""))))
@@ -180,7 +196,8 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     by = (dict(column=alt.Column("metric:N", title=None)) if ncols == 2 else
           dict(facet=alt.Facet("metric:N", title=None, header=alt.Header(labelPadding=2)),
                columns=1, spacing=8))
-    chart = alt.layer(line, pts, *_label_layers(x, y), data=long).properties(
+    # the labels under the points: where a label cannot avoid a point, the point stays seen
+    chart = alt.layer(line, *_label_layers(x, y), pts, data=long).properties(
         width=width, height=height).facet(**by).resolve_scale(y="independent")
     notes = [*coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"],
                          ["metric"]), *edge, *notes]
