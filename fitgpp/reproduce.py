@@ -98,8 +98,11 @@ def run_length_note(r1: RQResult) -> str:
     steady = all(st.loc[p, "steady"] == st.loc[p, "seeds"] for p in ("FIFO", HEADLINE)
                  if p in st.index)
     return (f"Run length: {jobs:,} jobs per run; {', '.join(parts)}. "
-            + ("Both reached a steady state, so these changes are not an artefact of the run "
-               "length." if steady else
+            + ("Both were judged steady: no growth of the queue was detectable, so these "
+               "changes do not grow with the run through a queue that never settles. That is "
+               "not convergence: a short run still starts on an empty cluster, and the "
+               "run-length study shows how far these numbers move with the number of jobs."
+               if steady else
                "A run that is not steady has a queue that grows for the whole run: these "
                "changes move with the number of jobs simulated (see the run-length study)."))
 
