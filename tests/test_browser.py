@@ -452,9 +452,17 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
 def _click_tradeoff(page, console, panel):
     """Linked selection: a click on a FitGpp point of the trade-off (vega's SVG marks carry
     their fields in aria-label) selects that cell: the numbers and the s control follow."""
+    from playwright.sync_api import Error as PlaywrightError
     before = panel.evaluate(NUMBERS_JS)
     chart = panel.locator(".vega-embed").first
-    chart.scroll_into_view_if_needed()
+    for attempt in range(10):   # a redraw that just finished may still swap the embed's node
+        try:
+            chart.scroll_into_view_if_needed(timeout=5000)
+            break
+        except PlaywrightError:
+            if attempt == 9:
+                raise
+            page.wait_for_timeout(500)
     pts = chart.locator("g.mark-symbol path[aria-label*='FitGpp']")
     # points not hidden under another (FIFO, LRTP or RAND may sit on one)
     free = pts.evaluate_all("""ps => ps.map((p, i) => { const r = p.getBoundingClientRect();

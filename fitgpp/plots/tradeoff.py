@@ -196,8 +196,9 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     by = (dict(column=alt.Column("metric:N", title=None)) if ncols == 2 else
           dict(facet=alt.Facet("metric:N", title=None, header=alt.Header(labelPadding=2)),
                columns=1, spacing=8))
-    # the labels under the points: where a label cannot avoid a point, the point stays seen
-    chart = alt.layer(line, *_label_layers(x, y), pts, data=long).properties(
+    # the labels over the points (placed to cover as few as they can): drawn under them,
+    # a click on a FitGpp point in the browser found no point free (notebook 03, P = 1)
+    chart = alt.layer(line, pts, *_label_layers(x, y), data=long).properties(
         width=width, height=height).facet(**by).resolve_scale(y="independent")
     notes = [*coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"],
                          ["metric"]), *edge, *notes]
