@@ -30,7 +30,7 @@ def tradeoff_table(runs) -> pd.DataFrame:
 #: Where an s label may go around its point, in order of preference: (dx, dy) in px from
 #: the point; dx > 0 starts the label there, dx < 0 ends it there, dx == 0 centres it.
 _LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9),
-                  "e": (8, 1), "w": (-8, 1), "n": (0, -11), "s": (0, 12)}
+                  "e": (8, 1), "w": (-8, 1), "n": (0, -11), "s": (0, 12), "n2": (0, -21)}
 
 
 def _corner(x, y, w, h, labels, markers, width, height) -> tuple[str, tuple] | None:
