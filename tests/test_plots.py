@@ -262,3 +262,15 @@ def test_fitgpp_points_are_drawn_over_policies_on_the_same_spot():
     for _, g in long.groupby("metric"):
         fam = list(g["family"])
         assert fam[-2:] == ["FitGpp", "FitGpp"] and "FitGpp" not in fam[:-2], fam
+
+
+def test_six_non_policy_series_get_six_different_styles():
+    """The full run-length figure draws six offered loads: with four spare styles, 0.7 and
+    0.9 (and 0.85 and 1) were drawn alike. Labels that are no policy now take the styles of
+    the built-in families the chart does not draw once the spares are used."""
+    from fitgpp.plots.style import policy_styles
+    styles = policy_styles(["0.5", "0.7", "0.8", "0.85", "0.9", "1"])
+    assert len({v[0] for v in styles.values()}) == 6
+    assert len({v[1] for v in styles.values()}) == 6
+    mixed = policy_styles(["FIFO", "FitGpp s=4", "a", "b", "c", "d", "e"])
+    assert mixed["FIFO"][0] != mixed["e"][0] and mixed["FitGpp s=4"][0] != mixed["e"][0]

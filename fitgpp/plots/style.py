@@ -145,9 +145,20 @@ def policy_styles(labels) -> dict[str, tuple[str, str, list]]:
             first.add(fam)
             out[lb] = POLICY_STYLE[fam]
             continue
-        i = _spare(lb)
-        while i in used and len(used) < len(_EXTRA):
-            i = (i + 1) % len(_EXTRA)
-        used.add(i)
-        out[lb] = (_EXTRA[i], _EXTRA_SHAPES[i], _EXTRA_DASH[i])
+        if len(used) < len(_EXTRA):
+            i = _spare(lb)
+            while i in used:
+                i = (i + 1) % len(_EXTRA)
+            used.add(i)
+            out[lb] = (_EXTRA[i], _EXTRA_SHAPES[i], _EXTRA_DASH[i])
+            continue
+        # the spare styles are taken: then the styles of the built-in families not drawn
+        # here (six loads in one chart had two pairs of identical lines)
+        free = [f for f in POLICY_STYLE if f not in first]
+        if free:
+            first.add(free[0])
+            out[lb] = POLICY_STYLE[free[0]]
+        else:     # more than nine series: the spare styles again, in order
+            i = (len(out) - len(POLICY_STYLE)) % len(_EXTRA)
+            out[lb] = (_EXTRA[i], _EXTRA_SHAPES[i], _EXTRA_DASH[i])
     return out
