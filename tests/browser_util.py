@@ -255,8 +255,11 @@ MARKS_VS_DATA_JS = """root => [...root.querySelectorAll('.vega-embed')].map(embe
       // of those holds it
       const fit = want.map((w, i) => i).filter(i => want[i].keys.every(k => k in it.datum));
       if (!fit.length) continue;   // an aggregate, not a row
-      const hit = fit.find(i => want[i].rows.has(keyOf(want[i].keys, it.datum)));
-      if (hit === undefined) extra++; else drawn[hit].add(keyOf(want[hit].keys, it.datum));
+      // a row held by several datasets (a panel's and its layer of cut intervals) is drawn
+      // in each of them: credited to the first only, the others' rows read as missing
+      const hits = fit.filter(i => want[i].rows.has(keyOf(want[i].keys, it.datum)));
+      if (!hits.length) extra++;
+      for (const i of hits) drawn[i].add(keyOf(want[i].keys, it.datum));
       const g = m.group || {}, w = g.width, h = g.height;
       if (w && h && !(it.x >= -1 && it.x <= w + 1 && it.y >= -1 && it.y <= h + 1)) outside++;
     }
