@@ -281,10 +281,11 @@ def git_commit() -> str | None:
     return commit if ok and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit) else None
 
 
-def git_dirty() -> bool | None:
+def git_dirty(commit: str | None = "") -> bool | None:
     """Whether the package's tracked files differ from :func:`git_commit` (edits not yet
-    committed, so the commit alone does not say what ran); None where there is no commit."""
-    if git_commit() is None:
+    committed, so the commit alone does not say what ran); None where there is no commit.
+    ``commit``: :func:`git_commit`'s answer when the caller has it already."""
+    if (git_commit() if commit == "" else commit) is None:
         return None
     here = Path(__file__).resolve().parent
     try:
@@ -300,7 +301,8 @@ def provenance() -> dict:
     """What a manifest entry records about the code: the package version, the git commit
     and whether the package's files differ from it."""
     from .simulate import __version__
-    return {"fitgpp_version": __version__, "git_commit": git_commit(), "git_dirty": git_dirty()}
+    commit = git_commit()
+    return {"fitgpp_version": __version__, "git_commit": commit, "git_dirty": git_dirty(commit)}
 
 
 def _caption(chart) -> str:

@@ -350,7 +350,7 @@ class Panel(W.VBox):
         cdf = self._cells[cell_key]
         # the trade-off depends on P, the knobs and the variant only: built once for each
         # (building it costs more than the rest of a redraw), redrawn when they change
-        tr_key = self._tradeoff_key(full)
+        tr_key = self._tradeoff_key(self.o, full)
         if tr_key not in self._tradeoffs:
             self._tradeoffs[tr_key] = tradeoff_view(self.o, full, self.table)
         if "tradeoff" not in self.views:
@@ -365,31 +365,34 @@ class Panel(W.VBox):
         self.static.refresh()
         if self._prebuilt_for is not self.o:
             self._prebuilt_for = self.o
-            self.prebuilding = threading.Thread(target=self._prebuild, args=(self.o, full),
+            self.prebuilding = threading.Thread(target=self._prebuild,
+                                                args=(self.o, self.table, full),
                                                 daemon=True, name="fitgpp-panel-prebuild")
             self.prebuilding.start()
 
-    def _tradeoff_key(self, full: dict) -> tuple:
-        """The trade-off depends on the outcome and every control but the policy, s and the
-        seeds: one chart per such key."""
-        return (id(self.o), json.dumps({k: v for k, v in full.items()
+    @staticmethod
+    def _tradeoff_key(o: Outcome, full: dict) -> tuple:
+        """The trade-off depends on the outcome ``o`` and every control but the policy, s
+        and the seeds: one chart per such key."""
+        return (id(o), json.dumps({k: v for k, v in full.items()
                                         if k not in ("policy", "s", "seed", "seeds")},
                                        default=str))
 
-    def _prebuild(self, o: Outcome, full: dict) -> None:
-        """Build the trade-off of every other P, knob value and variant of ``o`` in the
+    def _prebuild(self, o: Outcome, table: pd.DataFrame, full: dict) -> None:
+        """Build the trade-off of every other P, knob value and variant of ``o`` (whose
+        table is ``table``, taken with it: ``self.table`` may move on to another outcome) in the
         background, once the panel is drawn: the first visit of a P then redraws in a few
         hundredths of a second rather than half a second (building the chart)."""
-        dims = o.study.dimensions(self.size)
+        dims = o.study.dimensions(o.size)
         free = [d for d in full if d not in ("policy", "s", "seed", "seeds")
                 and len(dims.get(d, ())) > 1]
         for combo in itertools.product(*(dims[d] for d in free)):
             if self.o is not o:          # the declaration changed: these are no longer shown
                 return
             sel = full | dict(zip(free, combo))
-            key = self._tradeoff_key(sel)
+            key = self._tradeoff_key(o, sel)
             if key not in self._tradeoffs:
-                self._tradeoffs[key] = tradeoff_view(o, sel, self.table)
+                self._tradeoffs[key] = tradeoff_view(o, sel, table)
 
     def _draw_study(self) -> None:
         """The study's figures for the current declaration (shown once per declaration:
