@@ -309,6 +309,8 @@ def _coincide(units, datasets, titles) -> list[Problem]:
 
 
 def _label(v: float, fmt: str | None) -> str:
+    if fmt == ",d":
+        return f"{v:,.0f}"
     if fmt in ("~s", "s"):
         for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
             if abs(v) >= div:
@@ -317,9 +319,10 @@ def _label(v: float, fmt: str | None) -> str:
 
 
 def label_clash(ticks, lo: float, hi: float, px: float, font: float, *, fmt=None,
-                gap: float = 3.0) -> tuple[str, str, float] | None:
-    """The first pair of neighbouring tick labels of a horizontal log axis ``px`` long that
-    come closer than ``gap`` px, as ``(label, label, space)``; None if none do.
+                gap: float = 3.0, log: bool = True) -> tuple[str, str, float] | None:
+    """The first pair of neighbouring tick labels of a horizontal log axis (``log=False``:
+    linear) ``px`` long that come closer than ``gap`` px, as ``(label, label, space)``;
+    None if none do.
 
     Labels are taken as 0.6 em per character; the first and last label, when their tick
     sits at the axis end, are pushed inside it as Vega does (``labelFlush``)."""
@@ -327,7 +330,8 @@ def label_clash(ticks, lo: float, hi: float, px: float, font: float, *, fmt=None
     for t in ticks:
         if not lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9):
             continue
-        pos = px * math.log(t / lo) / math.log(hi / lo)
+        pos = (px * math.log(t / lo) / math.log(hi / lo) if log else
+               px * (t - lo) / (hi - lo))
         text = _label(t, fmt)
         w = 0.6 * font * len(text)
         start = pos if pos <= 1 else pos - w if pos >= px - 1 else pos - w / 2

@@ -101,23 +101,21 @@ def _x_encoding(d, x, series, st, log_x, width, p: Preset, x_title: str):
         d = d.assign(x_plot=xv + off * span)
         xs = dict(title=x_title, scale=alt.Scale(zero=False, nice=False, padding=8))
         values = sorted(set(xv))
-        if _linear_ticks_fit(values, d["x_plot"].min(), d["x_plot"].max(), width, p.font):
+        fmt = ",d" if all(float(v).is_integer() for v in values) else None
+        if _linear_ticks_fit(values, d["x_plot"].min(), d["x_plot"].max(), width, p.font, fmt):
             # a tick at every value run: Vega's own ticks, on a domain that does not start
             # at a round number, can put "500" against "1,000" (seen on a 90 pt panel)
-            whole = all(float(v).is_integer() for v in values)
             xs["axis"] = alt.Axis(values=values, title=x_title, labelOverlap="greedy",
-                                  **({"format": ",d"} if whole else {}))
+                                  **({"format": fmt} if fmt else {}))
     return alt.X("x_plot:Q", **xs), d
 
 
-def _linear_ticks_fit(values, lo: float, hi: float, px: float, font: float) -> bool:
-    """Whether labels at ``values`` (about 0.6 em a character) on a linear axis
-    from ``lo`` to ``hi`` drawn ``px`` long keep 6 px apart."""
-    if not 2 <= len(values) <= 8 or hi <= lo:
-        return False
-    pos = [px * (v - lo) / (hi - lo) for v in values]
-    w = [0.6 * font * len(f"{v:,g}") for v in values]
-    return all(b - a - (wa + wb) / 2 >= 6 for a, b, wa, wb in zip(pos, pos[1:], w, w[1:]))
+def _linear_ticks_fit(values, lo: float, hi: float, px: float, font: float, fmt) -> bool:
+    """Whether 2 to 8 labels at ``values`` (d3 format ``fmt``) on a linear axis from ``lo``
+    to ``hi`` drawn ``px`` long keep 6 px apart (:func:`fitgpp.figcheck.label_clash`)."""
+    from ..figcheck import label_clash
+    return (2 <= len(values) <= 8 and hi > lo
+            and label_clash(values, lo, hi, px, font, fmt=fmt, gap=6, log=False) is None)
 
 
 def _intervals(d, change: bool, floor: float):
