@@ -238,8 +238,7 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
         out = out.rename(columns={"restart_overhead": "restart overhead (min)"})
     for m in COMPARED:
         met = METRICS[m]
-        rng = verdicts.SLOWDOWN_RANGE if met.cls and met.var.startswith("slowdown") \
-            else (0.0, np.inf)
+        rng = (0.0 if met.lowest is None else met.lowest, np.inf)   # the declared floor
         out[met.label] = [_interval(r, m, rng).text() for _, r in table.iterrows()]
         if met.vs_baseline and f"change_{m}" in table:
             out[f"{met.label} vs baseline"] = [
