@@ -2,13 +2,13 @@
 
 The issue's target: a panel redraw on the grid stays at most 0.3 s (no simulation). Builds
 ``Panel(STUDIES["rq2"], size)`` and ``Panel(STUDIES["rq1"], size)`` and the quickstart
-:class:`fitgpp.widgets.Workbench`, computes once (the cell cache warm: run this twice, or
+:class:`fitgpp.workbook.widgets.Workbench`, computes once (the cell cache warm: run this twice, or
 keep ``$FITGPP_CACHE``), then for each control changes it to another computed value and
 back: the first change is printed as "first visit" (its CDF built for the first time; the
 trade-off of every P, knob and variant is built in the background once the panel is drawn,
 and the benchmark waits for that, as a user reading the panel would),
 then ``--repeat`` more changes give the median and max of :attr:`last_seconds` (values a
-user has looked at already, as when comparing two settings). The panels' background static copy (fitgpp/static.py: SVGs drawn by vl-convert
+user has looked at already, as when comparing two settings). The panels' background static copy (fitgpp/workbook/static.py: SVGs drawn by vl-convert
 in a thread once the controls rest) is not part of a redraw; its cost is measured apart,
 as one full draw of each panel's copy.
 
@@ -29,9 +29,9 @@ import pstats
 import statistics
 import time
 
-import fitgpp.reproduce as R
-from fitgpp.panels import Panel
-from fitgpp.widgets import Values, Workbench
+import fitgpp.studies.reproduce as R
+from fitgpp.workbook.panels import Panel
+from fitgpp.workbook.widgets import Values, Workbench
 
 
 def _visit(owner, widget, values) -> list[float]:

@@ -8,8 +8,8 @@ only change it needs); nothing of it is kept.
 
 For each trace (Poisson arrivals at an offered GPU load, 1-s times; GPUs 1-32 in powers of
 two; lognormal durations with a heavy tail) it writes the trace in Tiresias's format with
-:func:`fitgpp.tiresias.to_tiresias`, reads that file back with
-:func:`fitgpp.tiresias.from_tiresias`, and runs three pairs:
+:func:`fitgpp.sim.tiresias.to_tiresias`, reads that file back with
+:func:`fitgpp.sim.tiresias.from_tiresias`, and runs three pairs:
 
 - Tiresias ``fifo`` (yarn placement) vs fitgpp FIFO, 64 nodes x 8 GPUs;
 - Tiresias ``fjf`` (yarn) vs fitgpp PRIO with every job TE, 64 x 8;
@@ -83,7 +83,7 @@ def run_tiresias(sim: Path, trace: Path, schedule: str, scheme: str, spec: str,
 
 def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int) -> pd.Series:
     import fitgpp
-    from fitgpp.tiresias import from_tiresias
+    from fitgpp.sim.tiresias import from_tiresias
     jobs = from_tiresias(trace, node_gpu=gpus, cls=cls)
     cluster = fitgpp.Cluster.homogeneous(nodes, gpus, 96_000, 786_432)
     ds = fitgpp.simulate(jobs, cluster, policy, tick=1)
@@ -126,7 +126,7 @@ def main(argv=None) -> int:
         print("Tiresias's simulator is not available (give --tiresias PATH or TIRESIAS_SIM, "
               "the folder holding run_sim.py); nothing compared.")
         return 0
-    from fitgpp.tiresias import to_tiresias
+    from fitgpp.sim.tiresias import to_tiresias
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         sim = tiresias_copy(src, work)
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
                         t2 = time.perf_counter()
                         pol = policy
                         if mode is not None:
-                            from fitgpp.policies.las import Las
+                            from fitgpp.sim.policies.las import Las
                             pol = Las(demotion=mode)
                         b = run_fitgpp(trace, pol, cls, nodes, gpus)
                         t3 = time.perf_counter()

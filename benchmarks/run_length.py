@@ -4,8 +4,8 @@ For each offered load and number of jobs, ``paper-default`` traces on the defaul
 run under FIFO and FitGpp (s=4, P=3). Per cell (medians over the seeds run there) it prints
 FIFO's TE p95, FitGpp's BE median, the three changes of FitGpp against FIFO over all jobs and
 over the steady window only (jobs submitted between the later of the two runs' warm-up ends
-and the last arrival, :mod:`fitgpp.stability`), how many runs of each policy were steady, and
-the verdict on each of the three changes against the paper's (:mod:`fitgpp.verdicts`:
+and the last arrival, :mod:`fitgpp.analysis.stability`), how many runs of each policy were steady, and
+the verdict on each of the three changes against the paper's (:mod:`fitgpp.analysis.verdicts`:
 match, larger, smaller, sign = differs in sign, none = no change). Then the
 usable capacity: the highest load at which every FitGpp run of 10,000 jobs or more is steady.
 
@@ -30,7 +30,7 @@ KEYS = (("te_p95", "TE", "slowdown_p95"), ("be_median", "BE", "slowdown_median")
         ("be_p95", "BE", "slowdown_p95"))
 
 
-#: Short forms of :func:`fitgpp.verdicts.against_paper`'s verdicts for the table.
+#: Short forms of :func:`fitgpp.analysis.verdicts.against_paper`'s verdicts for the table.
 SHORT = {"matches": "match", "same sign, larger": "larger", "same sign, smaller": "smaller",
          "differs in sign": "sign", "no change": "none", "not measured": "n/a"}
 
@@ -42,8 +42,8 @@ def seeds_at(n: int, seeds: int) -> int:
 def run_cell(load: float, n: int, seed: int) -> dict:
     """One trace, both policies: the row of per-run numbers."""
     import fitgpp
-    from fitgpp.metrics import change
-    from fitgpp.stability import stability, window_summary
+    from fitgpp.analysis.metrics import change
+    from fitgpp.analysis.stability import stability, window_summary
     from fitgpp.workload import load_model, synthesize
     cluster = fitgpp.DEFAULT_CLUSTER
     trace = synthesize(load_model("paper-default"), n_jobs=n, seed=seed, load=load, cluster=cluster)
@@ -66,7 +66,7 @@ def run_cell(load: float, n: int, seed: int) -> dict:
 
 def cell_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Medians over seeds per (load, jobs), steady counts and the paper verdict."""
-    from fitgpp.verdicts import against_paper_all
+    from fitgpp.analysis.verdicts import against_paper_all
     g = rows.groupby(["load", "jobs"])
     out = g[["fifo_te_p95", "fitgpp_be_median", "te_p95", "be_median", "be_p95",
              "win_te_p95", "win_be_median", "win_be_p95"]].median()
@@ -88,7 +88,7 @@ def usable_capacity(rows: pd.DataFrame, min_jobs: int = 10000) -> float:
 
 
 def print_table(cells: pd.DataFrame) -> None:
-    from fitgpp.metrics import percent
+    from fitgpp.analysis.metrics import percent
     pc = lambda x: percent(x, 1)  # noqa: E731
     print("| load | jobs | seeds | FIFO TE p95 | FitGpp BE median | change TE p95 / BE median / "
           "BE p95 | same, steady window | steady FIFO / FitGpp | against the paper |")

@@ -1,7 +1,7 @@
 """Small helpers for the executed doc pages: tiny traces, a tick-by-tick table, a job timeline.
 
 Only the docs import this. The simulation itself is always :func:`fitgpp.simulate`
-(or, for the tick-by-tick table, the same :class:`fitgpp.engine.Engine` that
+(or, for the tick-by-tick table, the same :class:`fitgpp.sim.engine.Engine` that
 ``simulate`` runs, observed after each schedule step and never changed); every
 page checks that what it draws agrees with ``simulate``'s Dataset.
 """
@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 
 import fitgpp
-from fitgpp import plots
-from fitgpp.engine import DONE, PENDING, RUNNING, STOPPING, WAITING, Engine
-from fitgpp.simulate import to_ticks
+from fitgpp.figures import plots
+from fitgpp.sim.engine import DONE, PENDING, RUNNING, STOPPING, WAITING, Engine
+from fitgpp.sim.run import to_ticks
 
 TICK = 60  # seconds; every tiny example uses the default tick
 
-WHAT_COLORS = {  # Okabe-Ito, as in fitgpp.plots
+WHAT_COLORS = {  # Okabe-Ito, as in fitgpp.figures.plots
     "TE running": "#CC79A7",
     "BE running": "#0072B2",
     "BE grace period": "#E69F00",
@@ -140,7 +140,7 @@ def tick_table(trace: pd.DataFrame, cl: fitgpp.Cluster, policy: str, **params) -
 # ------------------------------------------------------------------ timeline chart
 def intervals(trace: pd.DataFrame, cl: fitgpp.Cluster, policy: str, **params) -> pd.DataFrame:
     """Every job's waiting, running and grace-period intervals in ticks, from
-    :func:`fitgpp.plots.segments` (the engine's own start/preempt actions)."""
+    :func:`fitgpp.figures.plots.segments` (the engine's own start/preempt actions)."""
     seg = plots.segments(trace, cl, policy, tick=TICK, **params)
     seg = seg.assign(start=(seg["start"] / TICK).astype(int), end=(seg["end"] / TICK).astype(int))
     rows = []

@@ -9,21 +9,47 @@ line that only needs a few of them) does not pay for numpy, pandas and xarray up
 """
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
 import types
+import warnings
 
-from .errors import FitgppError
+from fitgpp.errors import FitgppError
 
-#: public name -> the submodule that defines it
+#: public name -> the module that defines it
 _EXPORTS = {
     **dict.fromkeys(("DEFAULT_CLUSTER", "DEFAULT_LOAD", "Cluster", "ClusterError", "NodeGroup"),
-                    "cluster"),
-    **dict.fromkeys(("POLICIES", "Fifo", "FitGpp", "Lrtp", "PolicyError", "Prio", "Rand",
-                     "make_policy"), "policies"),
-    **dict.fromkeys(("SimulationError", "load", "rerun", "save", "simulate", "summarize"),
-                    "simulate"),
+                    "sim.cluster"),
+    **dict.fromkeys(("POLICIES", "Fifo", "FitGpp", "Las", "Lrtp", "PolicyError", "Prio", "Rand",
+                     "TwoQueuePolicy", "make_policy"), "sim.policies"),
+    **dict.fromkeys(("SimulationError", "load", "save", "simulate"), "sim.run"),
+    **dict.fromkeys(("COLUMNS", "Trace", "TraceError", "read_trace", "write_trace"), "sim.trace"),
+    **dict.fromkeys(("load_model", "synthesize"), "workload"),
+    "rerun": "workload.rerun",
+    "summarize": "analysis.metrics",
+    **dict.fromkeys(("STUDIES", "Study"), "studies"),
     "__version__": "_version",
-    **dict.fromkeys(("COLUMNS", "Trace", "TraceError", "read_trace", "write_trace"), "trace"),
+}
+
+#: Modules that moved into the layers (docs/architecture.md) -> where their names are now,
+#: looked up in this order. ``import fitgpp.engine`` and the like keep working, with a
+#: DeprecationWarning; a package's submodules move with it (``fitgpp.policies.fifo``).
+_MOVED = {
+    **{m: (f"sim.{m}",) for m in ("validate", "cluster", "trace", "engine", "tiresias")},
+    "policies": ("sim.policies",),
+    "simulate": ("sim.run", "workload.rerun", "analysis.metrics"),
+    **{m: (f"analysis.{m}",) for m in ("metrics", "stability", "verdicts")},
+    "tables": ("analysis.tables", "figures.export"),
+    "plots": ("figures.plots",),
+    "figcheck": ("figures.check", "figures.chart_rules", "figures.plots.text"),
+    "figrules": ("figures.print_rules",),
+    "export": ("figures.export", "figures.files"),
+    **{m: (f"studies.{m}",) for m in ("restart_cost", "reproduce")},
+    "panels": ("workbook.panels", "workbook.views"),
+    **{m: (f"workbook.{m}",) for m in ("panel_export", "views", "live", "static", "widgets",
+                                        "workbench")},
+    "commands": ("cli",),
 }
 
 __all__ = sorted(["FitgppError", *_EXPORTS])
@@ -53,3 +79,55 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+
+
+def _new_homes(name: str) -> tuple[str, ...] | None:
+    """Where the names of the old module ``name`` (``fitgpp.engine``, ``fitgpp.policies.fifo``)
+    live now; None for a name that did not move."""
+    head, _, rest = name.removeprefix(f"{__name__}.").partition(".")
+    homes = _MOVED.get(head) if name.startswith(f"{__name__}.") else None
+    if homes is None:
+        return None
+    return tuple(f"{__name__}.{h}" + (f".{rest}" if rest else "") for h in homes[:1 if rest else None])
+
+
+class _OldModule(types.ModuleType):
+    """An old module path: every attribute is looked up in the modules that now hold it."""
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):   # the import system's own questions (__path__, __file__)
+            raise AttributeError(attr)
+        for home in self.__dict__["_homes"]:
+            module = importlib.import_module(home)
+            if hasattr(module, attr):
+                return getattr(module, attr)
+        raise AttributeError(f"module {self.__name__!r} (now {self._homes[0]}) has no "
+                             f"attribute {attr!r}")
+
+
+class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the old module paths of :data:`_MOVED`."""
+
+    def find_spec(self, name, path=None, target=None):
+        homes = _new_homes(name)
+        if homes is None:
+            return None
+        is_pkg = hasattr(importlib.import_module(homes[0]), "__path__")
+        return importlib.util.spec_from_loader(name, self, is_package=is_pkg)
+
+    def create_module(self, spec):
+        homes = _new_homes(spec.name)
+        warnings.warn(f"{spec.name} has moved to {homes[0]} (see the architecture page of the "
+                      "docs); the old path will go in a later version", DeprecationWarning,
+                      stacklevel=3)
+        module = _OldModule(spec.name, f"Moved to :mod:`{homes[0]}`.")
+        module._homes = homes
+        if spec.submodule_search_locations is not None:
+            module.__path__ = []   # its submodules are found by this finder, under their new names
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+sys.meta_path.append(_OldPaths())

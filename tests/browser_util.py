@@ -230,14 +230,14 @@ def artifacts_on_failure(name: str, page_ref: dict, console: list, lab: JupyterL
 
 # ------------------------------------------------------------------ drawn marks against data
 # For every chart (.vega-embed) inside an element: the rows of the spec the kernel holds now
-# (fitgpp.live keeps it and the drawn view on the element as `fitgpp`) against the scenegraph's
+# (fitgpp.workbook.live keeps it and the drawn view on the element as `fitgpp`) against the scenegraph's
 # marks. A row is drawn when some mark item carries it (its datum has the row's fields with the
 # row's values, in any dataset with those fields: panels may each have their own); a drawn
 # item lies outside its plot when its x or y is off the plot's area.
 MARKS_VS_DATA_JS = """root => [...root.querySelectorAll('.vega-embed')].map(embed => {
   let host = embed; while (host && !host.fitgpp) host = host.parentElement;
   const title = (embed.querySelector('.role-title-text') || {}).textContent || '?';
-  if (!host) return {title, problem: 'no view exposed (not drawn by fitgpp.live)'};
+  if (!host) return {title, problem: 'no view exposed (not drawn by fitgpp.workbook.live)'};
   const spec = host.fitgpp.spec();
   const stale = JSON.stringify(spec) !== JSON.stringify(host.fitgpp.drawn);
   const sets = Object.values(spec.datasets || {}).filter(d => d.length);

@@ -1,6 +1,6 @@
 """An independent, deliberately slow reference implementation of SPEC.md.
 
-Written from SPEC.md alone (not from ``fitgpp/engine.py`` or ``fitgpp/policies``)
+Written from SPEC.md alone (not from ``fitgpp/sim/engine.py`` or ``fitgpp/sim/policies``)
 so the tests can compare two implementations. It steps every single tick and
 recomputes every ledger quantity (free, reserved, avail, projected) from the job
 states each time it is needed: plain lists, no caches, no event jumping.

@@ -161,7 +161,7 @@ T0 = [0.0]
 
 
 def _wait_manifest(export_dir: Path) -> Path:
-    """Wait for ``manifest.json`` in ``export_dir``: fitgpp.export writes it after every figure."""
+    """Wait for ``manifest.json`` in ``export_dir``: fitgpp.figures.export writes it after every figure."""
     manifest = export_dir / "manifest.json"
     t = time.monotonic()
     while not manifest.is_file() and time.monotonic() - t < STEP_TIMEOUT:

@@ -12,10 +12,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from fitgpp import reproduce
-from fitgpp.metrics import METRICS, change, percent
-from fitgpp.verdicts import PAPER, against_paper_all, cost_or_gain, holds_together
-from fitgpp.reproduce import ALIBABA
+from fitgpp.studies import reproduce
+from fitgpp.analysis.metrics import METRICS, change, percent
+from fitgpp.analysis.verdicts import PAPER, against_paper_all, cost_or_gain, holds_together
+from fitgpp.studies.reproduce import ALIBABA
 from nbclient import NotebookClient
 from papermill.parameterize import parameterize_notebook
 

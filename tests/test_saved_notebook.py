@@ -7,7 +7,7 @@ from __future__ import annotations
 import nbformat
 from nbconvert import HTMLExporter
 
-from fitgpp.static import svgs
+from fitgpp.workbook.static import svgs
 from test_notebooks import NOTEBOOKS, execute
 
 

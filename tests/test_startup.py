@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from fitgpp.commands.fit import FORMATS as CLI_FORMATS
+from fitgpp.cli.fit import FORMATS as CLI_FORMATS
 from fitgpp.workload.adapters import FORMATS
 
 #: heavy packages no plain simulate or --help needs (scipy.stats: 0.4 s; distributed: 0.15 s;
 #: altair: plots; fitgpp.workload/sweep/reproduce: other commands)
 HEAVY = ("scipy.stats", "distributed", "altair", "fitgpp.workload", "fitgpp.sweep",
-         "fitgpp.reproduce")
+         "fitgpp.studies.reproduce")
 
 
 def _imported(tmp_path, argv: list[str]) -> set[str]:

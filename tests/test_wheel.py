@@ -44,15 +44,20 @@ def test_every_package_and_data_file_is_listed_for_the_wheel():
         assert any(rel.match(pat) and len(rel.parts) == len(Path(pat).parts) for pat in patterns), \
             f"traces/{rel} is not shipped: add a pattern to [tool.setuptools.package-data]"
     # files of the package itself that are not Python (live.js, the charts' front end)
-    own = [p.name for p in (ROOT / "fitgpp").iterdir() if p.is_file() and p.suffix not in (".py", ".pyc")]
-    assert own and sorted(own) == sorted(SETUPTOOLS["package-data"].get("fitgpp", [])), \
-        f"fitgpp/ holds {own}: list each in [tool.setuptools.package-data] \"fitgpp\""
+    own = {}
+    for p in (ROOT / "fitgpp").rglob("*"):
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts:
+            pkg = ".".join(p.parent.relative_to(ROOT).parts)
+            own.setdefault(pkg, []).append(p.name)
+    listed = {k: sorted(v) for k, v in SETUPTOOLS["package-data"].items() if k != "fitgpp.traces"}
+    assert own and {k: sorted(v) for k, v in own.items()} == listed, \
+        f"fitgpp/ holds {own}: list each in [tool.setuptools.package-data]"
 
 
 def test_a_checkout_on_sys_path_without_an_install_finds_its_traces(tmp_path):
     """No install at all (PYTHONPATH=<checkout>, no .pth hook): fitgpp.traces is not a
     subpackage then, and models_dir() falls back to <checkout>/traces."""
-    probe = ("import importlib.util, fitgpp.reproduce as r\n"
+    probe = ("import importlib.util, fitgpp.studies.reproduce as r\n"
              "from fitgpp.workload import models_dir\n"
              "print(importlib.util.find_spec('fitgpp.traces') is None, models_dir(), r.ALIBABA)\n")
     r = _run(ROOT, tmp_path, "-c", probe)
@@ -112,12 +117,12 @@ def _fitgpp(target, cwd, *args, **kw):
 @pytest.mark.slow
 def test_installed_wheel_imports_nothing_from_the_source_tree(installed, tmp_path):
     probe = ("import json, sys\n"
-             "import fitgpp, fitgpp.cli, fitgpp.live, fitgpp.reproduce, fitgpp.sweep, fitgpp.workload\n"
+             "import fitgpp, fitgpp.cli, fitgpp.workbook.live, fitgpp.studies.reproduce, fitgpp.sweep, fitgpp.workload\n"
              "from fitgpp.workload import models_dir, list_models\n"
              "files = {m.__name__: m.__file__ for m in list(sys.modules.values())\n"
              "         if m.__name__.split('.')[0] == 'fitgpp' and getattr(m, '__file__', None)}\n"
              "print(json.dumps({'files': files, 'models_dir': str(models_dir()),\n"
-             "                  'models': list_models(), 'alibaba': str(fitgpp.reproduce.ALIBABA),\n"
+             "                  'models': list_models(), 'alibaba': str(fitgpp.studies.reproduce.ALIBABA),\n"
              "                  'version': fitgpp.__version__}))\n")
     r = _run(installed, tmp_path, "-c", probe)
     assert r.returncode == 0, r.stderr

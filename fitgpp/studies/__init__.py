@@ -1,4 +1,4 @@
-"""The research questions, one module each (as :mod:`fitgpp.policies` holds one module per
+"""The research questions, one module each (as :mod:`fitgpp.sim.policies` holds one module per
 policy): ``rq<N>.py`` in the order of N, then ``run_length``. Each module declares its
 experiments (a :class:`Study` each: the grid, the baseline, the workload), their analysis
 (findings computed from the results) and figures, and lists what it declares in its
@@ -15,8 +15,8 @@ import importlib
 import pkgutil
 import re
 
-from .base import Outcome, Study, label_of
-from .size import FULL, QUICK, ReproduceError, RQResult, Size
+from fitgpp.studies.base import Outcome, Study, label_of
+from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size
 
 
 def _modules() -> list[str]:

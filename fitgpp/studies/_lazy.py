@@ -12,13 +12,13 @@ class _LazyCluster:
 
     def __call__(self) -> str:
         if self.cluster is None:
-            from ..sweep import machine_workers
-            from ..sweep.runner import local_cluster
+            from fitgpp.sweep import machine_workers
+            from fitgpp.sweep.runner import local_cluster
             self.cluster = local_cluster(self.workers or machine_workers())
         return self.cluster.scheduler_address
 
     def close(self):
         if self.cluster is not None:
-            from ..sweep.runner import close_cluster
+            from fitgpp.sweep.runner import close_cluster
             close_cluster(self.cluster)
             self.cluster = None

@@ -9,7 +9,7 @@ and a finding. Its configurations are every dimension of its grid except seed an
 every swept field of every policy (a researcher's own as much as FitGpp's ``s``), every
 knob, the variant. :meth:`Study.run` runs the cells through
 :func:`fitgpp.sweep.run_sweep` (cached cell by cell, on Dask when asked); the numbers are
-the metrics declared in :mod:`fitgpp.metrics`, with Student-t intervals over seeds and
+the metrics declared in :mod:`fitgpp.analysis.metrics`, with Student-t intervals over seeds and
 changes paired per seed against the baseline.
 """
 
@@ -26,12 +26,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import plots
-from .._version import __version__
-from ..metrics import (METRICS, Metric, brief, paired_change, percent,
-                      t_interval)
-from ._lazy import _LazyCluster
-from .size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
+from fitgpp.figures import plots
+from fitgpp._version import __version__
+from fitgpp.analysis.metrics import METRICS, Metric, brief, paired_change, percent, t_interval
+from fitgpp.studies._lazy import _LazyCluster
+from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 
 NAMES = plots.FAMILIES
 
@@ -43,13 +42,13 @@ class Study:
 
     ``policies``: the sweep's policy table (``{name: {param: value or list}}``, see
     :class:`fitgpp.sweep.Experiment`). ``knobs``: swept workload knobs (``{"grace_scale":
-    (1.0, 4.0)}``); ``n_jobs`` and ``load`` come from the :class:`~fitgpp.reproduce.Size`. ``model``: a
+    (1.0, 4.0)}``); ``n_jobs`` and ``load`` come from the :class:`~fitgpp.studies.reproduce.Size`. ``model``: a
     workload model (None: the size's). ``variants``: ``{label: model -> model}``, each a
     variant of the model along the dimension ``variant_dim``. ``trace``: ``size -> Trace``
     for a real trace instead of a model. ``one_seed``: run the first seed only.
     ``analyze``: ``Outcome -> RQResult``. ``baseline``: what every change is against, a
     policy name or ``{"policy": name, field: value, ...}`` (a configuration). ``columns``:
-    metrics (names in :data:`fitgpp.metrics.METRICS`) its tables show besides the brief
+    metrics (names in :data:`fitgpp.analysis.metrics.METRICS`) its tables show besides the brief
     ones. ``captions``: ``{figure name without the key: caption}`` of its own figures.
     Adding a research question or a knob is one
     declaration; :func:`dataclasses.replace` (or :meth:`replace`) varies one.
@@ -74,7 +73,7 @@ class Study:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
         declares ad hoc gets a table and a finding), its finding followed by whether each
         configuration reached a steady state (:mod:`fitgpp.studies.steady`)."""
-        from .steady import steadiness, steady_sentence
+        from fitgpp.studies.steady import steadiness, steady_sentence
         r = (self.analyze or generic)(o)
         r.steadiness = steadiness(o)
         r.finding = f"{r.finding} {steady_sentence(r.steadiness)}"
@@ -98,7 +97,7 @@ class Study:
     def grid(self):
         """The sweep's policy grid (an :class:`~fitgpp.sweep.Experiment` on a stand-in
         workload): what the policies' fields make of the declared ``policies``."""
-        from ..sweep import Experiment
+        from fitgpp.sweep import Experiment
         return Experiment(workload={"model": "paper-default"}, policies=self.policies)
 
     def params(self) -> tuple[str, ...]:
@@ -131,7 +130,7 @@ class Study:
     def experiments(self, size: Size = QUICK) -> dict:
         """The sweep experiments: ``{variant label: Experiment}`` (``{None: ...}`` without
         variants)."""
-        from ..sweep import Experiment, Workload
+        from fitgpp.sweep import Experiment, Workload
         common = dict(policies=self.policies, seeds=self.seeds(size), cluster=size.cluster,
                       name=self.key, description=self.title)
         if self.trace is not None:
@@ -141,7 +140,7 @@ class Study:
                  **{k: tuple(v) for k, v in self.knobs.items()}}
         if not self.variants:
             return {None: Experiment(workload=Workload(model=model, **knobs), **common)}
-        from ..workload import load_model
+        from fitgpp.workload import load_model
         base = load_model(model)
         return {label: Experiment(workload=Workload(model=make(base), **knobs), **common)
                 for label, make in self.variants.items()}
@@ -155,7 +154,7 @@ class Study:
         if self.at_size(size) is not self:
             return self.at_size(size).run(size, cache=cache, scheduler=scheduler,
                                           progress=progress)
-        from ..sweep import run_sweep
+        from fitgpp.sweep import run_sweep
         exps = self.experiments(size)
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
@@ -180,7 +179,7 @@ class Study:
         else:
             grid = xr.concat(list(grids.values()), dim=pd.Index(list(grids), name=self.variant_dim),
                              combine_attrs="drop_conflicts")
-        from ..sweep import cache_dir_for
+        from fitgpp.sweep import cache_dir_for
         return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache))
 
     def result(self, size: Size = QUICK, **kw) -> RQResult:
@@ -251,7 +250,7 @@ class Outcome:
         """One cell's simulation Dataset (from the sweep's results, no simulation):
         ``policy`` (a name) with parameters and knobs ``where`` on seed ``seed`` (default:
         the first); a parameter the policy does not take is ignored."""
-        from ..sweep import run_dataset
+        from fitgpp.sweep import run_dataset
         fields = self.params()
         seed = self.study.seeds(self.size)[0] if seed is None else seed
         hits = []
@@ -273,7 +272,7 @@ class Outcome:
         holds the metric's variable, else computed from each cell's per-job results (over
         the steady window only when the size asks for it)."""
         if self.size.steady_window and metric.cls is not None:
-            from .steady import window_values
+            from fitgpp.studies.steady import window_values
             return window_values(self, conf, metric)
         if metric.var is not None and metric.var in self.grid:
             return self.values(conf, metric.var, metric.cls, at)
@@ -305,7 +304,7 @@ class Outcome:
 
     def change(self, conf: dict, metric: Metric) -> np.ndarray:
         """Per-seed change of ``metric`` at ``conf`` against the study's baseline, paired
-        per seed (:func:`fitgpp.metrics.paired_change`); NaN where it means nothing."""
+        per seed (:func:`fitgpp.analysis.metrics.paired_change`); NaN where it means nothing."""
         base = self.baseline(conf)
         x = self.metric_values(conf, metric)
         if base is None or not metric.vs_baseline:
@@ -315,7 +314,7 @@ class Outcome:
     def table(self, extra: Mapping[str, Callable] | None = None) -> pd.DataFrame:
         """One row per configuration: its ids (``policy`` label, ``name``, ``s``, ``P``,
         every other swept field, knobs, variant), ``seeds``, and for each metric of
-        :data:`fitgpp.metrics.METRICS` the sweep Dataset holds, each brief one, each the
+        :data:`fitgpp.analysis.metrics.METRICS` the sweep Dataset holds, each brief one, each the
         study lists in ``columns`` (and each ``extra`` ``column: Dataset -> float``) the
         mean over seeds with ``_lo``/``_hi`` bounds (NaN below 3 seeds), and its change
         against the baseline (``change_<name>``)."""
@@ -361,7 +360,7 @@ class Outcome:
 
 def label_of(name: str, params: dict, exp) -> str:
     """The label of configuration ``name`` with ``params`` in the grid of ``exp`` (see
-    :func:`fitgpp.plots.config_label`): a field is named when that policy's grid sweeps it."""
+    :func:`fitgpp.figures.plots.config_label`): a field is named when that policy's grid sweeps it."""
     grid = next(g for g in exp.policies if g.name == name)
     return plots.config_label(name, params, [k for k, v in grid.values if len(v) > 1])
 
@@ -401,7 +400,7 @@ def changes(o: Outcome, keys=("te_p95", "be_median", "be_p95")) -> dict[str, str
 
 
 def _bars(table: pd.DataFrame) -> pd.DataFrame:
-    """Stats table for :func:`fitgpp.plots.slowdown_bars` from an across-seeds table
+    """Stats table for :func:`fitgpp.figures.plots.slowdown_bars` from an across-seeds table
     (no whisker where there is no interval; a whisker stops at 1, the smallest slowdown
     there is, where a wide interval reaches below it: the table keeps the bounds)."""
     rows = []
@@ -419,8 +418,8 @@ def _bars(table: pd.DataFrame) -> pd.DataFrame:
 def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None) -> str:
     """A mean with its interval; a change (a fraction) in percent. A bound below the
     metric's range (a change below -100 %, or below ``floor``: 1 for a slowdown) is clipped
-    to it and marked ``*`` (:data:`fitgpp.verdicts.CLIP_NOTE`)."""
-    from ..verdicts import Interval
+    to it and marked ``*`` (:data:`fitgpp.analysis.verdicts.CLIP_NOTE`)."""
+    from fitgpp.analysis.verdicts import Interval
     low = floor if floor is not None else -1.0 if is_change else -np.inf
     if np.isnan(lo) or np.isnan(hi):
         return percent(m) if is_change else f"{m:.3g}"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import plots
-from ..metrics import percent
-from ..verdicts import PAPER, PAPER_CLAIMS, against_paper_all, order_against, paper_summary, size_phrase
-from .base import Outcome, RQResult, Study, _bars, _config, _fmt, _timeline
+from fitgpp.figures import plots
+from fitgpp.analysis.metrics import percent
+from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, against_paper_all, order_against,
+                                      paper_summary, size_phrase)
+from fitgpp.studies.base import Outcome, RQResult, Study, _bars, _config, _fmt, _timeline
 
 #: The configuration whose changes are the paper's headline.
 HEADLINE = "FitGpp s=4"
@@ -16,7 +17,7 @@ __all__ = ["HEADLINE", "PAPER", "RQ1", "STUDIES", "headline_finding"]
 
 def headline_finding(table: pd.DataFrame, jobs: int, seeds: int) -> str:
     """The finding of RQ1 from its table (one row per policy, the metrics and their changes
-    against FIFO): each of the three numbers against the paper's by :mod:`fitgpp.verdicts`,
+    against FIFO): each of the three numbers against the paper's by :mod:`fitgpp.analysis.verdicts`,
     and where FitGpp's TE p95 slowdown sits among the other policies'."""
     t = table.set_index("policy")
     fit = t.loc[HEADLINE]
@@ -42,7 +43,7 @@ def headline_finding(table: pd.DataFrame, jobs: int, seeds: int) -> str:
 def _utilization(kept) -> dict:
     """FitGpp's and FIFO's GPU use over time; one figure naming both when they are the same
     (a run too small for contention), not two identical files."""
-    from ..figrules import identical
+    from fitgpp.figures.print_rules import identical
     charts = {"rq1_utilization_fitgpp": plots.utilization(kept[HEADLINE]),
               "rq1_utilization_fifo": plots.utilization(kept["FIFO"])}
     if identical(charts):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .. import plots
+from fitgpp.figures import plots
 import numpy as np
 
-from ..metrics import METRICS, change, percent
-from .base import Outcome, RQResult, Study, _config, _long, changes
-from ..verdicts import (MIN_SEEDS, PAPER, against_paper_all, compare, holds_together,
-                        size_phrase)
+from fitgpp.analysis.metrics import METRICS, change, percent
+from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
+from fitgpp.analysis.verdicts import (MIN_SEEDS, PAPER, against_paper_all, compare, holds_together,
+                                      size_phrase)
 
 
 S_VALUES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -22,7 +22,7 @@ FLAT = 0.05
 def s_tradeoff_verdict(per_seed: dict, s_lo: float, s_hi: float) -> str:
     """The paper: larger s buys TE latency with BE slowdown. ``per_seed[(metric, s)]``: the
     per-seed values (mean over P) of ``te_p95`` and ``be_p95`` at the smallest and largest
-    s; the largest against the smallest by the paired test of :func:`fitgpp.verdicts.compare`."""
+    s; the largest against the smallest by the paired test of :func:`fitgpp.analysis.verdicts.compare`."""
     a, b = f"s={s_hi:g}", f"s={s_lo:g}"
     te, be = (compare(per_seed[(k, s_hi)], per_seed[(k, s_lo)], a=a, b=b,
                       title=f"{METRICS[k].title} (mean over P)", better=METRICS[k].better)

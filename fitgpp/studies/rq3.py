@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .. import plots
+from fitgpp.figures import plots
 import numpy as np
 
-from ..metrics import METRICS, percent
-from ..verdicts import compare, size_phrase
-from .base import Outcome, RQResult, Study, _config, _long, changes
+from fitgpp.analysis.metrics import METRICS, percent
+from fitgpp.analysis.verdicts import compare, size_phrase
+from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 
 
 GRACE_SCALES = (1.0, 4.0, 16.0)
@@ -18,7 +18,7 @@ KEYS = ("te_p95", "be_p95")
 def s8_against_s4(s8: dict, s4: dict) -> str:
     """The paper says s=8 helps when grace periods are long: s=8 against s=4 on each metric
     of :data:`KEYS`, from their per-seed changes against FIFO (``{metric: array}``, seed i
-    at index i), by the paired test of :func:`fitgpp.verdicts.compare`."""
+    at index i), by the paired test of :func:`fitgpp.analysis.verdicts.compare`."""
     parts, said = [], []
     for k in KEYS:
         m = METRICS[k]

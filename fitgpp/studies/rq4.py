@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import plots
-from ..metrics import METRICS
-from ..verdicts import cost_or_gain, extremes, size_phrase
-from .base import Outcome, RQResult, Study, _config, _long, changes
+from fitgpp.figures import plots
+from fitgpp.analysis.metrics import METRICS
+from fitgpp.analysis.verdicts import cost_or_gain, extremes, size_phrase
+from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 
 
 TE_FRACTIONS = (0.2, 0.5, 0.8)
@@ -18,7 +18,7 @@ GRACE_SHAPES = {"narrow (lognormal sigma 0.25)": 0.25, "default (lognormal sigma
 def grace_variant(model, sigma: float):
     """``model`` with its BE grace period replaced by a lognormal of median 60 s and ``sigma``
     (truncated at 1 h), everything else unchanged."""
-    from ..workload.dists import Dist
+    from fitgpp.workload.dists import Dist
     be = dataclasses.replace(model.classes["BE"],
                              grace_period=Dist("lognorm", {"s": float(sigma), "loc": 0.0,
                                                            "scale": 60.0}, 3600.0))
@@ -37,7 +37,7 @@ def mix_finding(fit, jobs: int, seeds: int) -> str:
     """The finding of RQ4 from its table's FitGpp rows (one per TE share and grace
     distribution, with their changes against FIFO): how many mixes see a TE gain, and the
     largest BE p95 cost and gain, each only among the changes of that kind
-    (:func:`fitgpp.verdicts.extremes`)."""
+    (:func:`fitgpp.analysis.verdicts.extremes`)."""
     te, be = METRICS["te_p95"], METRICS["be_p95"]
     kinds = [cost_or_gain(x, te.better) for x in fit["change_te_p95"]]
     gains = kinds.count("gain")

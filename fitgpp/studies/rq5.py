@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import plots
-from ..metrics import METRICS
-from ..verdicts import describe_change, order_against, size_phrase
-from .base import Outcome, ReproduceError, RQResult, Size, Study, _config
-from ..cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
-from ..workload.model import models_dir
+from fitgpp.figures import plots
+from fitgpp.analysis.metrics import METRICS
+from fitgpp.analysis.verdicts import describe_change, order_against, size_phrase
+from fitgpp.studies.base import Outcome, ReproduceError, RQResult, Size, Study, _config
+from fitgpp.sim.cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
+from fitgpp.workload.model import models_dir
 
 #: RQ5's input, shipped with fitgpp (traces/alibaba-gpu-v2023/, see its SOURCE.md)
 ALIBABA = models_dir() / "alibaba-gpu-v2023" / "openb_pod_list_default.csv.gz"
@@ -25,12 +25,12 @@ def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None
     (or stretch) the arrival times so the offered GPU load on ``cluster`` is ``load``
     (the trace's 149 days on 6212 GPUs would leave a 128-GPU cluster nearly idle or
     swamped); None keeps the real times."""
-    from ..trace import read_trace
-    from ..workload import from_alibaba_v2023, offered_load
+    from fitgpp.sim.trace import read_trace
+    from fitgpp.workload import from_alibaba_v2023, offered_load
     path = Path(path)
     if not path.is_file():
         raise ReproduceError(f"real trace {path} not found: RQ5 needs the Alibaba GPU v2023 "
-                             "pod list (shipped as fitgpp.reproduce.ALIBABA)")
+                             "pod list (shipped as fitgpp.studies.reproduce.ALIBABA)")
     tr, report = from_alibaba_v2023(path, runtimes="philly", seed=seed)
     jobs = tr.jobs.sort_values(["submit_time", "job_id"], kind="stable")
     if n_jobs is not None:
@@ -51,7 +51,7 @@ def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None
 def real_trace_finding(table, jobs: int, dropped: int) -> str:
     """The finding of RQ5 from its table (one row per policy, one seed): each change of
     FitGpp s=4 against FIFO in the words its direction earns
-    (:func:`fitgpp.verdicts.describe_change`), the size of the trace actually run, and where
+    (:func:`fitgpp.analysis.verdicts.describe_change`), the size of the trace actually run, and where
     FitGpp's TE p95 slowdown sits among the other policies'."""
     t = table.set_index("policy")
     fit = t.loc["FitGpp s=4"]

@@ -2,7 +2,7 @@
 
 The declaration: PRIO (the baseline, never preempts), FitGpp at several ``s``, LRTP and RAND
 on three workloads (the variants, dimension ``workload``), the BE restart overhead a swept
-knob. The per-run numbers, findings and figures are :mod:`fitgpp.restart_cost`'s; notebook 07
+knob. The per-run numbers, findings and figures are :mod:`fitgpp.studies.restart_cost`'s; notebook 07
 and ``fitgpp reproduce`` run this same declaration.
 """
 
@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import restart_cost as rc
-from .base import RQResult, Study, _config
+from fitgpp.studies import restart_cost as rc
+from fitgpp.studies.base import RQResult, Study, _config
 
 
 def study(overheads=rc.REPRODUCE_OVERHEADS, workloads=rc.WORKLOADS):
     """RQ6 as a :class:`fitgpp.studies.Study` for ``fitgpp reproduce``: the workloads are
     its variants (dimension ``workload``), the overheads its swept knob (default
-    :data:`fitgpp.restart_cost.REPRODUCE_OVERHEADS`: 0, 10, 30, 60 min); ``n_jobs``, seeds and load come from the
+    :data:`fitgpp.studies.restart_cost.REPRODUCE_OVERHEADS`: 0, 10, 30, 60 min); ``n_jobs``, seeds and load come from the
     reproduce size. Its analysis is :func:`analyze`."""
-    from ..workload import load_model
+    from fitgpp.workload import load_model
     if 0 not in overheads or any(not (isinstance(x, (int, float)) and x >= 0)
                                  for x in overheads):
         raise rc.RestartCostError(f"overheads are seconds >= 0 and must include 0 (the "
@@ -49,8 +49,8 @@ def study(overheads=rc.REPRODUCE_OVERHEADS, workloads=rc.WORKLOADS):
 
 def analyze(o):
     """A :class:`fitgpp.studies.Outcome` of :func:`study` -> its ``RQResult``: the
-    across-seed table of this module, the charts, the finding (:func:`fitgpp.restart_cost.summary`) and, as
-    ``details``, the sentences of :func:`fitgpp.restart_cost.describe` and the findings table."""
+    across-seed table of this module, the charts, the finding (:func:`fitgpp.studies.restart_cost.summary`) and, as
+    ``details``, the sentences of :func:`fitgpp.studies.restart_cost.describe` and the findings table."""
     runs = pd.DataFrame([rc._row(variant, cell, res) for (variant, cell), res in o.runs.items()])
     table = rc.across_seeds(runs)
     found = rc.findings_table(table)

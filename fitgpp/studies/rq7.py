@@ -1,12 +1,12 @@
 """RQ7, beyond the paper: does knowing which jobs are TE buy anything over LAS?
 
-LAS (Tiresias's discretized 2D-LAS, :mod:`fitgpp.policies.las`) learns which jobs are short
+LAS (Tiresias's discretized 2D-LAS, :mod:`fitgpp.sim.policies.las`) learns which jobs are short
 from their attained service, without labels; FitGpp and PRIO are told which jobs are TE.
 The declaration: FIFO, PRIO (the baseline), FitGpp at several ``s`` and LAS at two
 threshold settings on three workload models (the variants, dimension ``workload``) with the
 BE restart overhead a swept knob, and the same policies on the Alibaba trace (a study of its
 own per overhead: a trace carries its overhead in a column, not as a knob). The findings
-compare FitGpp with LAS, configuration by configuration, through :mod:`fitgpp.verdicts`.
+compare FitGpp with LAS, configuration by configuration, through :mod:`fitgpp.analysis.verdicts`.
 """
 
 from __future__ import annotations
@@ -18,23 +18,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import verdicts
-from ..metrics import METRICS
-from ..policies.las import Las
-from .base import RQResult, Size, Study, _config
+from fitgpp.analysis import verdicts
+from fitgpp.analysis.metrics import METRICS
+from fitgpp.sim.policies.las import Las
+from fitgpp.studies.base import RQResult, Size, Study, _config
 
 #: Tiresias's ``dlas-gpu`` thresholds [GPU-s]: the second is this many times the first.
 RATIO = 7200.0 / 3250.0
 #: The two LAS settings (the first threshold, GPU-s). 3250: Tiresias's default, close to the
 #: TE p95 service of ``paper-default`` (95 % of its TE jobs finish in queue 0). 14000: scaled
 #: to ``paper-wide-te``'s TE p95 service (its TE jobs hold 4-8 GPUs, so with the default
-#: about half of them are demoted before they finish); tests/test_rq7.py checks both anchors.
+#: about half of them are demoted before they finish); tests/studies/test_rq7.py checks both anchors.
 THRESHOLDS = (3250.0, 14000.0)
 FITGPP_S = (1.0, 4.0, 8.0)
 WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
 #: Restart overheads [s] of BE jobs: free restarts and 10 minutes.
 OVERHEADS = (0.0, 600.0)
-#: The metrics compared, all declared in :data:`fitgpp.metrics.METRICS`.
+#: The metrics compared, all declared in :data:`fitgpp.analysis.metrics.METRICS`.
 COMPARED = ("te_p95", "be_median", "be_p95", "preemptions_per_be")
 TITLE = "RQ7: FitGpp against LAS"
 QUESTION = ("Does knowing which jobs are TE buy anything over LAS? LAS (Tiresias's "
@@ -45,7 +45,7 @@ QUESTION = ("Does knowing which jobs are TE buy anything over LAS? LAS (Tiresias
 @dataclass(frozen=True)
 class LasThreshold:
     """LAS with three queues whose thresholds are ``(threshold, threshold x RATIO)`` GPU-s:
-    exactly :class:`fitgpp.policies.Las` with those thresholds, with one plain number as its
+    exactly :class:`fitgpp.sim.policies.Las` with those thresholds, with one plain number as its
     field so a sweep can vary it (a sweep records plain values, not tuples)."""
 
     threshold: float = field(default=THRESHOLDS[0], metadata={
@@ -63,7 +63,7 @@ class LasThreshold:
 
     @functools.cached_property
     def _las(self) -> Las:
-        """The :class:`~fitgpp.policies.Las` this stands for (its per-run state lives in the
+        """The :class:`~fitgpp.sim.policies.Las` this stands for (its per-run state lives in the
         engine's scratch, so one object serves every run)."""
         return Las(thresholds=self.thresholds)
 
@@ -81,7 +81,7 @@ POLICIES = {"fifo": {}, "prio": {}, "fitgpp": {"s": list(FITGPP_S)},
 # ---------------------------------------------------------------- the declarations
 def _model(name):
     def make(_base):
-        from ..workload import load_model
+        from fitgpp.workload import load_model
         return load_model(name)
     make.workload = name
     return make
@@ -91,8 +91,8 @@ def _alibaba(overhead: float):
     """``size -> Trace``: RQ5's Alibaba trace (:func:`fitgpp.studies.rq5.alibaba_trace`) with
     every BE job's restart overhead set to ``overhead`` seconds."""
     def trace(size: Size):
-        from ..trace import read_trace
-        from .rq5 import ALIBABA, alibaba_trace
+        from fitgpp.sim.trace import read_trace
+        from fitgpp.studies.rq5 import ALIBABA, alibaba_trace
         tr = alibaba_trace(ALIBABA, n_jobs=size.real_jobs, load=size.load, cluster=size.cluster)
         jobs = tr.jobs.assign(restart_overhead=np.where(tr.jobs["cls"] == "BE", overhead, 0.0))
         return read_trace(jobs, cluster=size.cluster,
@@ -150,7 +150,7 @@ def per_seed(o) -> pd.DataFrame:
 
 def comparisons(runs: pd.DataFrame) -> pd.DataFrame:
     """Every FitGpp setting against every LAS setting on each workload and overhead, for each
-    metric of :data:`COMPARED`: :func:`fitgpp.verdicts.compare` over the paired seeds
+    metric of :data:`COMPARED`: :func:`fitgpp.analysis.verdicts.compare` over the paired seeds
     (``runs`` as :func:`per_seed` gives it; ``family`` tells FitGpp from LAS)."""
     rows = []
     for (w, ro), g in runs.groupby(["workload", "overhead_min"], sort=False):
@@ -194,7 +194,7 @@ def summary(comp: pd.DataFrame) -> str:
 
 def vs_baseline(table: pd.DataFrame, baseline: str) -> str:
     """Each workload and overhead: the TE p95 change of every FitGpp and LAS setting
-    against the baseline, in words of its direction (:func:`fitgpp.verdicts.describe_change`),
+    against the baseline, in words of its direction (:func:`fitgpp.analysis.verdicts.describe_change`),
     with its interval over seeds (a direction whose interval spans 0 is not a finding)."""
     out = []
     keys = [k for k in ("workload", "restart_overhead") if k in table]
@@ -229,7 +229,7 @@ def _bounds(iv: verdicts.Interval) -> str:
 def readable(table: pd.DataFrame) -> pd.DataFrame:
     """The study's table for reading: one row per configuration, each metric of
     :data:`COMPARED` as its mean over seeds with its 95 % interval clipped to the metric's
-    range (marked ``*``, :data:`fitgpp.verdicts.CLIP_NOTE`; none from fewer than 3 seeds),
+    range (marked ``*``, :data:`fitgpp.analysis.verdicts.CLIP_NOTE`; none from fewer than 3 seeds),
     and each change against the baseline in percent."""
     ids = [c for c in ("workload", "restart_overhead", "policy", "seeds") if c in table]
     out = table[ids].copy()

@@ -7,7 +7,7 @@ small runs at the quick size, 6 loads up to 100,000 jobs at the full size). Its 
 says how the three headline changes move with the run length at each load, finds the
 *usable capacity* (the highest load up to which FitGpp's runs of the longest length are
 steady in every seed: there its BE slowdown stays bounded however long the run), and where
-on the grid the paper's three numbers hold together (:func:`fitgpp.verdicts.holds_together`).
+on the grid the paper's three numbers hold together (:func:`fitgpp.analysis.verdicts.holds_together`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import math
 
 import pandas as pd
 
-from .. import plots
-from ..metrics import percent
-from ..verdicts import PAPER_CLAIMS, against_paper_all, holds_together
-from .base import Outcome, RQResult, Study, _config, _long, changes
-from .steady import steadiness
+from fitgpp.figures import plots
+from fitgpp.analysis.metrics import percent
+from fitgpp.analysis.verdicts import PAPER_CLAIMS, against_paper_all, holds_together
+from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
+from fitgpp.studies.steady import steadiness
 
 FITGPP = "FitGpp s=4"
 
@@ -88,7 +88,7 @@ def run_length_finding(table: pd.DataFrame, steady: pd.DataFrame) -> str:
     cells = paper_cells(table)
     held = cells[cells["holds"]]
     where = ("The paper's three numbers hold together (each matches the paper's by "
-             "fitgpp.verdicts) at " + ", ".join(f"load {r['load']:g} with {int(r['n_jobs']):,} "
+             "fitgpp.analysis.verdicts) at " + ", ".join(f"load {r['load']:g} with {int(r['n_jobs']):,} "
                                                  f"jobs" for _, r in held.iterrows())
              if len(held) else
              "The paper's three numbers hold together nowhere on this grid: "

@@ -1,7 +1,7 @@
 """How big a study's runs are (:class:`Size`, :data:`QUICK`, :data:`FULL`), what a study
 hands to the report (:class:`RQResult`), and the error a study that cannot run raises.
 
-The names are re-exported by :mod:`fitgpp.studies` (and :mod:`fitgpp.reproduce`), where
+The names are re-exported by :mod:`fitgpp.studies` (and :mod:`fitgpp.studies.reproduce`), where
 they are documented.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 import xarray as xr
 
-from ..cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
-from ..errors import FitgppError
+from fitgpp.sim.cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
+from fitgpp.errors import FitgppError
 
 
 class ReproduceError(FitgppError):

@@ -1,4 +1,4 @@
-"""Did each configuration of a study reach a steady state? :func:`fitgpp.stability.stability`
+"""Did each configuration of a study reach a steady state? :func:`fitgpp.analysis.stability.stability`
 on every cell (every seed) of an :class:`~fitgpp.studies.Outcome`, summed per configuration.
 
 A sweep cell keeps the time series of waiting TE and BE jobs (``waiting_te``,
@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..stability import RULE, stability
+from fitgpp.analysis.stability import RULE, stability
 
 
 def _judged(o, conf, seed):
-    """The run of ``conf`` on ``seed`` and its :class:`~fitgpp.stability.Stability` (kept)."""
+    """The run of ``conf`` on ``seed`` and its :class:`~fitgpp.analysis.stability.Stability` (kept)."""
     key = ("stability", conf["label"], str(conf["knobs"]), str(conf["variant"]), seed)
     if key not in o.memo:
         ds = o.run(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
@@ -28,7 +28,7 @@ def window_values(o, conf, metric) -> np.ndarray:
     """Per-seed values of ``metric`` at ``conf`` over the steady window only: the jobs
     submitted from the later of the run's warm-up end and its baseline's (same seed, same
     workload, so the two are measured on the same jobs and their change stays paired) until
-    the last arrival. The rule of each bound is :mod:`fitgpp.stability`'s. A run that is not
+    the last arrival. The rule of each bound is :mod:`fitgpp.analysis.stability`'s. A run that is not
     steady stays not steady in any window (its ``steadiness`` says so)."""
     base = o.baseline(conf)
     out = []

@@ -9,13 +9,13 @@ tasks, cached per cell on disk, folded into one xarray Dataset.
 See ``docs/experiments.md``.
 """
 
-from .cache import CacheWarning, CellCache, default_cache_dir
-from .cell import Cell, cells_of, compute_cell
-from .config import (GRID_PARAMS, KNOBS, Experiment, ExperimentError, PolicyGrid, Workload,
+from fitgpp.sweep.cache import CacheWarning, CellCache, default_cache_dir
+from fitgpp.sweep.cell import Cell, cells_of, compute_cell
+from fitgpp.sweep.config import (GRID_PARAMS, KNOBS, Experiment, ExperimentError, PolicyGrid, Workload,
                      load_experiment)
-from .runner import SweepError, cache_dir_for, machine_workers, run_sweep
-from .runs import run_dataset
-from .summary import CLASS_METRICS, VS_FIFO, format_table
+from fitgpp.sweep.runner import SweepError, cache_dir_for, machine_workers, run_sweep
+from fitgpp.sweep.runs import run_dataset
+from fitgpp.sweep.summary import CLASS_METRICS, VS_FIFO, format_table
 
 __all__ = [
     "CLASS_METRICS", "CacheWarning", "Cell", "CellCache", "Experiment", "ExperimentError",

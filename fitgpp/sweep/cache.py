@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FitgppError
-from ..validate import honour_umask, read_regular
-from .cell import CELL_FORMAT
+from fitgpp.errors import FitgppError
+from fitgpp.sim.validate import honour_umask, read_regular
+from fitgpp.sweep.cell import CELL_FORMAT
 
 
 class CacheWarning(UserWarning):
@@ -168,7 +168,7 @@ def _check(out: dict, n_jobs: int | None) -> dict:
     (``n_jobs`` when known), numbers where numbers belong (whole-valued floats may be stored
     as int32), time series and node intervals of consistent lengths, everything finite;
     slowdowns >= 1, waits and preemption counts >= 0, a utilization in [0, 1], strings."""
-    from .runs import JOB_VARS, TIME_VARS
+    from fitgpp.sweep.runs import JOB_VARS, TIME_VARS
     n = len(out["te"]) if n_jobs is None else n_jobs
     if n == 0:
         raise ValueError("no jobs")

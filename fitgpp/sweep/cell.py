@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .._version import __version__
-from ..policies import registry
-from ..simulate import simulate
-from .config import Experiment, ExperimentError
-from .runs import reduce_run
+from fitgpp._version import __version__
+from fitgpp.sim.policies import registry
+from fitgpp.sim.run import simulate
+from fitgpp.sweep.digests import model_digest, trace_digest
+from fitgpp.sweep.config import Experiment, ExperimentError
+from fitgpp.sweep.runs import reduce_run
 
 #: Bumped when the cached cell layout or the meaning of a key changes.
 CELL_FORMAT = "fitgpp-sweep-cell/3"
@@ -91,41 +92,22 @@ def resolve_source(exp: Experiment) -> Source:
     if wl.trace is not None and not isinstance(wl.trace, str):  # a Trace object
         return Source("trace", trace_digest(wl.trace), trace=wl.trace)
     if wl.trace is not None:
-        from ..trace import TraceError, read_trace
+        from fitgpp.sim.trace import TraceError, read_trace
         try:
             tr = read_trace(wl.trace, cluster=exp.cluster)
         except TraceError as exc:
             raise ExperimentError(f"[workload] key 'trace': {exc}") from None
         return Source("trace", tr.source["sha256"], trace=tr)
     try:
-        from ..workload import load_model
+        from fitgpp.workload import load_model
     except ImportError as exc:  # pragma: no cover - the workload module ships with the package
         raise ExperimentError(f"[workload] key 'model' needs fitgpp.workload ({exc})") from None
-    from ..errors import FitgppError
+    from fitgpp.errors import FitgppError
     try:
         model = load_model(wl.model)
     except FitgppError as exc:
         raise ExperimentError(f"[workload] key 'model': {exc}") from None
     return Source("model", model_digest(model, wl.model), model=model, model_ref=wl.model)
-
-
-def trace_digest(trace) -> str:
-    """sha256 of a trace's jobs (columns, dtypes and values), whatever it was read from."""
-    import pandas as pd
-    jobs = trace.jobs
-    h = hashlib.sha256(json.dumps([[str(c), str(t)] for c, t in jobs.dtypes.items()]).encode())
-    h.update(pd.util.hash_pandas_object(jobs, index=False).to_numpy().tobytes())
-    return h.hexdigest()
-
-
-def model_digest(model, ref) -> str:
-    """sha256 of the model's content: its canonical JSON when it can say, else the
-    bytes of the file ``ref`` names."""
-    v = getattr(model, "sha256", None)
-    v = v() if callable(v) else v
-    if isinstance(v, str) and v:
-        return v
-    return hashlib.sha256(Path(ref).read_bytes()).hexdigest()
 
 
 def cells_of(exp: Experiment) -> list[Cell]:
@@ -154,9 +136,9 @@ _CODE_DIGEST: str | None = None
 #: The package's code that can change a cell's result, as paths under the package (a folder
 #: ends in "/"): the simulator, the policies, how traces, clusters and workloads are read
 #: and drawn, and what a cell keeps of its run. A user's policy outside the package is
-#: keyed by its own digest (:func:`fitgpp.policies.registry.digest`).
-RESULT_CODE = ("engine.py", "simulate.py", "trace.py", "cluster.py", "policies/", "workload/",
-               "sweep/cell.py", "sweep/runs.py")
+#: keyed by its own digest (:func:`fitgpp.sim.policies.registry.digest`).
+RESULT_CODE = ("sim/engine.py", "sim/run.py", "sim/trace.py", "sim/cluster.py", "sim/policies/",
+               "workload/", "sweep/cell.py", "sweep/digests.py", "sweep/runs.py")
 
 
 def code_digest(root: Path | None = None) -> str:
@@ -225,8 +207,8 @@ def _trace_for(source: Source, cell: Cell, cluster):
     memo = (source.digest, cell.knobs, cell.seed, cluster.to_json())
     tr = _TRACES.get(memo)
     if tr is None:
-        from ..errors import FitgppError
-        from ..workload import synthesize
+        from fitgpp.errors import FitgppError
+        from fitgpp.workload import synthesize
         try:
             tr = synthesize(source.model, seed=cell.seed, cluster=cluster, **dict(cell.knobs))
         except FitgppError as exc:

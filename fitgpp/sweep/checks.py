@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from ..errors import FitgppError
-from ..validate import MAX_GRACE_SCALE, MAX_JOBS, MAX_TIME_S
+from fitgpp.errors import FitgppError
+from fitgpp.sim.validate import MAX_GRACE_SCALE, MAX_JOBS, MAX_TIME_S
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
 KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale", "gang_fraction", "gang_tasks",

@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cluster import DEFAULT_CLUSTER, Cluster, ClusterError
-from ..validate import MAX_CELLS, MAX_SEED, MAX_TIME_S, MIN_TICK_S, read_toml
-from ..trace import Trace
-from .checks import _KNOB_CHECKS, KNOBS, ExperimentError, _fail, _number, _sorted, _values
-from .policy_grid import PolicyGrid, _policies
+from fitgpp.sim.cluster import DEFAULT_CLUSTER, Cluster, ClusterError
+from fitgpp.sim.validate import MAX_CELLS, MAX_SEED, MAX_TIME_S, MIN_TICK_S, read_toml
+from fitgpp.sim.trace import Trace
+from fitgpp.sweep.checks import _KNOB_CHECKS, KNOBS, ExperimentError, _fail, _number, _sorted, _values
+from fitgpp.sweep.policy_grid import PolicyGrid, _policies
 
 #: Parameters of the built-in policies that span a dimension of the result (any dataclass
 #: field of a policy does; see :attr:`Experiment.grid_params`). Kept for older code.
@@ -101,7 +101,7 @@ class Workload:
 
     def to_dict(self) -> dict:
         if isinstance(self.trace, Trace):  # recorded, not re-readable: it lives in memory
-            from .cell import trace_digest
+            from fitgpp.sweep.digests import trace_digest
             src = self.trace.source
             return {"trace": src.get("path") or f"(in memory: {src.get('kind', 'a Trace')})",
                     "trace_sha256": trace_digest(self.trace), "jobs": len(self.trace)}
@@ -120,7 +120,7 @@ def _bounded(what: str, n: int) -> None:
     if n > MAX_CELLS:
         _fail("", f"the sweep has {n} {what} (the product of its lists of policy parameters, "
                   f"workload knobs and seeds), more than the bound of {MAX_CELLS} "
-                  "(fitgpp.validate.MAX_CELLS); sweep fewer values")
+                  "(fitgpp.sim.validate.MAX_CELLS); sweep fewer values")
 
 
 def _declared_cells(doc: Mapping) -> int:
@@ -181,7 +181,7 @@ class Experiment:
         self._check_size()
 
     def _check_size(self) -> None:
-        """Refuse a grid beyond :data:`~fitgpp.validate.MAX_CELLS`, counted from the declared
+        """Refuse a grid beyond :data:`~fitgpp.sim.validate.MAX_CELLS`, counted from the declared
         lists before anything is built: the cells to run (each policy's combinations x swept
         knobs x seeds) and the points of the result (policies x the values of every swept
         parameter x swept knobs x seeds)."""

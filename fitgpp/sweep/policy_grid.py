@@ -8,9 +8,9 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..policies import PolicyError, registry
-from ..validate import MAX_PREEMPTIONS, MAX_SEED
-from .checks import KNOBS, _fail, _number, _sorted, _values
+from fitgpp.sim.policies import PolicyError, registry
+from fitgpp.sim.validate import MAX_PREEMPTIONS, MAX_SEED
+from fitgpp.sweep.checks import KNOBS, _fail, _number, _sorted, _values
 
 
 @dataclass(frozen=True, init=False)

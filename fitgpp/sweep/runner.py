@@ -16,13 +16,13 @@ from pathlib import Path
 
 import xarray as xr
 
-from .cache import CellCache
-from .cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
-from .config import Experiment, ExperimentError
-from .summary import assemble, cell_metrics
-from .._version import __version__
-from ..policies import registry
-from ..validate import MAX_WORKERS
+from fitgpp.sweep.cache import CellCache
+from fitgpp.sweep.cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
+from fitgpp.sweep.config import Experiment, ExperimentError
+from fitgpp.sweep.summary import assemble, cell_metrics
+from fitgpp._version import __version__
+from fitgpp.sim.policies import registry
+from fitgpp.sim.validate import MAX_WORKERS
 
 
 class SweepError(ExperimentError):
@@ -104,7 +104,7 @@ def _checked_request(exp, workers, scheduler, serial) -> tuple[Experiment, bool,
     """The Experiment (read from its TOML file if a path is given), whether to compute in
     this process, and the scheduler address (``$FITGPP_SCHEDULER`` by default) otherwise."""
     if isinstance(exp, (str, os.PathLike)):
-        from .config import load_experiment
+        from fitgpp.sweep.config import load_experiment
         exp = load_experiment(exp)
     if not isinstance(exp, Experiment):
         raise SweepError(f"run_sweep needs an Experiment, got {type(exp).__name__}")
@@ -163,7 +163,7 @@ class SweepWarning(UserWarning):
 
 def policy_digest(cell: Cell) -> str:
     """The digest of the cell's policy, computed here, on the client, where its class was
-    defined (:func:`fitgpp.policies.registry.digest`)."""
+    defined (:func:`fitgpp.sim.policies.registry.digest`)."""
     return registry.digest(cell.make_policy())
 
 

@@ -9,10 +9,10 @@ import json
 import numpy as np
 import xarray as xr
 
-from .._version import __version__
-from ..metrics import (CHANGE_NOTE, CI_NOTE, CLASS_METRICS, CLASSES, change, class_stats,
-                       mean_ci, percent)
-from .config import Experiment
+from fitgpp._version import __version__
+from fitgpp.analysis.metrics import (CHANGE_NOTE, CI_NOTE, CLASS_METRICS, CLASSES, change,
+                                     class_stats, mean_ci, percent)
+from fitgpp.sweep.config import Experiment
 
 CLUSTER_METRICS = {
     "gpu_util": ("1", "fraction of all GPUs held by running jobs, from the first "

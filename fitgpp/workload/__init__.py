@@ -7,13 +7,13 @@
 See ``docs/workloads.md``.
 """
 
-from .adapters import AdapterReport, from_alibaba_v2023, from_philly_chronus, read_format
-from .dists import FAMILIES, Categorical, Dist, FitError, fit_best
-from .fit import fit
-from .model import (DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError, list_models,
+from fitgpp.workload.adapters import AdapterReport, from_alibaba_v2023, from_philly_chronus, read_format
+from fitgpp.workload.dists import FAMILIES, Categorical, Dist, FitError, fit_best
+from fitgpp.workload.fit import fit
+from fitgpp.workload.model import (DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError, list_models,
                     load_model, models_dir)
-from .paper import paper_default, paper_wide_te
-from .synth import STREAMS, SynthesisError, from_recipe, offered_load, synthesize
+from fitgpp.workload.paper import paper_default, paper_wide_te
+from fitgpp.workload.synth import STREAMS, SynthesisError, from_recipe, offered_load, synthesize
 
 __all__ = [
     "AdapterReport", "Categorical", "ClassModel", "DEFAULT_GRACE", "Dist", "FAMILIES",

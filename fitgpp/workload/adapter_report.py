@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import FitgppError
+from fitgpp.errors import FitgppError
 
 
 class AdapterError(FitgppError):

@@ -46,11 +46,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..cluster import DEFAULT_CLUSTER, Cluster
-from ..trace import TraceError, _record_lines, read_trace
-from ..validate import MAX_SEED, MAX_TIME_S, check_int, check_number, read_regular
-from .adapter_report import AdapterError, AdapterReport, _at_lines, _Filter, _nothing_left, _whole
-from .model import DEFAULT_GRACE, models_dir
+from fitgpp.sim.cluster import DEFAULT_CLUSTER, Cluster
+from fitgpp.sim.trace import TraceError, _record_lines, read_trace
+from fitgpp.sim.validate import MAX_SEED, MAX_TIME_S, check_int, check_number, read_regular
+from fitgpp.workload.adapter_report import AdapterError, AdapterReport, _at_lines, _Filter, _nothing_left, _whole
+from fitgpp.workload.model import DEFAULT_GRACE, models_dir
 
 FORMATS = ("spec", "alibaba-v2023", "philly-chronus")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..errors import FitgppError
+from fitgpp.errors import FitgppError
 
 #: Candidate families for run times, in the order they are tried (ties go to the first).
 FAMILIES: tuple[str, ...] = ("lognorm", "weibull_min", "gamma", "expon", "fisk")

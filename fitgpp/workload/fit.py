@@ -22,10 +22,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
-from ..trace import Trace, read_trace
-from .dists import FAMILIES, Categorical, FitError, fit_best
-from .model import (CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError,
+from fitgpp._version import __version__
+from fitgpp.sim.trace import Trace, read_trace
+from fitgpp.workload.dists import FAMILIES, Categorical, FitError, fit_best
+from fitgpp.workload.model import (CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError,
                     from_dict)
 
 DAY = 86_400.0

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FitgppError
-from ..validate import MAX_CONFIG_BYTES, MAX_TIME_S, loads_json, read_regular
-from .dists import FAMILIES, Categorical, Dist, param_names
+from fitgpp.errors import FitgppError
+from fitgpp.sim.validate import MAX_CONFIG_BYTES, MAX_TIME_S, loads_json, read_regular
+from fitgpp.workload.dists import FAMILIES, Categorical, Dist, param_names
 
 FORMAT = "fitgpp-workload"
 VERSION = 1
@@ -403,8 +403,7 @@ def models_dir() -> Path:
     try:
         return Path(str(resources.files("fitgpp.traces")))
     except ModuleNotFoundError:  # a source tree used without installing it
-        import fitgpp
-        return Path(fitgpp.__file__).resolve().parents[1] / "traces"
+        return Path(__file__).resolve().parents[2] / "traces"
 
 
 def list_models() -> list[str]:

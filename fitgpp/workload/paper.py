@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from .._version import __version__
-from .dists import Categorical, Dist
-from .model import DEFAULT_GRACE, ClassModel, WorkloadModel
+from fitgpp._version import __version__
+from fitgpp.workload.dists import Categorical, Dist
+from fitgpp.workload.model import DEFAULT_GRACE, ClassModel, WorkloadModel
 
 _TOTAL_RATE = 14.0 / 3600.0   # jobs per second
 _TE_SHARE = 0.3

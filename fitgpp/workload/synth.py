@@ -54,12 +54,12 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..cluster import Cluster
-from ..errors import FitgppError
-from .._version import __version__
-from ..trace import Trace, read_trace
-from .dists import Categorical, _pick
-from .model import CLASSES, WorkloadModel, list_models, load_model
+from fitgpp.sim.cluster import Cluster
+from fitgpp.errors import FitgppError
+from fitgpp._version import __version__
+from fitgpp.sim.trace import Trace, read_trace
+from fitgpp.workload.dists import Categorical, _pick
+from fitgpp.workload.model import CLASSES, WorkloadModel, list_models, load_model
 
 #: Independent random streams, one per attribute (and class), in spawn order.
 STREAMS = ("arrival", "class", "run_time_TE", "run_time_BE", "gpu_TE", "gpu_BE",

@@ -1,0 +1,306 @@
+"""Every statistic fitgpp reports, computed here and nowhere else.
+
+- **Per class** (:func:`class_stats`, :func:`class_table`): jobs, median / p95 / p99
+  slowdown (numpy's default linear interpolation, as SPEC.md fixes), mean wait,
+  preemptions and preemptions per job, for TE and BE.
+- **Long jobs** (:func:`long_jobs_p95`): the p95 slowdown of the longest quarter of a class.
+- **Across seeds** (:func:`t_interval`, :func:`mean_ci`): the mean and its Student-t 95 %
+  interval (``scipy.stats.t``). An interval from fewer than :data:`MIN_CI_VALUES` values
+  means nothing (one degree of freedom gives bounds ~13 standard errors wide), so it is
+  NaN there, and :data:`CI_NOTE` says so wherever intervals are printed.
+- **Across jobs of one run** (:func:`bootstrap_interval`): a percentile-bootstrap interval of
+  a percentile (``scipy.stats.bootstrap``), for a single trace where there are no seeds.
+- **Against a baseline** (:func:`change`): always a *fraction*, ``(x - base) / base``;
+  ``-0.966`` is a 96.6 % drop. Text shows it in percent through :func:`percent`, and
+  nothing else converts.
+- **GPU time** (:func:`gpu_hours`, :func:`reload_gpu_hours`, :func:`work_gpu_hours`):
+  per-job seconds x GPUs per task x tasks, summed, in GPU-hours (RQ6's GPU-hours lost to
+  reloads and the BE work they are a share of).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
+
+CLASSES = ("TE", "BE")
+#: Per-class metrics: name -> (units, description).
+CLASS_METRICS = {
+    "slowdown_median": ("1", "median slowdown (finish - submit) / work"),
+    "slowdown_p95": ("1", "95th percentile of the slowdown (linear interpolation)"),
+    "slowdown_p99": ("1", "99th percentile of the slowdown (linear interpolation)"),
+    "wait_mean": ("s", "mean time spent waiting in a queue"),
+    "preemptions_per_job": ("1", "preemptions divided by the number of jobs"),
+}
+#: Fewest values a Student-t interval is computed from (fewer: NaN bounds).
+MIN_CI_VALUES = 3
+LEVEL = 0.95
+CI_NOTE = (f"intervals are Student-t {LEVEL:.0%} intervals of the mean over seeds, computed only "
+           f"from {MIN_CI_VALUES} or more seeds (with fewer they are left out: one or two values "
+           "give an interval too wide to mean anything)")
+CHANGE_NOTE = "changes against a baseline are fractions: (x - base) / base, -0.966 = a 96.6 % drop"
+
+
+# ------------------------------------------------------------------ what a study reports
+@dataclass(frozen=True)
+class Metric:
+    """One number a study reports for each configuration and seed, declared once: every
+    table, panel, seeds table, figure title and ``results.md`` reads the declarations in
+    :data:`METRICS`, so a metric added with :func:`declare` appears in all of them.
+
+    ``name``: its column (``te_p95``); ``title``: how people read it; ``unit``; ``cls``:
+    the job class it is of (None: the whole cluster); ``var``: the variable of the sweep
+    Dataset it is read from (per class when ``cls`` is set); ``per_run``: else, how it is
+    computed from one run's per-job results (a simulation Dataset -> float);
+    ``better``: ``"lower"`` or ``"higher"``; ``vs_baseline``: whether a change against a
+    baseline means something (preemptions against FIFO, which never preempts, do not);
+    ``lowest``: the least value it can take, when it has one (1 for a slowdown: a job never
+    finishes before its work is done), where intervals over seeds are cut.
+    """
+
+    name: str
+    title: str
+    unit: str = "1"
+    cls: str | None = None
+    var: str | None = None
+    per_run: Callable | None = None
+    better: str = "lower"
+    vs_baseline: bool = True
+    short: str = ""
+    brief: bool = True      # in the short tables, the panels and results.md
+    lowest: float | None = None
+
+    def of_run(self, ds) -> float:
+        """This metric of one simulation Dataset (what a cell of the grid holds)."""
+        if self.per_run is not None:
+            return float(self.per_run(ds))
+        if self.cls is None:
+            raise ValueError(f"metric {self.name}: no per-run definition (it is read from "
+                             "the sweep Dataset only)")
+        return float(class_table(ds).loc[self.cls, self.var])
+
+    @property
+    def label(self) -> str:
+        return self.short or self.title
+
+
+#: Every metric, by name, in the order tables show them; see :func:`declare`.
+METRICS: dict[str, Metric] = {}
+
+
+def brief(extra=()) -> list[Metric]:
+    """The metrics the short tables show: every ``brief`` one, then those named in
+    ``extra`` (a study's own columns)."""
+    return [m for m in METRICS.values() if m.brief or m.name in extra]
+
+
+def declare(metric: Metric) -> Metric:
+    """Add ``metric`` to :data:`METRICS` (replacing one of the same name); return it."""
+    METRICS[metric.name] = metric
+    return metric
+
+
+def _long_be_p95(ds) -> float:
+    return long_jobs_p95(ds["cls"].to_numpy(), ds["duration"].to_numpy(),
+                         ds["slowdown"].to_numpy())
+
+
+def _reload_gpu_h(ds) -> float:
+    return reload_gpu_hours(ds["reload"].to_numpy(), ds["gpu"].to_numpy(), ds["tasks"].to_numpy())
+
+
+def _reload_share(ds) -> float:
+    work = work_gpu_hours(ds["cls"].to_numpy() == "TE", ds["duration"].to_numpy(),
+                          ds["gpu"].to_numpy(), ds["tasks"].to_numpy(), cls="BE")
+    return _reload_gpu_h(ds) / work if work else 0.0
+
+
+for _m in (
+        Metric("te_median", "TE median slowdown", cls="TE", var="slowdown_median",
+               short="TE median", brief=False, lowest=1.0),
+        Metric("te_p95", "TE p95 slowdown", cls="TE", var="slowdown_p95", short="TE p95",
+               lowest=1.0),
+        Metric("be_median", "BE median slowdown", cls="BE", var="slowdown_median",
+               short="BE median", lowest=1.0),
+        Metric("be_p95", "BE p95 slowdown", cls="BE", var="slowdown_p95", short="BE p95",
+               lowest=1.0),
+        Metric("preemptions_per_be", "preemptions per BE job", cls="BE",
+               var="preemptions_per_job", vs_baseline=False, short="preempt/BE job",
+               lowest=0.0),
+        Metric("gpu_util", "GPU utilization", var="gpu_util", better="higher", brief=False,
+               lowest=0.0),
+        Metric("be_long_p95", "p95 slowdown of the longest 25 % of BE jobs",
+               per_run=_long_be_p95, short="long BE p95", brief=False, lowest=1.0),
+        Metric("reload_gpu_h", "GPU-hours lost to reloads", unit="GPU-h", per_run=_reload_gpu_h,
+               vs_baseline=False, brief=False, lowest=0.0),
+        Metric("reload_share", "reloads, share of BE GPU-hours", per_run=_reload_share,
+               vs_baseline=False, brief=False, lowest=0.0),
+):
+    declare(_m)
+
+
+# ------------------------------------------------------------------ per class, one run
+def class_stats(te, slowdown, preemptions, wait=None) -> dict[str, np.ndarray]:
+    """Per-class metrics of one run as arrays over :data:`CLASSES` (NaN for a class with
+    no jobs), plus ``jobs`` and ``preemptions`` (totals). ``te``: a boolean per job, or
+    the class labels ("TE"/"BE"); ``wait`` in seconds (optional: NaN without it)."""
+    te = np.asarray(te)
+    if te.dtype != bool:
+        te = te.astype(str) == "TE"
+    slowdown = np.asarray(slowdown, dtype=float)
+    preemptions = np.asarray(preemptions)
+    out = {k: np.full(len(CLASSES), np.nan) for k in CLASS_METRICS}
+    out["jobs"] = np.zeros(len(CLASSES), np.int64)
+    out["preemptions"] = np.zeros(len(CLASSES), np.int64)
+    for c, is_te in enumerate((True, False)):
+        sel = te == is_te
+        n = int(sel.sum())
+        out["jobs"][c] = n
+        out["preemptions"][c] = int(preemptions[sel].sum())
+        if n == 0:
+            continue
+        sd = slowdown[sel]
+        out["slowdown_median"][c] = np.median(sd)
+        out["slowdown_p95"][c] = np.percentile(sd, 95)
+        out["slowdown_p99"][c] = np.percentile(sd, 99)
+        if wait is not None:
+            out["wait_mean"][c] = np.asarray(wait, dtype=float)[sel].mean()
+        out["preemptions_per_job"][c] = out["preemptions"][c] / n
+    return out
+
+
+def class_table(ds):
+    """:func:`class_stats` of a simulation Dataset as a DataFrame indexed by class."""
+    import pandas as pd
+    st = class_stats(ds["cls"].to_numpy(), ds["slowdown"].to_numpy(), ds["preemptions"].to_numpy(),
+                     ds["wait"].to_numpy() if "wait" in ds else None)
+    cols = ["jobs", "slowdown_median", "slowdown_p95", "slowdown_p99", "wait_mean",
+            "preemptions", "preemptions_per_job"]
+    return pd.DataFrame({k: st[k] for k in cols}, index=pd.Index(CLASSES, name="class"))
+
+
+def long_jobs_p95(te, duration, slowdown, *, cls: str = "BE", q: float = 0.75) -> float:
+    """p95 slowdown of the ``cls`` jobs whose duration is at or above its ``q`` quantile."""
+    te = np.asarray(te)
+    if te.dtype != bool:
+        te = te.astype(str) == "TE"
+    sel = te if cls == "TE" else ~te
+    if not sel.any():
+        return math.nan
+    d = np.asarray(duration, dtype=float)[sel]
+    sd = np.asarray(slowdown, dtype=float)[sel]
+    return float(np.percentile(sd[d >= np.quantile(d, q)], 95))
+
+
+# ------------------------------------------------------------------ GPU time
+def gpu_hours(seconds, gpu, tasks=1) -> float:
+    """GPU-hours of per-job times: ``sum(seconds x gpu x tasks) / 3600`` (``gpu`` per task,
+    as the Dataset keeps it; ``tasks`` nodes per job, 1 without gangs)."""
+    s = np.asarray(seconds, dtype=float)
+    return float(np.sum(s * np.asarray(gpu, dtype=float) * np.asarray(tasks, dtype=float)) / 3600.0)
+
+
+def reload_gpu_hours(reload, gpu, tasks=1) -> float:
+    """GPU-hours lost to reloads: every job's time spent reloading its checkpoint [s] (lost
+    reloads included, the Dataset's ``reload``) on all the GPUs it holds."""
+    return gpu_hours(reload, gpu, tasks)
+
+
+def work_gpu_hours(te, duration, gpu, tasks=1, *, cls: str = "BE") -> float:
+    """GPU-hours of work of the ``cls`` jobs: their ``duration`` [s] on all their GPUs
+    (``te``: a boolean per job, or the class labels)."""
+    te = np.asarray(te)
+    if te.dtype != bool:
+        te = te.astype(str) == "TE"
+    sel = te if cls == "TE" else ~te
+    n = len(te)
+    per = lambda x: np.broadcast_to(np.asarray(x, dtype=float), (n,))[sel]  # noqa: E731
+    return gpu_hours(per(duration), per(gpu), per(tasks))
+
+
+# ------------------------------------------------------------------ against a baseline
+def change(x, base):
+    """``(x - base) / base``: the change against a baseline as a fraction (numbers,
+    arrays or DataArrays alike)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (x - base) / base
+
+
+def paired_change(x, base) -> np.ndarray:
+    """Per-seed changes of ``x`` against ``base`` (same seeds, same workloads): the one
+    way a configuration is compared with its baseline."""
+    x, base = np.asarray(x, dtype=float), np.asarray(base, dtype=float)
+    if x.shape != base.shape:
+        raise ValueError(f"paired change: {x.shape} values against {base.shape}")
+    return change(x, base)
+
+
+def percent(x, digits: int = 1, *, sign: bool = True) -> str:
+    """A fraction as percent text: ``-0.966`` -> ``"-96.6 %"`` (``"n/a"`` for NaN)."""
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    return f"{100 * x:{'+' if sign else ''}.{digits}f} %"
+
+
+# ------------------------------------------------------------------ intervals
+def _t_half(sd, n):
+    """Half-width of the Student-t interval of a mean; NaN where n < MIN_CI_VALUES."""
+    from scipy import stats
+    n = np.asarray(n, dtype=float)
+    ok = n >= MIN_CI_VALUES
+    q = stats.t.ppf(0.5 + LEVEL / 2, np.where(ok, n - 1, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, q * np.asarray(sd, dtype=float) / np.sqrt(np.maximum(n, 1)), np.nan)
+
+
+def t_interval(values) -> tuple[float, float, float]:
+    """Mean of ``values`` (NaNs ignored) and its Student-t interval ``(mean, lo, hi)``;
+    the bounds are NaN with fewer than :data:`MIN_CI_VALUES` values."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if not len(x):
+        return math.nan, math.nan, math.nan
+    m = float(np.mean(x))
+    sd = float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
+    h = float(_t_half(sd, len(x)))
+    return m, m - h, m + h
+
+
+def mean_ci(da, dim: str = "seed"):
+    """Mean over ``dim`` of a DataArray and the half-width of its Student-t interval
+    (NaN where fewer than :data:`MIN_CI_VALUES` values are not NaN)."""
+    import xarray as xr
+    n = da.count(dim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = da.mean(dim)
+        sd = da.std(dim, ddof=1) if da.sizes[dim] > 1 else xr.full_like(mean, np.nan)
+    return mean, xr.apply_ufunc(_t_half, sd, n)
+
+
+def bootstrap_interval(x, q: float, *, n_resamples: int = 300, seed: int = 0,
+                       level: float = LEVEL) -> tuple[float, float]:
+    """Percentile-bootstrap interval of the ``q``-th percentile of ``x`` (jobs of one run)."""
+    from scipy import stats
+    x = np.asarray(x, dtype=float)
+    if len(x) < 2 or np.all(x == x[0]):
+        v = float(np.percentile(x, q)) if len(x) else math.nan
+        return v, v  # nothing to resample: every resample gives the same value
+    res = stats.bootstrap((x,), lambda a, axis: np.percentile(a, q, axis=axis), vectorized=True,
+                          n_resamples=n_resamples, confidence_level=level, method="percentile",
+                          random_state=np.random.default_rng(seed))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def summarize(ds: xr.Dataset) -> pd.DataFrame:
+    """Per class: jobs, median / p95 / p99 slowdown, mean wait, total and per-job
+    preemptions (see :func:`fitgpp.analysis.metrics.class_table`)."""
+    return class_table(ds)

@@ -1,0 +1,169 @@
+"""Did a run reach a steady state? Warm-up, drain and the trend of the queue, by a stated rule.
+
+A result measured on a run whose queue grows for the whole run is a function of how many
+jobs were simulated, not a property of the policy. :func:`stability` judges one
+:func:`fitgpp.simulate` Dataset with these rules:
+
+- **Queued work** is the number of waiting jobs, TE plus BE (the Dataset's ``waiting_te`` +
+  ``waiting_be``, time means per sample). The Dataset records waiting *jobs*, not waiting
+  GPU demand, so that is the measure.
+- **Drain** starts at the last arrival (``drain_start``, the largest ``submit``): after it no
+  work comes in and the queue can only empty, so the samples from there on are left out of
+  the judgement (kept in, they would pull the trend of a growing queue down to zero).
+- **Warm-up** ends where MSER-5 puts it (White 1997): the arrival window's samples are
+  averaged in batches of :data:`BATCH` and the truncation ``d`` (in batches, at most half of
+  them) that minimises ``sum((x[d:] - mean(x[d:]))**2) / (n - d)**2`` is chosen; the run
+  starts at an empty cluster, so the first stretch is never typical.
+- **Trend**: the samples in ``[warmup_end, drain_start)`` are averaged in
+  :data:`TREND_BATCHES` equal batches (batch means are close to independent where single
+  samples are not) and ``scipy.stats.linregress`` fits a line through them; the slope's
+  two-sided 95 % interval is ``slope +- t(0.975, batches - 2) * stderr``. The run is **not
+  steady** when the whole interval is above zero *and* the fitted rise across the window is
+  more than :data:`GROWTH_SHARE` of the window's mean queue (at least one job): a queue that
+  grows both detectably and materially. Otherwise it is steady. A window shorter than
+  :data:`MIN_WINDOW_SAMPLES` samples cannot be judged and counts as not steady.
+
+:func:`steady_window` gives the jobs *submitted* in ``[warmup_end, drain_start)``, and
+:func:`window_summary` the per-class table of :func:`fitgpp.analysis.metrics.class_table` over those
+jobs only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Samples per batch of the MSER-5 warm-up rule.
+BATCH = 5
+#: Batch means the trend is fitted through.
+TREND_BATCHES = 20
+#: Fewest samples in the steady window for a judgement.
+MIN_WINDOW_SAMPLES = 4 * TREND_BATCHES
+#: A queue whose fitted rise over the window exceeds this share of its mean grows materially.
+GROWTH_SHARE = 0.5
+#: Two-sided level of the slope's interval.
+LEVEL = 0.95
+RULE = (f"waiting jobs (TE + BE) between the MSER-{BATCH} warm-up end and the last arrival, "
+        f"fitted by least squares through {TREND_BATCHES} batch means; not steady when the "
+        f"slope's {LEVEL:.0%} interval is above zero and the fitted rise exceeds "
+        f"{GROWTH_SHARE:.0%} of the mean queue")
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Whether one run reached a steady state, and on what evidence.
+
+    ``slope`` and its interval ``slope_low``..``slope_high`` are in waiting jobs per hour;
+    ``warmup_end`` and ``drain_start`` in seconds since the start of the trace; ``mean_queue``
+    (jobs) and ``rise`` (jobs, slope x window length) over the window."""
+    steady: bool
+    slope: float
+    slope_low: float
+    slope_high: float
+    warmup_end: float
+    drain_start: float
+    mean_queue: float
+    rise: float
+    reason: str
+    slope_units: str = "waiting jobs per hour"
+    rule: str = RULE
+
+    def text(self) -> str:
+        """One sentence: the verdict, the slope with its interval, the window."""
+        word = "steady" if self.steady else "not steady"
+        if math.isnan(self.slope):
+            return f"{word}: {self.reason}"
+        return (f"{word}: the queue changes by {self.slope:+.3g} {self.slope_units} "
+                f"[{self.slope_low:+.3g}, {self.slope_high:+.3g}] between "
+                f"{self.warmup_end / 3600:.3g} h and {self.drain_start / 3600:.3g} h; {self.reason}")
+
+
+def queued(ds) -> tuple[np.ndarray, np.ndarray]:
+    """Sample start times [s] and the number of waiting jobs (TE + BE, time means)."""
+    t = ds["time"].to_numpy().astype(float)
+    return t, ds["waiting_te"].to_numpy().astype(float) + ds["waiting_be"].to_numpy().astype(float)
+
+
+def drain_start(ds) -> float:
+    """The last arrival [s]: from here on nothing arrives and the queue only drains."""
+    return float(ds["submit"].max())
+
+
+def mser_warmup(t: np.ndarray, x: np.ndarray, batch: int = BATCH) -> float:
+    """MSER-``batch`` warm-up end [s] of the series ``x`` sampled at ``t`` (see module doc):
+    the start time of the first kept batch; ``t[0]`` when there are too few samples."""
+    nb = len(x) // batch
+    if nb < 4:
+        return float(t[0]) if len(t) else 0.0
+    means = x[:nb * batch].reshape(nb, batch).mean(axis=1)
+    best, best_d = math.inf, 0
+    for d in range(nb // 2 + 1):
+        rest = means[d:]
+        score = float(np.sum((rest - rest.mean()) ** 2)) / len(rest) ** 2
+        if score < best:
+            best, best_d = score, d
+    return float(t[best_d * batch])
+
+
+def _trend(tw: np.ndarray, qw: np.ndarray) -> tuple[float, float, float]:
+    """Slope of the queue [jobs/h] through :data:`TREND_BATCHES` batch means, and its interval."""
+    from scipy import stats
+    k = len(qw) // TREND_BATCHES
+    bt = tw[:k * TREND_BATCHES].reshape(TREND_BATCHES, k).mean(axis=1) / 3600.0
+    bq = qw[:k * TREND_BATCHES].reshape(TREND_BATCHES, k).mean(axis=1)
+    fit = stats.linregress(bt, bq)
+    stderr = 0.0 if np.ptp(bq) == 0 else fit.stderr  # a constant queue: an exact fit
+    half = float(stats.t.ppf(0.5 + LEVEL / 2, TREND_BATCHES - 2)) * stderr
+    return float(fit.slope), float(fit.slope - half), float(fit.slope + half)
+
+
+def stability(ds) -> Stability:
+    """Judge whether the run ``ds`` (a :func:`fitgpp.simulate` Dataset) reached a steady
+    state, by the rule of this module's docstring."""
+    t, q = queued(ds)
+    end = drain_start(ds)
+    arriving = t < end
+    warm = mser_warmup(t[arriving], q[arriving])
+    inside = arriving & (t >= warm)
+    if inside.sum() < MIN_WINDOW_SAMPLES:
+        nan = math.nan
+        return Stability(False, nan, nan, nan, warm, end, nan, nan,
+                         f"cannot tell: {int(inside.sum())} samples between warm-up and drain, "
+                         f"fewer than {MIN_WINDOW_SAMPLES}")
+    tw, qw = t[inside], q[inside]
+    slope, lo, hi = _trend(tw, qw)
+    mean = float(qw.mean())
+    rise = slope * float(tw[-1] - tw[0]) / 3600.0
+    grows = lo > 0 and rise > GROWTH_SHARE * max(mean, 1.0)
+    if grows:
+        reason = (f"the queue grows: a rise of {rise:.3g} jobs over the window against a mean "
+                  f"of {mean:.3g}, and the slope's interval is above zero")
+    elif lo > 0:
+        reason = (f"the slope is above zero but the rise ({rise:.3g} jobs) is small against the "
+                  f"mean queue ({mean:.3g})")
+    else:
+        reason = "no upward trend of the queue is detectable"
+    if warm >= t[arriving][(arriving.sum() // BATCH) // 2 * BATCH]:
+        reason += f" (MSER-{BATCH} truncated as much as it may, half the arrival window)"
+    return Stability(not grows, slope, lo, hi, warm, end, mean, rise, reason)
+
+
+def steady_window(ds, result: Stability | None = None) -> np.ndarray:
+    """Boolean mask over ``ds``'s jobs: submitted in ``[warmup_end, drain_start)`` of
+    ``result`` (computed from ``ds`` when not given)."""
+    result = result or stability(ds)
+    submit = ds["submit"].to_numpy().astype(float)
+    return (submit >= result.warmup_end) & (submit < result.drain_start)
+
+
+def window_summary(ds, result: Stability | None = None):
+    """Per-class table (:func:`fitgpp.analysis.metrics.class_table`) over the jobs of
+    :func:`steady_window` only; ``attrs`` record the window and whether the run is steady."""
+    from fitgpp.analysis.metrics import class_table
+    result = result or stability(ds)
+    table = class_table(ds.isel(job=steady_window(ds, result)))
+    table.attrs.update(warmup_end=result.warmup_end, drain_start=result.drain_start,
+                       steady=result.steady)
+    return table

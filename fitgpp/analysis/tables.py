@@ -1,0 +1,254 @@
+"""Tables for people: a few columns that answer the question, significant digits, and
+``x [lo, hi]`` cells; the full DataFrame one attribute away.
+
+    t = tables.rq_table(r)     # r: a reproduce.RQResult
+    t                          # in Jupyter: an HTML table with a caption and notes
+    t.full                     # every column, full precision, for further work
+    print(t.to_markdown())
+
+:func:`people_table` formats any DataFrame whose intervals sit in ``<col>_lo`` and
+``<col>_hi`` columns (the layout of :func:`fitgpp.studies.reproduce.across_seeds`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from fitgpp.errors import FitgppError
+from fitgpp.analysis.metrics import METRICS, MIN_CI_VALUES, brief, t_interval
+
+#: Columns that say which configuration a row is, with their headings.
+ID_COLUMNS = {"grace": "grace periods", "te_fraction": "TE share", "grace_scale": "grace scale",
+              "model": "workload model", "policy": "policy"}
+MIN_SEEDS_FOR_INTERVAL = MIN_CI_VALUES
+
+
+class TableError(FitgppError):
+    """A table was asked for with columns it does not have; the message names them."""
+
+
+def sig(x, digits: int = 3, *, signed: bool = False) -> str:
+    """``x`` to ``digits`` significant digits without exponent between 1e-4 and 1e6
+    (``1.3000000000000003`` -> ``1.3``, ``-36.4123`` -> ``-36.4``, ``12345`` -> ``12300``)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)):
+        return str(x)
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return ("+" if signed and x > 0 else "") + (f"{x:g}" if x else "0")
+    mag = math.floor(math.log10(abs(x)))
+    if not -4 <= mag < 6:
+        return f"{x:+.{digits - 1}e}" if signed else f"{x:.{digits - 1}e}"
+    rounded = round(x, digits - 1 - mag)
+    dec = max(0, digits - 1 - mag)
+    text = f"{rounded:.{dec}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return ("+" if signed and rounded > 0 else "") + text
+
+
+def cell(x, lo=None, hi=None, digits: int = 3, *, signed: bool = False) -> str:
+    """``x [lo, hi]``, or ``x`` alone when the interval is missing."""
+    if lo is None or hi is None or any(isinstance(v, float) and math.isnan(v) for v in (lo, hi)):
+        return sig(x, digits, signed=signed)
+    return (f"{sig(x, digits, signed=signed)} [{sig(lo, digits, signed=signed)}, "
+            f"{sig(hi, digits, signed=signed)}]")
+
+
+@dataclass
+class PeopleTable:
+    """Formatted cells (``shown``, strings), the data they came from (``full``), a caption
+    and notes. Displays as HTML in Jupyter, as text in a console."""
+
+    shown: pd.DataFrame
+    full: pd.DataFrame
+    caption: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_markdown(self) -> str:
+        head = list(self.shown.columns)
+        lines = ["| " + " | ".join(head) + " |",
+                 "|" + "|".join("---" if i < self._n_ids() else "---:" for i in range(len(head)))
+                 + "|"]
+        lines += ["| " + " | ".join(map(str, r)) + " |" for r in self.shown.itertuples(index=False)]
+        extra = [f"*{self.caption}*"] if self.caption else []
+        return "\n".join(extra + ([""] if extra else []) + lines
+                         + ([""] + self.notes if self.notes else []))
+
+    def _n_ids(self) -> int:
+        return int(self.shown.attrs.get("id_columns", 0))
+
+    def _repr_html_(self) -> str:
+        sty = self.shown.style.hide(axis="index")
+        if self.caption:
+            sty = sty.set_caption(self.caption)
+        sty = sty.set_properties(subset=list(self.shown.columns[self._n_ids():]),
+                                 **{"text-align": "right", "white-space": "nowrap"})
+        notes = "".join(f"<p style='font-size:0.85em;margin:2px 0'>{n}</p>" for n in self.notes)
+        return sty.to_html() + notes
+
+    def __str__(self) -> str:
+        body = self.shown.to_string(index=False)
+        return "\n".join(([self.caption] if self.caption else []) + [body] + self.notes)
+
+    __repr__ = __str__
+
+
+def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
+                 caption: str = "", seeds: str | None = "seeds", percent=()) -> PeopleTable:
+    """Format ``df`` for reading.
+
+    ``columns``: ``{column: heading}`` (or a list) of the values to show; each becomes
+    ``x [lo, hi]`` when ``<column>_lo``/``_hi`` exist. Columns named ``change_*`` get a
+    sign. ``percent``: columns holding fractions (:func:`fitgpp.analysis.metrics.change`), shown in
+    percent (``-0.175`` as ``-17.5``; give them a heading ending in ``(%)``). The lower
+    bound of an interval is cut at the least value its metric can take
+    (:func:`floor`: 1 for a slowdown).
+    ``ids``: ``{column: heading}`` of the columns that name a row (shown as they
+    are). ``seeds``: the column counting the values behind each interval; a row with fewer
+    than 3 shows no interval (a Student-t interval from 2 values means little), and a note
+    says so.
+    """
+    columns = dict(columns) if isinstance(columns, dict) else {c: c for c in columns}
+    ids = {} if ids is None else (dict(ids) if isinstance(ids, dict) else {c: c for c in ids})
+    missing = [c for c in [*ids, *columns] if c not in df.columns]
+    if missing:
+        raise TableError(f"table has no column(s) {missing}; it has {list(df.columns)}")
+    few = (df[seeds] < MIN_SEEDS_FOR_INTERVAL).to_numpy() if seeds in df.columns else \
+        np.zeros(len(df), bool)
+    shown = pd.DataFrame({ids[c]: df[c].map(lambda v: sig(v, digits)).to_numpy()
+                          for c in ids})
+    bad = [c for c in percent if c not in columns]
+    if bad:
+        raise TableError(f"percent column(s) {bad} are not among the columns shown "
+                         f"{list(columns)}")
+    cut = {}     # heading -> the floor its interval was cut at
+    for c, head in columns.items():
+        k = 100.0 if c in percent else 1.0
+        x, lo, hi = (None if n not in df else df[n] * k if k != 1 else df[n]
+                     for n in (c, f"{c}_lo", f"{c}_hi"))
+        if lo is not None and floor(c) is not None:
+            if bool((lo < floor(c)).any()):
+                cut[head] = floor(c)
+            lo = lo.clip(lower=floor(c))
+        shown[head] = [cell(v, None if lo is None or f else lo.iloc[i],
+                            None if hi is None or f else hi.iloc[i], digits,
+                            signed=c.startswith("change_"))
+                       for i, (v, f) in enumerate(zip(x, few))]
+    shown.attrs["id_columns"] = len(ids)
+    shown.attrs["sources"] = {**{h: c for c, h in ids.items()},
+                              **{h: c for c, h in columns.items()}}   # heading -> column
+    notes = []
+    if any(f"{c}_lo" in df for c in columns):
+        notes.append("Cells: value [95 % interval].")
+    if cut:
+        notes.append("Intervals cut at the least value the quantity can take: "
+                     + "; ".join(f"{h} at {v:g}" for h, v in cut.items()) + ".")
+    if few.any():
+        n = sorted(set(df.loc[few, seeds].astype(int)))
+        notes.append(f"No interval where fewer than {MIN_SEEDS_FOR_INTERVAL} seeds stand "
+                     f"behind a value (here {', '.join(map(str, n))}): too few for one.")
+    return PeopleTable(shown, df.copy(), caption, notes)
+
+
+def floor(column: str) -> float | None:
+    """The least value metric ``column`` can take, as its declaration states
+    (:attr:`fitgpp.analysis.metrics.Metric.lowest`: 1 for a slowdown), else None."""
+    m = METRICS.get(column)
+    return m.lowest if m is not None else None
+
+
+def rq_columns(extra=(), baseline: str = "FIFO") -> dict[str, str]:
+    """The columns that answer a research question, with their headings: the brief metrics
+    of :data:`fitgpp.analysis.metrics.METRICS` (and those named in ``extra``), then their changes
+    against ``baseline`` (fractions, shown in percent by :func:`rq_table`)."""
+    shown = brief(extra)
+    cols = {m.name: m.title for m in shown}
+    cols.update({f"change_{m.name}": f"{m.label} vs {baseline} (%)" for m in shown
+                 if m.vs_baseline})
+    return cols
+
+
+def rq_table(result, *, digits: int = 3) -> PeopleTable:
+    """The columns of a research question's table that answer it (see :func:`rq_columns`),
+    its configuration columns first; ``.full`` holds every column."""
+    t = result.table
+    ids = {c: h for c, h in ID_COLUMNS.items() if c in t.columns}
+    ids.update({c: c for c in getattr(result, "id_columns", ()) if c in t.columns})
+    cols = {c: h for c, h in rq_columns(getattr(result, "columns", ()),
+                                          getattr(result, "baseline", "FIFO")).items()
+            if c in t.columns}
+    extra = [c for c in t.columns if c.endswith("_seed0")]   # per-question extras (RQ3)
+    cols.update({c: c.replace("_seed0", " (seed 0)").replace("_", " ") for c in extra})
+    return people_table(t, cols, ids=ids, digits=digits, caption=result.title,
+                        percent=[c for c in cols if c.startswith("change_")])
+
+
+def interval_text(x: np.ndarray, fmt, *, floor: float | None = None) -> str:
+    """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
+    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number. ``floor``:
+    the least value the quantity can take (1 for a slowdown, :func:`floor`); ``lo`` is cut
+    there."""
+    m, lo, hi = t_interval(x)
+    if np.isnan(m):
+        return "–"
+    if len(x) >= MIN_CI_VALUES:
+        lo = lo if floor is None else max(lo, floor)
+        return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
+    if len(x) == 1:   # the caption says there is one run
+        return fmt(m)
+    lo, hi = fmt(np.min(x)), fmt(np.max(x))
+    return f"{fmt(m)} (same on both seeds)" if lo == hi and len(x) == 2 else \
+        f"{fmt(m)} (range {lo} to {hi})"
+
+
+def summary_table(ds, *, digits: int = 3) -> PeopleTable:
+    """:func:`fitgpp.summarize` of one result, for people."""
+    from fitgpp.analysis.metrics import summarize
+    t = summarize(ds).reset_index()
+    return people_table(t, {"jobs": "jobs", "slowdown_median": "median slowdown",
+                            "slowdown_p95": "p95 slowdown", "preemptions": "preemptions",
+                            "preemptions_per_job": "preemptions per job"},
+                        ids={"class": "class"}, digits=digits, seeds=None)
+
+
+# ------------------------------------------------------------------ files
+#: LaTeX's special characters, and what stands for them in a table cell.
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "–": "--", "−": "$-$", "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def tex_escape(text) -> str:
+    """``text`` with LaTeX's special characters escaped (``5 %`` -> ``5 \\%``)."""
+    return "".join(_TEX.get(ch, ch) for ch in str(text))
+
+
+def to_latex(t: PeopleTable) -> str:
+    """``t`` as a booktabs table (``\\toprule``, ``\\midrule``, ``\\bottomrule``): the cells as
+    shown on screen, escaped; the naming columns left-aligned, the numbers right-aligned;
+    the caption as ``\\caption`` and the notes below the rule. Needs ``\\usepackage{booktabs}``."""
+    n_ids = t._n_ids()
+    align = "".join("l" if i < n_ids else "r" for i in range(len(t.shown.columns)))
+    row = lambda cells: " & ".join(tex_escape(c) for c in cells) + r" \\"  # noqa: E731
+    lines = [r"\begin{table}", r"\centering"]
+    if t.caption:
+        lines.append(rf"\caption{{{tex_escape(t.caption)}}}")
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", row(t.shown.columns), r"\midrule"]
+    lines += [row(r) for r in t.shown.itertuples(index=False)]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [rf"\par\smallskip{{\footnotesize {tex_escape(n)}}}" for n in t.notes]
+    return "\n".join(lines + [r"\end{table}"]) + "\n"
+
+
+def to_csv(t: PeopleTable) -> str:
+    """``t.full`` (every column, full precision: floats written as Python's ``repr``, so
+    they read back equal) as CSV."""
+    return t.full.to_csv(index=False)
+
+

@@ -1,1 +1,0 @@
-"""One module per ``fitgpp`` subcommand (see ``fitgpp.cli``)."""

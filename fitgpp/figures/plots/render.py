@@ -1,0 +1,157 @@
+"""The one way fitgpp renders a figure (vl-convert, offline), and quick saves."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from fitgpp.figures.plots.base import DPI, PlotError
+
+
+# ------------------------------------------------------------------ export
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def render(chart, ext: str, *, dpi: int = DPI, cache=None) -> bytes:
+    """The one way fitgpp renders a figure: ``chart`` (or its spec) as ``.png``, ``.svg``
+    or ``.pdf`` bytes through vl-convert, offline. PNG is rendered at ``dpi`` (1 px of the
+    chart = 1 pt, so scale ``dpi / 72``). ``cache``: a directory of rendered files keyed by
+    the sha256 of the spec, format, dpi and vl-convert version; an unchanged figure is read
+    from there instead of rendered again (rendering is most of a warm ``fitgpp reproduce``).
+    """
+    import vl_convert as vlc
+    ext = ext.lower()
+    if ext not in FORMATS:
+        raise PlotError(f"cannot render as {ext}: use one of {', '.join(FORMATS)}")
+    spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
+    spec = json.dumps(spec, sort_keys=True)
+    hit = None if cache is None else _cached_file(spec, ext, dpi, cache)
+    if hit is not None and hit.is_file():
+        return hit.read_bytes()
+    if ext == ".png":
+        data = vlc.vegalite_to_png(spec, scale=1, ppi=dpi)  # ppi scales: dpi / 72 px per pt
+    elif ext == ".svg":
+        data = vlc.vegalite_to_svg(spec).encode()
+    else:
+        data = vlc.vegalite_to_pdf(spec)
+    if hit is not None:
+        hit.parent.mkdir(parents=True, exist_ok=True)
+        tmp = hit.with_name(f".{hit.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, hit)
+    return data
+
+
+def save(chart, path, *, dpi: int = DPI, cache=None) -> Path:
+    """Write ``chart`` to ``path`` (``.png``, ``.svg`` or ``.pdf``) as :func:`render` draws
+    it. Overwrites ``path`` and embeds nothing: :func:`fitgpp.figures.export.export` is the way
+    fitgpp writes figures (never overwrites, checks them, writes the configuration into the
+    files and a manifest); this is for a quick look. Returns the path."""
+    path = Path(path)
+    data = render(chart, path.suffix, dpi=dpi, cache=cache)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def _cached_file(spec: str, ext: str, dpi: int, cache) -> Path:
+    """Where the figure cache keeps ``spec`` (JSON, sorted keys) rendered as ``ext``."""
+    import vl_convert as vlc
+    key = hashlib.sha256(f"{spec}\0{ext}\0dpi{dpi}\0{vlc.__version__}".encode()).hexdigest()
+    return Path(cache) / key[:2] / f"{key}{ext}"
+
+
+def _spec(chart, formats, dpi: int, cache) -> dict:
+    """The chart's Vega-Lite dict, validated against the schema (~0.1 s a chart) unless
+    every format of it is in the figure cache already: it was rendered from this exact spec
+    before, so it is not validated again (altair builds the same dict either way)."""
+    if not hasattr(chart, "to_dict"):
+        return chart
+    if cache is not None:
+        spec = chart.to_dict(validate=False)
+        text = json.dumps(spec, sort_keys=True)
+        if all(_cached_file(text, ext.lower(), dpi, cache).is_file() for ext in formats):
+            return spec
+    return chart.to_dict()
+
+
+def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
+    """Save ``{name: chart}`` as ``out_dir/name.<ext>`` for every format; returns the paths."""
+    out = []
+    for name, chart in charts.items():
+        spec = _spec(chart, formats, kw.get("dpi", DPI), kw.get("cache"))
+        for ext in formats:
+            out.append(save(spec, Path(out_dir) / f"{name}{ext}", **kw))
+    return out
+
+
+
+
+# ------------------------------------------------------------------ laying out at the printed width
+def rendered_width(spec: dict) -> float:
+    """Width in pt (= Vega px) of ``spec`` as vl-convert draws it (its SVG's width); the
+    last few hundred specs measured are remembered (export fits, then checks the width)."""
+    return _measure(json.dumps(spec, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=512)
+def _measure(text: str) -> float:
+    import re
+
+    import vl_convert as vlc
+    svg = vlc.vegalite_to_svg(text)
+    return float(re.search(r'<svg\b[^>]*\bwidth="([\d.]+)"', svg).group(1))
+
+
+def _scaled(spec, k: float):
+    """``spec`` with every view width (a number) multiplied by ``k``."""
+    if isinstance(spec, list):
+        return [_scaled(s, k) for s in spec]
+    if not isinstance(spec, dict):
+        return spec
+    out = {key: (_scaled(v, k) if key not in ("config", "datasets", "usermeta", "data") else v)
+           for key, v in spec.items()}
+    if isinstance(spec.get("width"), (int, float)) and not isinstance(spec.get("width"), bool):
+        out["width"] = max(20.0, round(spec["width"] * k, 2))
+    return out
+
+
+def fit_width(chart, inches: float | None = None, *, tries: int = 5) -> dict:
+    """``chart``'s Vega-Lite dict laid out exactly ``inches`` wide (default: the printed
+    width its preset recorded): every panel's plotting width is scaled (fonts stay in pt),
+    measured as vl-convert renders it, and any last fraction of a point goes to the right
+    padding. A chart without a preset is returned as it is."""
+    spec = chart.to_dict() if hasattr(chart, "to_dict") else dict(chart)
+    meta = (spec.get("usermeta") or {}).get("fitgpp", {})
+    inches = inches or meta.get("inches")
+    if not inches:
+        return spec
+    target = round(inches * 72)
+    ks, ws = [1.0], [rendered_width(spec)]
+    for _ in range(tries):
+        if target - 1 < ws[-1] <= target:
+            break
+        if len(ks) == 1:
+            k = 1 + (target - ws[0]) / (0.8 * ws[0])
+        else:   # secant on width(k), nearly linear
+            slope = (ws[-1] - ws[-2]) / (ks[-1] - ks[-2]) if ks[-1] != ks[-2] else ws[-1]
+            k = ks[-1] + (target - 0.5 - ws[-1]) / (slope or ws[-1])
+        ks.append(max(0.05, k))
+        ws.append(rendered_width(_scaled(spec, ks[-1])))
+    best = max((i for i in range(len(ks)) if ws[i] <= target), key=lambda i: ws[i],
+               default=None)
+    if best is None:
+        return _scaled(spec, ks[-1])   # cannot get narrow enough: the figure check says so
+    out = _scaled(spec, ks[best])
+    extra = target - ws[best]
+    pad = out.get("padding", 5)
+    pad = pad if isinstance(pad, dict) else {s: pad for s in ("left", "right", "top", "bottom")}
+    out["padding"] = {**pad, "right": pad.get("right", 5) + extra}
+    out["usermeta"] = {**out.get("usermeta", {}),
+                       "fitgpp": {**meta, "inches": inches, "laid_out": True}}
+    return out

@@ -1,0 +1,165 @@
+"""Slowdown distributions: CDFs, bootstrap statistics and bars."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from fitgpp.figures.plots.axes import _log_domain, _log_scale, coincident, log_ticks
+from fitgpp.figures.plots.base import CLASS_NAMES, Preset, PlotError, _finish, _panel, preset
+from fitgpp.figures.plots.style import _as_runs, _styles
+
+
+# ------------------------------------------------------------------ slowdown distributions
+def slowdown_cdf(results, *, points: int = 200, size: str | Preset | None = None,
+                 title: str = "Slowdown of jobs: cumulative distribution per class") -> alt.Chart:
+    """Empirical CDF of slowdown per class (one panel each) and policy (one line each).
+
+    ``results``: ``{label: Dataset}`` or a list of Datasets. Each curve is drawn
+    through ``points`` quantiles, so the spec stays small for any trace size.
+    ``size``: a :data:`PRESETS` name; ``title``: the caption.
+    """
+    p = preset(size)
+    runs = _as_runs(results)
+    q = np.linspace(0, 1, points)
+    rows = []
+    for lb, ds in runs.items():
+        cls = ds["cls"].to_numpy()
+        sd = ds["slowdown"].to_numpy()
+        for c in ("TE", "BE"):
+            x = sd[cls == c]
+            if len(x):
+                rows.append(pd.DataFrame({"policy": lb, "class": CLASS_NAMES[c],
+                                          "slowdown": np.quantile(x, q), "fraction": q}))
+    if not rows:
+        raise PlotError("no jobs in any result")
+    df = pd.concat(rows, ignore_index=True)
+    st = _styles(runs)
+    width = _panel(p, 2, gap=6)
+    chart = alt.Chart(df).mark_line(interpolate="step-after", clip=True).encode(
+        x=alt.X("slowdown:Q", **_log_scale(df["slowdown"], width, p,
+                                          title="slowdown (log scale)", room_below=True)),
+        y=alt.Y("fraction:Q", title="fraction of jobs", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("policy:N", scale=st["color"], sort=st["order"], title="policy"),
+        strokeDash=alt.StrokeDash("policy:N", scale=st["dash"], sort=st["order"], title="policy"),
+        column=alt.Column("class:N", title=None, sort=[CLASS_NAMES["TE"], CLASS_NAMES["BE"]]),
+    ).properties(width=width, height=round(width * 0.75) if p.name == "column" else 170)
+    notes = coincident(df, "policy", ["slowdown", "fraction"], ["class"])
+    return _finish(chart, p, title, notes, legend=st["order"])
+
+
+def bootstrap_stats(ds, *, n_boot: int = 300, seed: int = 0, level: float = 0.95,
+                    cache=None) -> pd.DataFrame:
+    """Median and p95 slowdown per class with a percentile-bootstrap CI over jobs
+    (:func:`fitgpp.analysis.metrics.bootstrap_interval`).
+
+    Returns rows ``class, stat ('median'|'p95'), value, lo, hi``. ``cache``: a directory
+    where each interval is kept (see :func:`_cached_interval`); the numbers are the same.
+    """
+    from fitgpp.analysis.metrics import class_stats
+    te = ds["cls"].to_numpy() == "TE"
+    sd = ds["slowdown"].to_numpy()
+    st = class_stats(te, sd, ds["preemptions"].to_numpy())
+    rows = []
+    for i, c in enumerate(("TE", "BE")):
+        x = sd[te == (c == "TE")]
+        if not len(x):
+            continue
+        for stat, p in (("median", 50), ("p95", 95)):
+            lo, hi = _cached_interval(x, p, n_resamples=n_boot, seed=seed, level=level,
+                                      cache=cache)
+            rows.append({"class": c, "stat": stat, "value": float(st[f"slowdown_{stat}"][i]),
+                         "lo": lo, "hi": hi})
+    return pd.DataFrame(rows)
+
+
+def _cached_interval(x, q, *, cache=None, **kw) -> tuple[float, float]:
+    """:func:`fitgpp.analysis.metrics.bootstrap_interval` of ``x``, read from ``cache`` (a directory)
+    when it was computed before: keyed by the sha256 of the values, ``q``, the resampling
+    parameters, the numpy and scipy versions and the digest of fitgpp's result code (which
+    covers fitgpp.analysis.metrics); the bounds are stored as JSON numbers, which round-trip exactly.
+    Resampling 300 times is most of a warm RQ5 (~0.8 s CPU on the full trace)."""
+    from fitgpp.analysis.metrics import bootstrap_interval
+    if cache is None:
+        return bootstrap_interval(x, q, **kw)
+    import numpy
+    import scipy
+
+    from fitgpp.sweep.cell import code_digest
+    x = np.ascontiguousarray(x, dtype=float)
+    doc = json.dumps({"q": float(q), **kw, "numpy": numpy.__version__, "scipy": scipy.__version__,
+                      "code": code_digest(), "n": len(x)}, sort_keys=True)
+    key = hashlib.sha256(doc.encode() + b"\0" + x.tobytes()).hexdigest()
+    path = Path(cache) / key[:2] / f"{key}.json"
+    try:
+        lo, hi = json.loads(path.read_text())
+        return float(lo), float(hi)
+    except (OSError, ValueError, TypeError):
+        pass  # missing or unreadable: compute it again
+    lo, hi = bootstrap_interval(x, q, **kw)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps([lo, hi]))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache: the interval is still right, just not kept
+    return lo, hi
+
+
+def stats_table(results, **kw) -> pd.DataFrame:
+    """:func:`bootstrap_stats` for every run, with a ``policy`` column."""
+    runs = _as_runs(results)
+    return pd.concat([bootstrap_stats(ds, **kw).assign(policy=lb) for lb, ds in runs.items()],
+                     ignore_index=True)
+
+
+def slowdown_bars(stats: pd.DataFrame, *, size: str | Preset | None = None,
+                  title: str = "Median and p95 slowdown per policy, with 95 % intervals"
+                  ) -> alt.Chart:
+    """Median and p95 slowdown bars per policy with CI whiskers; panels class x statistic.
+
+    ``stats``: columns ``policy, class, stat, value, lo, hi`` (see :func:`stats_table`;
+    a sweep's across-seed means and CIs fit the same shape). All panels share one log
+    axis from 1 (the floor of a slowdown), so bars compare across panels.
+    """
+    need = {"policy", "class", "stat", "value", "lo", "hi"}
+    if not need <= set(stats.columns):
+        raise PlotError(f"slowdown_bars needs columns {sorted(need)}, got {list(stats.columns)}")
+    p = preset(size)
+    df = stats.copy()
+    df["panel"] = df["class"] + " " + df["stat"]
+    st = _styles(df["policy"])
+    width = _panel(p, 2, axis_px=60 if p.name == "column" else 80)
+    top = np.nanmax(df[["value", "hi"]].to_numpy(float))
+    dom = [1.0, _log_domain([top if top > 1 else 2.0])[1]]
+    xs = dict(scale=alt.Scale(type="log", domain=dom, nice=False),
+              axis=alt.Axis(values=log_ticks(dom, width, p.font), format="~g",
+                            labelOverlap="greedy", title="slowdown (log)"))
+    base = alt.Chart().encode(y=alt.Y("policy:N", sort=st["order"], title="policy"))
+    bars = base.mark_bar(height=8, stroke="black", strokeWidth=0.5, clip=True).encode(
+        x=alt.X("value:Q", **xs),
+        x2=alt.datum(1),
+        color=alt.Color("policy:N", scale=st["color"], sort=st["order"], legend=None),
+        tooltip=["policy", "class", "stat", alt.Tooltip("value:Q", format=".3g"),
+                 alt.Tooltip("lo:Q", format=".3g"), alt.Tooltip("hi:Q", format=".3g")],
+    )
+    df["lo_c"] = np.maximum(df["lo"], 1.0)     # a slowdown is never below 1
+    whisk = base.mark_rule(color="black", strokeWidth=1.2, clip=True).encode(
+        x=alt.X("lo_c:Q", **xs), x2="hi:Q")
+    chart = alt.layer(bars, whisk, data=df).properties(
+        width=width, height=alt.Step(12)).facet(
+        facet=alt.Facet("panel:N", title=None,
+                        sort=["TE median", "TE p95", "BE median", "BE p95"]),
+        columns=2)
+    cut = " (cut at 1)" if (df["lo"] < 1).any() else ""
+    return _finish(chart, p, title, ["Bars (from 1, the least slowdown) show the statistic, "
+                                     f"whiskers its 95 % interval{cut}; log scale."])
+
+

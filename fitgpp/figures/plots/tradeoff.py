@@ -1,0 +1,207 @@
+"""The threshold s: TE latency against BE slowdown."""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from fitgpp.figures.plots.axes import _log_scale, coincident
+from fitgpp.figures.plots.base import POLICY_STYLE, Preset, PlotError, _finish, _panel, preset
+from fitgpp.figures.plots.style import _as_runs, _family, _styles
+
+
+# ------------------------------------------------------------------ the s trade-off
+def tradeoff_table(runs) -> pd.DataFrame:
+    """One row per run: ``policy, family, s, te_p95, be_median, be_p95`` (from :func:`fitgpp.summarize`)."""
+    from fitgpp.analysis.metrics import summarize
+    rows = []
+    for lb, ds in _as_runs(runs).items():
+        t = summarize(ds)
+        rows.append({"policy": lb, "family": _family(lb),
+                     "s": float(ds.attrs["s"]) if "s" in ds.attrs else np.nan,
+                     "te_p95": t.loc["TE", "slowdown_p95"], "be_median": t.loc["BE", "slowdown_median"],
+                     "be_p95": t.loc["BE", "slowdown_p95"]})
+    return pd.DataFrame(rows)
+
+
+#: Where an s label may go around its point, in order of preference: (dx, dy) in px from
+#: the point; dx > 0 starts the label there, dx < 0 ends it there, dx == 0 centres it.
+_LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9),
+                  "e": (8, 1), "w": (-8, 1), "n": (0, -11), "s": (0, 12), "n2": (0, -21)}
+
+
+def _corner(x, y, w, h, labels, markers, width, height) -> tuple[str, tuple] | None:
+    """Where a ``w`` x ``h`` label of the point ``(x, y)`` goes: of the places of
+    :data:`_LABEL_OFFSETS` that stay inside the panel and overlap none of ``labels``, the
+    first that overlaps the fewest ``markers`` (boxes); with its box. None: no such place."""
+    def hits(box, boxes):
+        return sum(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                   for b in boxes)
+    best = None
+    for pos, (dx, dy) in _LABEL_OFFSETS.items():
+        x0 = x + dx if dx > 0 else x - w / 2 if dx == 0 else x + dx - w
+        box = (x0, y + dy - h / 2, x0 + w, y + dy + h / 2)
+        inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
+        if inside and not hits(box, labels):
+            n = hits(box, markers)
+            if best is None or n < best[0]:
+                best = (n, pos, box)
+            if n == 0:
+                break
+    return None if best is None else (best[1], best[2])
+
+
+def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font, *,
+                  y_pad: float = 0) -> list[str]:
+    """Where each non-empty ``label`` goes (a key of :data:`_LABEL_OFFSETS`, or "" when no
+    place is free): the place around its point that stays inside the panel, overlaps no
+    placed label and the fewest other points of its panel (none when it can; its white halo
+    keeps it legible over one it must cross), the longest labels placed first. Pixels are
+    estimated from a log x domain and the panel's y range, drawn ``y_pad`` px inside the
+    top and bottom."""
+    lo, hi = x_domain
+    out = [""] * len(df)
+    for _, g in df.groupby(panel, sort=False):
+        y0, y1 = g[ycol].min(), g[ycol].max()
+        span = (y1 - y0) or 1.0
+        px = width * np.log(g[xcol].to_numpy(float) / lo) / math.log(hi / lo)
+        py = y_pad + (height - 2 * y_pad) * (1 - (g[ycol].to_numpy(float) - y0) / span)
+        markers = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]
+        labels: list[tuple] = []
+        # the longest labels first: they have the fewest places that fit
+        for i in sorted(range(len(g)), key=lambda j: -len(g[label].iat[j])):
+            idx, text = g.index[i], g[label].iat[i]
+            if not text:
+                continue
+            own = markers[i]    # points on one spot count once; the label's own not at all
+            others = list(dict.fromkeys(tuple(round(v, 1) for v in m) for m in markers
+                                        if m != own))
+            got = _corner(px[i], py[i], 0.6 * font * len(text), font + 1, labels, others,
+                          width, height)
+            if got:
+                labels.append(got[1])
+                out[df.index.get_loc(idx)] = got[0]
+    return out
+
+
+#: A policy whose TE p95 lies this factor beyond FitGpp's range is drawn at the axis edge.
+OFF_SCALE = 8.0
+
+
+def _off_scale(long: pd.DataFrame) -> pd.Series:
+    """Rows (not FitGpp) whose TE p95 lies more than :data:`OFF_SCALE` times beyond the
+    range of FitGpp's: drawn on the axis edge, so FitGpp's points are not squeezed together."""
+    fit = long.loc[long["family"] == "FitGpp", "te_p95"]
+    fit = fit[np.isfinite(fit) & (fit > 0)]
+    if fit.empty:
+        return pd.Series(False, index=long.index)
+    return (long["family"] != "FitGpp") & ((long["te_p95"] > fit.max() * OFF_SCALE)
+                                           | (long["te_p95"] < fit.min() / OFF_SCALE))
+
+
+#: Plotting height (pt) of one panel: two side by side at 7 in; stacked, and shorter, at
+#: 3.3 in, so the column figure is not much taller than it is wide.
+PANEL_HEIGHT = {"full": 150, "column": 76}
+#: Pixels kept free above and below the points of a panel (no marker cut by the axis).
+Y_PAD = 8
+
+
+def _long_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run and BE metric (``metric``, ``be``), FitGpp's last, with the legend
+    entry (``point``) and, on FitGpp rows, the ``s`` label; settings of s that land on the same point share
+    one label ("s=4, 16") on the first of them."""
+    long = table.melt(id_vars=["policy", "family", "s", "te_p95"], value_vars=["be_median", "be_p95"],
+                      var_name="metric", value_name="be")
+    long["metric"] = long["metric"].map({"be_median": "BE median slowdown",
+                                         "be_p95": "BE p95 slowdown"})
+    fit = long["family"] == "FitGpp"
+    long["point"] = np.where(fit, "FitGpp", long["policy"])
+    # FitGpp's rows last: Vega draws a mark's points in row order, so FitGpp's (the swept,
+    # clickable ones) sit on top of a policy that lands on the same spot
+    long = (long.assign(top=long["family"] == "FitGpp")
+            .sort_values(["metric", "top", "family", "s"], ignore_index=True).drop(columns="top"))
+    fit = long["family"] == "FitGpp"
+    spot = long.loc[fit].groupby(["metric", "te_p95", "be"], sort=False)["s"]
+    joined = spot.transform(lambda v: "s=" + ", ".join(f"{x:g}" for x in v))
+    first = ~long.loc[fit].duplicated(["metric", "te_p95", "be"])
+    long["s_label"] = ""
+    long.loc[fit, "s_label"] = np.where(first, joined, "")
+    return long
+
+
+def _label_layers(x, y) -> list[alt.Chart]:
+    """The s labels: one text layer per corner of :data:`_LABEL_OFFSETS`, each over a
+    white halo. Every layer keeps all rows and writes "" where the label sits elsewhere: a
+    layer filtered to no rows makes vega warn "Infinite extent for field be" per redraw."""
+    layers = []
+    for pos, (dx, dy) in _LABEL_OFFSETS.items():
+        for halo in (True, False):
+            layers.append(alt.Chart().mark_text(
+                dx=dx, dy=dy, align="left" if dx > 0 else "center" if dx == 0 else "right",
+                clip=True,
+                **({"stroke": "white", "strokeWidth": 3} if halo else {})).encode(
+                x=x, y=y, text=alt.condition(alt.datum.lab == pos, alt.Text("s_label:N"),
+                                             alt.value(""))))
+    return layers
+
+
+def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
+               title: str = "The threshold s trades TE latency against BE slowdown",
+               notes=()) -> alt.Chart:
+    """TE p95 slowdown (x) against BE median and p95 slowdown (y, two panels: side by side
+    at 7 in, stacked at 3.3 in).
+
+    FitGpp rows (``family == 'FitGpp'``, one per ``s``) form a line, each point labelled
+    with its s; other rows (LRTP, RAND, ...) are single marked points. A policy far off
+    FitGpp's range (FIFO, whose TE p95 can be 100 times FitGpp's) sits on the axis edge,
+    and the subtitle gives its value. ``notes``: more subtitle sentences.
+    """
+    need = {"policy", "family", "s", "te_p95", "be_median", "be_p95"}
+    if not need <= set(table.columns):
+        raise PlotError(f"s_tradeoff needs columns {sorted(need)}, got {list(table.columns)}")
+    p = preset(size)
+    long = _long_table(table)
+    st = _styles(long["point"])
+    ncols = 2 if p.name == "full" else 1
+    width, height = _panel(p, ncols), PANEL_HEIGHT.get(p.name, 120)
+    off = _off_scale(long)
+    xs = _log_scale(long.loc[~off, "te_p95"], width, p, pad=1.25,
+                    title="TE p95 slowdown (log scale)")
+    lo, hi = xs["scale"].domain
+    long["x_plot"] = long["te_p95"].clip(lower=lo, upper=hi)
+    x = alt.X("x_plot:Q", **xs)
+    y = alt.Y("be:Q", scale=alt.Scale(zero=False, padding=Y_PAD),
+              axis=alt.Axis(tickCount=4 if ncols == 1 else alt.Undefined), title="BE slowdown")
+    edge = [f"{lb} off the scale (TE p95 {v:.3g}), drawn at the edge."
+            for lb, v in long.loc[off, ["policy", "te_p95"]].drop_duplicates("policy")
+            .itertuples(index=False)]
+    long["lab"] = _place_labels(long, "x_plot", "be", "s_label", "metric",
+                                xs["scale"].domain, width, height, p.font, y_pad=Y_PAD)
+    line = alt.Chart().mark_line(color=POLICY_STYLE["FitGpp"][0], clip=True).encode(
+        x=x, y=y, order="s:Q").transform_filter(alt.datum.family == "FitGpp")
+    legend = alt.Legend(titleOrient="left", offset=8)   # one row under the x axis title
+    pts = alt.Chart().mark_point(filled=True, size=55 if ncols == 2 else 40, stroke="black",
+                                 strokeWidth=0.5, clip=True).encode(
+        x=x, y=y, color=alt.Color("point:N", scale=st["color"], sort=st["order"],
+                                  title="policy", legend=legend),
+        shape=alt.Shape("point:N", scale=st["shape"], sort=st["order"], title="policy",
+                        legend=legend),
+        tooltip=["policy", "metric", alt.Tooltip("te_p95:Q", format=".3g"),
+                 alt.Tooltip("be:Q", format=".3g")])
+    # side by side: a column facet, whose headers share one line whatever each y axis's
+    # top label; stacked: a wrapped facet, each heading just above its panel
+    by = (dict(column=alt.Column("metric:N", title=None)) if ncols == 2 else
+          dict(facet=alt.Facet("metric:N", title=None, header=alt.Header(labelPadding=2)),
+               columns=1, spacing=8))
+    # the labels over the points (placed to cover as few as they can): drawn under them,
+    # a click on a FitGpp point in the browser found no point free (notebook 03, P = 1)
+    chart = alt.layer(line, pts, *_label_layers(x, y), data=long).properties(
+        width=width, height=height).facet(**by).resolve_scale(y="independent")
+    notes = [*coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"],
+                         ["metric"]), *edge, *notes]
+    if long["s_label"].str.contains(",").any():
+        notes.append("Settings of s on one label give the same result.")
+    return _finish(chart, p, title, notes, legend=st["order"])

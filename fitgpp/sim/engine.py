@@ -1,0 +1,495 @@
+"""The tick engine: owns time, job states and the per-node ledger of SPEC.md.
+
+One tick ``t`` runs, in order: finish, release, arrive, schedule (the
+policy's turn), advance. Work is not decremented tick by tick: a running job
+stores the tick ``end`` at which its work reaches 0, so "remaining work at
+``t``" is ``end - t``. The engine jumps from one *event* tick to the next
+(an arrival, a finish, a release); SPEC.md says quiet ticks change nothing,
+which holds except after a schedule step that preempted: such a step can
+free or re-project resources that TE jobs earlier in the same pass had
+already looked at, so the engine also visits ``t + 1`` then. With
+``jump=False`` it steps every tick (for tests); results are identical.
+
+**The policy protocol.** It is written down once, as :class:`fitgpp.sim.policies.base.Policy`:
+``name``, ``bind(engine)``, ``schedule(engine, t)``, ``max_preemptions`` (None = no limit)
+and optionally ``victim_key(engine, i)``. A policy reads this engine (never writes it),
+acts only through :meth:`Engine.start`, :meth:`Engine.preempt`, :meth:`Engine.reserve`,
+:meth:`Engine.wake` and :meth:`Engine.rekey`, and keeps per-run state in ``scratch``.
+The engine refuses, with a :class:`~fitgpp.sim.policies.base.PolicyError` raised before
+anything changes, to preempt a TE job, a job that is not running, or a BE job already
+preempted ``max_preemptions`` times.
+
+Units: ticks everywhere in here; demands as (gpu, cpu_milli, mem_mib).
+"""
+
+from __future__ import annotations
+
+import heapq
+import numbers
+from bisect import bisect_left, insort
+
+import numpy as np
+
+from fitgpp.errors import FitgppError
+
+# job states
+PENDING, WAITING, RUNNING, STOPPING, DONE = range(5)
+STATE_NAMES = ("pending", "waiting", "running", "stopping", "done")
+
+
+class PolicyError(FitgppError):
+    """A policy parameter is out of range, or a policy broke the engine's protocol; the
+    message names it. Defined here, below the policies, because the engine raises it."""
+
+
+class Engine:
+    """State of one simulation. Jobs are indexed ``0..n-1`` in ``(submit, job_id)`` order,
+    so the queue order of SPEC is plain index order."""
+
+    def __init__(self, jobs: dict[str, np.ndarray], capacity: np.ndarray, policy,
+                 *, tick: float = 60.0, check: bool = False, segments: bool = False):
+        self._init_jobs(jobs, capacity)
+        n = self.n
+        #: seconds per tick (what policies need to turn seconds into ticks)
+        self.tick = float(tick)
+        self._init_nodes(capacity)
+
+        self.waiting_te: dict[int, None] = {}  # insertion order == index order (TE never requeue)
+        self.waiting_be: list[int] = []        # heap of indices
+        self._finish_heap: list[tuple[int, int]] = []
+        self._release_heap: list[tuple[int, int]] = []
+        self._wake_heap: list[int] = []  # ticks a policy asked to be visited at (see wake)
+        self.now = 0                     # the tick being run
+        self._arrival = 0
+        self.preempted_in_step = False
+        #: bumped whenever resources may have become available (finish, release, preemption);
+        #: a failed placement stays failed while it is unchanged, which policies may memoize
+        self.epoch = 0
+        #: per-run scratch space for policies (their parameter objects are frozen)
+        self.scratch: dict = {}
+        self.n_done = 0
+        #: GPUs held by running jobs, by stopping jobs, and reserved (cluster totals)
+        self.run_gpu = self.stop_gpu = self.resv_gpu = 0
+        self.policy = policy
+        self._victim_key = getattr(policy, "victim_key", None)
+        self._vkey: list = [None] * n  # victim key a running BE job is filed under
+        #: times a BE job may be preempted; None: no limit (a policy that never preempts may say 0)
+        self.max_preemptions = getattr(policy, "max_preemptions", None)
+        #: per node, running BE jobs as sorted ``(victim_key, index)``; None if the policy needs none
+        self.running_be = [[] for _ in range(self.n_nodes)] if self._victim_key else None
+        self.check = check
+        #: with ``segments=True``: ``(i, node, kind, start, end)`` per closed interval, kind 0 =
+        #: running, 1 = grace period after a preemption signal (ticks)
+        self.segments: list[tuple[int, int, int, int, int]] | None = [] if segments else None
+        # time series: one row per visited tick, state after the schedule step
+        self.trace_t: list[int] = []
+        self.trace_vals: list[tuple[int, int, int, int, int, int]] = []
+        policy.bind(self)
+
+    def _init_jobs(self, jobs: dict[str, np.ndarray], capacity: np.ndarray) -> None:
+        """Per-job columns in queue order, and every job's run state at tick 0."""
+        order = np.lexsort((jobs["job_id"], jobs["submit"]))
+        self.order = order  # position -> row of the input
+        col = {k: np.asarray(v)[order] for k, v in jobs.items()}
+        n = self.n = len(order)
+        self.job_id = col["job_id"].tolist()
+        self.te = col["te"].astype(bool).tolist()
+        self.dg = col["gpu"].tolist()
+        self.dc = col["cpu_milli"].tolist()
+        self.dm = col["mem_mib"].tolist()
+        self.work = col["work"].tolist()
+        self.gp = col["gp"].tolist()
+        self.submit = col["submit"].tolist()
+        ones, zeros = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        #: tasks of a gang (1 for an ordinary job); each holds the per-task demand on its own node
+        self.tasks = col.get("tasks", ones).tolist()
+        #: restart overhead in ticks: reload time each time a preempted job starts again
+        self.ro = col.get("ro", zeros).tolist()
+        cmax = capacity.max(axis=0).astype(float)
+        demand = np.stack([col["gpu"], col["cpu_milli"], col["mem_mib"]], axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(cmax > 0, demand / np.where(cmax > 0, cmax, 1), 0.0)
+        #: size(x) = tasks * max_r demand[r] / C[r], C[r] the largest capacity of r (SPEC)
+        self.size = (frac.max(axis=1) * col.get("tasks", ones)).tolist()
+
+        self.state = [PENDING] * n
+        #: every node a job holds, ascending (after it finished: those it finished on)
+        self.nodes: list[tuple[int, ...]] = [()] * n
+        self.end = [0] * n             # tick at which a running job's work reaches 0
+        self.rem = list(self.work)     # remaining work while not running
+        self.preemptions = [0] * n
+        self.first_start = [-1] * n
+        self.finish = [-1] * n
+        self.run_ticks = [0] * n       # ticks running, reloads included
+        self.reload_ticks = [0] * n    # ticks running spent reloading a checkpoint
+        self.stop_ticks = [0] * n
+        self.run_ro = [0] * n          # reload ticks at the start of the current run
+        self.started_at = [0] * n      # tick of the current run's start
+        self.resv = [-1] * n           # node a waiting TE job holds a reservation on
+
+    def _init_nodes(self, capacity: np.ndarray) -> None:
+        """Per-node capacity, free, stopping and reserved resources at tick 0."""
+        cap = capacity.astype(np.int64)
+        self.n_nodes = len(cap)
+        self.cap_g, self.cap_c, self.cap_m = (cap[:, k].tolist() for k in range(3))
+        self.free_g, self.free_c, self.free_m = list(self.cap_g), list(self.cap_c), list(self.cap_m)
+        z = [0] * self.n_nodes
+        self.stop_g, self.stop_c, self.stop_m = list(z), list(z), list(z)
+        self.res_g, self.res_c, self.res_m = list(z), list(z), list(z)
+        #: free_g - res_g per node, kept up to date for fast "does any node have g GPUs" checks
+        self.avail_g = list(self.cap_g)
+
+    # ---------------------------------------------------------------- actions
+    def start(self, i: int, n, t: int) -> None:
+        """Start waiting job ``i`` at tick ``t`` on node ``n`` (an int), or for a gang on the
+        nodes ``n`` (one per task, distinct); a TE job consumes its reservation."""
+        if type(n) is not int or self.tasks[i] != 1:
+            return self._start_general(i, n, t)
+        g, c, m = self.dg[i], self.dc[i], self.dm[i]
+        self.free_g[n] -= g
+        self.free_c[n] -= c
+        self.free_m[n] -= m
+        self.run_gpu += g
+        if self.te[i]:
+            r = self.resv[i]
+            if r >= 0:
+                if r != n:
+                    raise RuntimeError(f"job {self.job_id[i]} reserved node {r}, started on {n}")
+                self.res_g[r] -= g
+                self.res_c[r] -= c
+                self.res_m[r] -= m
+                self.resv_gpu -= g
+                self.resv[i] = -1
+            else:
+                self.avail_g[n] -= g
+            del self.waiting_te[i]
+        else:
+            self.avail_g[n] -= g
+            self._unqueue_be(i)
+        self._running(i, (n,), t)
+
+    def _start_general(self, i: int, n, t: int) -> None:
+        """:meth:`start` for gangs, and for node ids that are not plain ints."""
+        if isinstance(n, numbers.Integral):
+            nodes = (int(n),)
+        else:
+            nodes = tuple(sorted(int(x) for x in n))
+        k = self.tasks[i]
+        if len(nodes) != k or len(set(nodes)) != k:
+            raise RuntimeError(f"job {self.job_id[i]} has {k} task(s) and needs as many distinct"
+                               f" nodes, got {nodes}")
+        if k == 1:
+            return self.start(i, nodes[0], t)
+        if self.resv[i] >= 0:
+            raise RuntimeError(f"gang {self.job_id[i]} holds a reservation")
+        g, c, m = self.dg[i], self.dc[i], self.dm[i]
+        for n in nodes:
+            self.free_g[n] -= g
+            self.free_c[n] -= c
+            self.free_m[n] -= m
+            self.avail_g[n] -= g
+        self.run_gpu += g * k
+        if self.te[i]:
+            del self.waiting_te[i]
+        else:
+            self._unqueue_be(i)
+        self._running(i, nodes, t)
+
+    def _unqueue_be(self, i: int) -> None:
+        """Take waiting BE job ``i`` out of ``waiting_be``: a pop at the head (the two-queue
+        and FIFO case), else a removal anywhere (class-neutral policies start in their order)."""
+        h = self.waiting_be
+        if h[0] == i:
+            heapq.heappop(h)
+        else:
+            h.remove(i)  # ValueError if i is not waiting: the caller checked the state
+            heapq.heapify(h)
+
+    def _running(self, i: int, nodes: tuple[int, ...], t: int) -> None:
+        self.state[i] = RUNNING
+        self.nodes[i] = nodes
+        self.started_at[i] = t
+        # a job that was preempted first reloads its checkpoint (SPEC "Restart cost")
+        ro = self.run_ro[i] = self.ro[i] if self.preemptions[i] else 0
+        e = self.end[i] = t + ro + self.rem[i]
+        if self.first_start[i] < 0:
+            self.first_start[i] = t
+        heapq.heappush(self._finish_heap, (e, i))
+        if self.running_be is not None and not self.te[i]:
+            key = self._vkey[i] = (self._victim_key(self, i), i)
+            for n in nodes:
+                insort(self.running_be[n], key)
+
+    def reserve(self, i: int, n: int) -> None:
+        """Waiting TE job ``i`` reserves its demand on node ``n``."""
+        self.resv[i] = n
+        self.res_g[n] += self.dg[i]
+        self.res_c[n] += self.dc[i]
+        self.res_m[n] += self.dm[i]
+        self.resv_gpu += self.dg[i]
+        self.avail_g[n] -= self.dg[i]
+
+    def preempt(self, i: int, t: int) -> None:
+        """Signal running BE job ``i`` (every task of a gang): it stops now and is released
+        at ``t + gp``. Its work left is what remained at the signal; an unfinished reload is
+        lost (SPEC "Restart cost")."""
+        self._check_preempt(i)
+        nodes = self.nodes[i]
+        self.preempted_in_step = True
+        self.epoch += 1
+        self.preemptions[i] += 1
+        ran = t - self.started_at[i]
+        self.rem[i] = min(self.rem[i], self.end[i] - t)
+        self.run_ticks[i] += ran
+        self.reload_ticks[i] += min(self.run_ro[i], ran)
+        if self.running_be is not None:
+            self._unfile(i)
+        self.state[i] = STOPPING
+        g, c, m = self.dg[i], self.dc[i], self.dm[i]
+        for n in nodes:
+            self.stop_g[n] += g
+            self.stop_c[n] += c
+            self.stop_m[n] += m
+        self.run_gpu -= g * len(nodes)
+        self.stop_gpu += g * len(nodes)
+        gp = self.gp[i]
+        self.stop_ticks[i] += gp
+        if self.segments is not None:
+            for n in nodes:
+                self.segments.append((i, n, 0, self.started_at[i], t))
+                self.segments.append((i, n, 1, t, t + gp))
+        if gp == 0:
+            self._release(i)
+        else:
+            heapq.heappush(self._release_heap, (t + gp, i))
+
+    def _check_preempt(self, i: int) -> None:
+        """Refuse a preemption the protocol forbids, before anything changes."""
+        bad = None
+        if self.te[i]:
+            bad = "it is a TE job (TE jobs are never preempted)"
+        elif self.state[i] != RUNNING:
+            bad = f"it is {STATE_NAMES[self.state[i]]}, not running"
+        elif self.max_preemptions is not None and self.preemptions[i] >= self.max_preemptions:
+            bad = f"it was already preempted {self.preemptions[i]} times (max_preemptions)"
+        if bad:
+            raise PolicyError(f"{getattr(self.policy, 'name', self.policy)}: cannot preempt job "
+                              f"{self.job_id[i]} at tick {self.now}: {bad}")
+
+    def _unfile(self, i: int) -> None:
+        """Take running BE job ``i`` out of ``running_be`` on each of its nodes."""
+        key = self._vkey[i]
+        for n in self.nodes[i]:
+            lst = self.running_be[n]
+            k = bisect_left(lst, key)
+            if k == len(lst) or lst[k][1] != i:
+                raise RuntimeError("running-BE index out of sync")
+            del lst[k]
+
+    def rekey(self, i: int) -> None:
+        """Refile running BE job ``i`` in ``running_be`` under its victim key as it is now: for
+        a policy whose victim order changes during a run (call it when the key changes)."""
+        if self.running_be is None or self.te[i] or self.state[i] != RUNNING:
+            return
+        self._unfile(i)
+        key = self._vkey[i] = (self._victim_key(self, i), i)
+        for n in self.nodes[i]:
+            insort(self.running_be[n], key)
+
+    def progress(self, i: int, t: int) -> int:
+        """Ticks of work job ``i`` has done by tick ``t`` (reloads excluded)."""
+        rem = self.rem[i]
+        if self.state[i] == RUNNING:
+            rem = min(rem, self.end[i] - t)
+        return self.work[i] - rem
+
+    def attained(self, i: int, t: int) -> float:
+        """Attained service of job ``i`` at tick ``t`` in GPU-seconds: GPUs (per task x
+        tasks) x ticks of progress x tick seconds; reloads are not service."""
+        return self.dg[i] * self.tasks[i] * self.progress(i, t) * self.tick
+
+    def wake(self, t: int) -> None:
+        """Ask the engine to run a schedule step at tick ``t`` (> the current tick) even if
+        nothing arrives, finishes or is released then: for policies that decide by time."""
+        t = int(t)
+        if t <= self.now:
+            raise ValueError(f"wake({t}) at tick {self.now}: a wake-up must be in the future")
+        heapq.heappush(self._wake_heap, t)
+
+    # ------------------------------------------------------------- internals
+    def _release(self, i: int) -> None:
+        self.epoch += 1
+        g, c, m = self.dg[i], self.dc[i], self.dm[i]
+        for n in self.nodes[i]:
+            self.stop_g[n] -= g
+            self.stop_c[n] -= c
+            self.stop_m[n] -= m
+            self.free_g[n] += g
+            self.free_c[n] += c
+            self.free_m[n] += m
+            self.avail_g[n] += g
+        self.stop_gpu -= g * len(self.nodes[i])
+        self.state[i] = WAITING
+        self.nodes[i] = ()
+        heapq.heappush(self.waiting_be, i)
+
+    def _finish_step(self, t: int) -> None:
+        h = self._finish_heap
+        while h and h[0][0] <= t:
+            e, i = heapq.heappop(h)
+            if self.state[i] != RUNNING or self.end[i] != e:
+                continue  # stale entry of a preempted run
+            nodes = self.nodes[i]
+            g, c, m = self.dg[i], self.dc[i], self.dm[i]
+            if len(nodes) == 1:
+                n = nodes[0]
+                self.free_g[n] += g
+                self.free_c[n] += c
+                self.free_m[n] += m
+                self.avail_g[n] += g
+                self.run_gpu -= g
+            else:
+                for n in nodes:
+                    self.free_g[n] += g
+                    self.free_c[n] += c
+                    self.free_m[n] += m
+                    self.avail_g[n] += g
+                self.run_gpu -= g * len(nodes)
+            self.n_done += 1
+            self.epoch += 1
+            if self.running_be is not None and not self.te[i]:
+                self._unfile(i)
+            self.state[i] = DONE
+            self.finish[i] = t
+            if self.segments is not None:
+                for n in nodes:
+                    self.segments.append((i, n, 0, self.started_at[i], t))
+            self.run_ticks[i] += t - self.started_at[i]
+            self.reload_ticks[i] += self.run_ro[i]
+            self.rem[i] = 0
+
+    def _release_step(self, t: int) -> None:
+        h = self._release_heap
+        while h and h[0][0] <= t:
+            _, i = heapq.heappop(h)
+            self._release(i)
+
+    def _arrive_step(self, t: int) -> None:
+        k, submit, te = self._arrival, self.submit, self.te
+        while k < self.n and submit[k] == t:
+            self.state[k] = WAITING
+            if te[k]:
+                self.waiting_te[k] = None
+            else:
+                heapq.heappush(self.waiting_be, k)
+            k += 1
+        self._arrival = k
+
+    def _next_finish(self) -> int | None:
+        h = self._finish_heap
+        while h and (self.state[h[0][1]] != RUNNING or self.end[h[0][1]] != h[0][0]):
+            heapq.heappop(h)
+        return h[0][0] if h else None
+
+    # ------------------------------------------------------------------ loop
+    def run(self, *, jump: bool = True, progress=None) -> None:
+        """Run to completion. ``progress(done_jobs)`` is called now and then if given."""
+        if self.n == 0:
+            return
+        submit = self.submit
+        t = submit[0]
+        visits = 0
+        schedule = self.policy.schedule
+        wake = self._wake_heap
+        while True:
+            self.now = t
+            while wake and wake[0] <= t:
+                heapq.heappop(wake)
+            self._finish_step(t)
+            self._release_step(t)
+            self._arrive_step(t)
+            self.preempted_in_step = False
+            schedule(self, t)
+            self._record(t)
+            if self.check:
+                self.check_invariants(t)
+            # next tick
+            cands = []
+            if self._arrival < self.n:
+                cands.append(submit[self._arrival])
+            nf = self._next_finish()
+            if nf is not None:
+                cands.append(nf)
+            if self._release_heap:
+                cands.append(self._release_heap[0][0])
+            if wake and (cands or self.waiting_te or self.waiting_be):
+                cands.append(wake[0])  # (a wake-up with nothing left to do ends nothing)
+            if not cands:
+                if self.waiting_te or self.waiting_be:
+                    raise RuntimeError(f"deadlock at tick {t}: jobs wait but nothing runs")
+                break
+            if not jump or self.preempted_in_step:
+                t += 1
+            else:
+                t = min(cands)
+            if progress is not None:
+                visits += 1
+                if visits % 4096 == 0:
+                    progress(self.n_done)
+
+    def _record(self, t: int) -> None:
+        self.trace_t.append(t)
+        self.trace_vals.append((self.run_gpu, self.stop_gpu, self.resv_gpu,
+                                len(self.waiting_te), len(self.waiting_be)))
+
+    # ------------------------------------------------------------ invariants
+    def check_invariants(self, t: int) -> None:
+        """Assert the ledger of SPEC.md from scratch (slow; for tests)."""
+        k = self.n_nodes
+        run = [[0, 0, 0] for _ in range(k)]
+        stop = [[0, 0, 0] for _ in range(k)]
+        res = [[0, 0, 0] for _ in range(k)]
+        for i in range(self.n):
+            d = (self.dg[i], self.dc[i], self.dm[i])
+            s = self.state[i]
+            held = self.nodes[i]
+            if s in (RUNNING, STOPPING):
+                if len(held) != self.tasks[i] or len(set(held)) != len(held):
+                    raise AssertionError(f"tick {t}: job {self.job_id[i]} with {self.tasks[i]} "
+                                         f"task(s) holds nodes {held}")
+                accs = [(run if s == RUNNING else stop)[n] for n in held]
+            elif s == WAITING and self.te[i] and self.resv[i] >= 0:
+                if self.tasks[i] != 1:
+                    raise AssertionError(f"tick {t}: TE gang {self.job_id[i]} holds a reservation")
+                accs = [res[self.resv[i]]]
+            else:
+                if held and s != DONE:
+                    raise AssertionError(f"tick {t}: {STATE_NAMES[s]} job {self.job_id[i]} "
+                                         f"holds nodes {held}")
+                accs = []
+            for acc in accs:
+                for r in range(3):
+                    acc[r] += d[r]
+            if s == WAITING and (i in self.waiting_te) == (i in self.waiting_be):
+                raise AssertionError(f"tick {t}: waiting job {self.job_id[i]} not in exactly one queue")
+            if s != WAITING and (i in self.waiting_te or i in self.waiting_be):
+                raise AssertionError(f"tick {t}: job {self.job_id[i]} is {STATE_NAMES[s]} but queued")
+            if self.max_preemptions is not None and self.preemptions[i] > self.max_preemptions:
+                raise AssertionError(f"tick {t}: job {self.job_id[i]} preempted "
+                                     f"{self.preemptions[i]} times")
+            if self.te[i] and self.preemptions[i]:
+                raise AssertionError(f"tick {t}: TE job {self.job_id[i]} was preempted")
+        for n in range(k):
+            cap = (self.cap_g[n], self.cap_c[n], self.cap_m[n])
+            free = (self.free_g[n], self.free_c[n], self.free_m[n])
+            for r in range(3):
+                if free[r] != cap[r] - run[n][r] - stop[n][r]:
+                    raise AssertionError(f"tick {t}: node {n} free ledger out of sync")
+                if free[r] < 0:
+                    raise AssertionError(f"tick {t}: node {n} free < 0 in resource {r}")
+            if (self.stop_g[n], self.stop_c[n], self.stop_m[n]) != tuple(stop[n]):
+                raise AssertionError(f"tick {t}: node {n} stopping ledger out of sync")
+            if (self.res_g[n], self.res_c[n], self.res_m[n]) != tuple(res[n]):
+                raise AssertionError(f"tick {t}: node {n} reservation ledger out of sync")
+            if self.avail_g[n] != self.free_g[n] - self.res_g[n]:
+                raise AssertionError(f"tick {t}: node {n} avail_g out of sync")

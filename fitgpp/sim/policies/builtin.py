@@ -1,0 +1,19 @@
+"""The built-in policies by name: one line per policy module (see the package's docstring)."""
+
+from __future__ import annotations
+
+from fitgpp.sim.policies.fifo import Fifo
+from fitgpp.sim.policies.fitgpp import FitGpp
+from fitgpp.sim.policies.las import Las
+from fitgpp.sim.policies.lrtp import Lrtp
+from fitgpp.sim.policies.prio import Prio
+from fitgpp.sim.policies.rand import Rand
+
+POLICIES = {
+    "fifo": Fifo,
+    "prio": Prio,
+    "fitgpp": FitGpp,
+    "lrtp": Lrtp,
+    "rand": Rand,
+    "las": Las,
+}

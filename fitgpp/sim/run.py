@@ -1,0 +1,378 @@
+"""``simulate``: a validated trace, a cluster and a policy in; one self-describing Dataset out."""
+
+from __future__ import annotations
+
+from fitgpp.errors import FitgppError
+
+import json
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from fitgpp.sim.cluster import Cluster
+from fitgpp.sim.engine import Engine
+from fitgpp.sim.policies import make_policy, params_of
+from fitgpp.sim.policies import registry
+from fitgpp.sim.trace import read_trace
+
+from fitgpp._version import __version__
+
+#: Default number of time samples when ``sample_every`` is not given.
+MAX_SAMPLES = 2000
+
+_JOB_VARS = {  # name: (units, description)
+    "cls": ("", "job class: TE (trial-and-error) or BE (best-effort)"),
+    "submit_time": ("s", "submission time as given in the trace"),
+    "submit": ("s", "submission tick x tick: floor(submit_time / tick) * tick"),
+    "duration": ("s", "run time when uninterrupted, as given in the trace"),
+    "work": ("s", "work in ticks x tick: max(1, ceil(duration / tick)) * tick"),
+    "gpu": ("GPU", "GPUs demanded per task"),
+    "tasks": ("1", "tasks of a multi-node job (gang), each on its own node; 1 for an ordinary job"),
+    "cpu_milli": ("millicore", "CPU demanded"),
+    "mem_mib": ("MiB", "memory demanded"),
+    "grace_period": ("s", "grace period as given (0 for TE)"),
+    "restart_overhead": ("s", "checkpoint reload time at each restart after a preemption, as given"),
+    "first_start": ("s", "first time the job started"),
+    "finish": ("s", "time the job finished"),
+    "slowdown": ("1", "(finish - submit) / work, in ticks"),
+    "wait": ("s", "time spent waiting in a queue: finish - submit - work - reload - stopped"),
+    "stopped": ("s", "time spent in grace periods after preemption signals"),
+    "reload": ("s", "time spent running but reloading a checkpoint after preemptions "
+                    "(lost reloads included)"),
+    "preemptions": ("1", "times the job was preempted"),
+    "node": ("1", "node the job finished on (a gang: the lowest of its nodes)"),
+}
+_TIME_VARS = {
+    "gpu_util": ("1", "mean fraction of the cluster's GPUs held by running jobs"),
+    "gpu_stopping": ("1", "mean fraction of GPUs held by jobs in their grace period"),
+    "gpu_reserved": ("1", "mean fraction of GPUs reserved for TE jobs not yet started"),
+    "waiting_te": ("jobs", "mean number of waiting TE jobs"),
+    "waiting_be": ("jobs", "mean number of waiting BE jobs"),
+}
+
+
+class SimulationError(FitgppError):
+    """Arguments to :func:`simulate` are invalid; the message names the argument."""
+
+
+def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
+    """SPEC's time quantization: submit = floor, work = max(1, ceil), gp = ceil."""
+    return {
+        "job_id": jobs["job_id"].to_numpy(np.int64),
+        "te": (jobs["cls"] == "TE").to_numpy(bool),
+        "gpu": jobs["gpu"].to_numpy(np.int64),
+        "cpu_milli": jobs["cpu_milli"].to_numpy(np.int64),
+        "mem_mib": jobs["mem_mib"].to_numpy(np.int64),
+        "submit": np.floor(jobs["submit_time"].to_numpy(float) / tick).astype(np.int64),
+        "work": np.maximum(1, np.ceil(jobs["duration"].to_numpy(float) / tick)).astype(np.int64),
+        "gp": np.ceil(jobs["grace_period"].to_numpy(float) / tick).astype(np.int64),
+        "tasks": (jobs["tasks"].to_numpy(np.int64) if "tasks" in jobs
+                  else np.ones(len(jobs), dtype=np.int64)),
+        "ro": (np.ceil(jobs["restart_overhead"].to_numpy(float) / tick).astype(np.int64)
+               if "restart_overhead" in jobs else np.zeros(len(jobs), dtype=np.int64)),
+    }
+
+
+def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
+             sample_every: float | None = None, segments: bool = False, jump: bool = True,
+             check: bool = False, progress=None, **policy_params) -> xr.Dataset:
+    """Simulate ``trace`` on ``cluster`` under ``policy`` (SPEC.md, tick by tick).
+
+    ``trace``: a :class:`Trace`, a DataFrame in the trace schema, or a CSV path.
+    ``policy``: a policy object, a policy class, a registry name (``fifo``,
+    ``prio``, ``fitgpp``, ``lrtp``, ``rand``) or ``"module:Class"``;
+    ``policy_params`` are values of its dataclass fields (for FitGpp ``s`` and
+    ``max_preemptions``) when a name or a class is given. ``tick`` is in seconds. ``sample_every``
+    (seconds, a multiple of ``tick``) sets the time-series step; by default at
+    most ``MAX_SAMPLES`` samples cover the run. ``segments=True`` adds every
+    run and grace-period interval on a ``segment`` dimension (for timelines of
+    small runs). ``jump=False`` steps every tick
+    and ``check=True`` asserts the ledger every visited tick (both for tests).
+    ``progress(jobs_done)`` is called periodically on long runs.
+    """
+    if not isinstance(cluster, Cluster):
+        raise SimulationError(f"cluster must be a fitgpp.Cluster, got {type(cluster).__name__}")
+    if policy_params and not isinstance(policy, (str, type)):
+        raise SimulationError("policy parameters go into the policy object when one is given")
+    policy = make_policy(policy, **policy_params)
+    from fitgpp.sim.validate import check_tick
+    tick = check_tick(tick, "tick", SimulationError)
+    sample_ticks = None
+    if sample_every is not None:
+        if isinstance(sample_every, bool) or not isinstance(sample_every, (int, float)):
+            raise SimulationError(f"sample_every must be a number of seconds, got {sample_every!r}")
+        q = sample_every / tick
+        if not math.isfinite(q) or q < 1 or abs(q - round(q)) > 1e-9:
+            raise SimulationError(f"sample_every must be a positive multiple of tick={tick} s,"
+                                  f" got {sample_every!r}")
+        sample_ticks = int(round(q))
+    trace = read_trace(trace, cluster=cluster)
+    if len(trace) == 0:
+        raise SimulationError("the trace has no jobs")
+
+    jobs = trace.jobs
+    cols = to_ticks(jobs, tick)
+    eng = Engine(cols, cluster.capacity, policy, tick=tick, check=check, segments=segments)
+    eng.run(jump=jump, progress=progress)
+    ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
+    if segments:
+        ds = ds.merge(_segments(eng, tick))
+    return ds
+
+
+def _segments(eng, tick) -> xr.Dataset:
+    seg = np.asarray(eng.segments, dtype=np.int64).reshape(-1, 5)
+    ids = np.asarray(eng.job_id, dtype=np.int64)
+    kind = np.array(["run", "grace"])[seg[:, 2]]
+    spec = {
+        "segment_job": (ids[seg[:, 0]], "1", "job_id of the interval"),
+        "segment_node": (seg[:, 1], "1", "node the job held"),
+        "segment_kind": (kind, "", "run (making progress) or grace (stopping after a preemption signal)"),
+        "segment_start": (seg[:, 3] * tick, "s", "interval start"),
+        "segment_end": (seg[:, 4] * tick, "s", "interval end (exclusive)"),
+    }
+    return xr.Dataset({k: ("segment", v, {"units": u, "description": d})
+                       for k, (v, u, d) in spec.items()})
+
+
+def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.Dataset:
+    order = eng.order
+    j = jobs.iloc[order]
+    n = eng.n
+    first = np.asarray(eng.first_start, dtype=np.int64)
+    fin = np.asarray(eng.finish, dtype=np.int64)
+    if n and ((fin < 0).any() or (first < 0).any()):
+        raise RuntimeError("simulation ended with unfinished jobs")
+    submit = cols["submit"][order]
+    data = _job_data(eng, j, cols, order, first, fin, tick)
+    # Variables built from numpy arrays directly (fastpath): xarray's generic conversion
+    # asks whether each array is a dask array, which imports dask.array (~0.3 s of a small
+    # ``fitgpp simulate``); these are plain 1-D numpy arrays, which it would keep as they are.
+    ds = xr.Dataset(
+        {k: _variable("job", v, *_JOB_VARS[k]) for k, v in data.items()},
+        coords={"job": _variable("job", j["job_id"].to_numpy(np.int64), None,
+                                 "job_id from the trace; (submit, job_id) order")},
+    )
+    total_gpu = cluster.total_gpus
+    t0 = int(submit.min()) if n else 0
+    t_end = int(fin.max()) if n else 0
+    times, series = _sample(eng, t_end, sample_ticks, tick)
+    scale = {"gpu_util": total_gpu, "gpu_stopping": total_gpu, "gpu_reserved": total_gpu}
+    for k, v in series.items():
+        vals = v / scale[k] if k in scale and total_gpu else v
+        ds[k] = _variable("time", vals, *_TIME_VARS[k])
+    ds = ds.assign_coords(time=_variable(
+        "time", times * tick, "s", "start of each sample; values are time means over the sample"))
+    busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
+    util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
+    sample_every = float((sample_ticks or _auto_sample(t_end)) * tick)
+    ds.attrs = _attrs(trace, cluster, policy, tick, sample_every, util)
+    return ds
+
+
+def _job_data(eng, j, cols, order, first, fin, tick) -> dict[str, np.ndarray]:
+    """The per-job variables of :data:`_JOB_VARS`, in (submit, job_id) order."""
+    submit = cols["submit"][order]
+    work = cols["work"][order]
+    stopped = np.asarray(eng.stop_ticks, dtype=np.int64)
+    reload = np.asarray(eng.reload_ticks, dtype=np.int64)
+    return {
+        "cls": j["cls"].to_numpy().astype("U2"),
+        "submit_time": j["submit_time"].to_numpy(float),
+        "submit": submit * tick,
+        "duration": j["duration"].to_numpy(float),
+        "work": work * tick,
+        "gpu": j["gpu"].to_numpy(np.int64),
+        "tasks": cols["tasks"][order],
+        "cpu_milli": j["cpu_milli"].to_numpy(np.int64),
+        "mem_mib": j["mem_mib"].to_numpy(np.int64),
+        "grace_period": j["grace_period"].to_numpy(float),
+        "restart_overhead": (j["restart_overhead"].to_numpy(float) if "restart_overhead" in j
+                             else np.zeros(eng.n)),
+        "first_start": first * tick,
+        "finish": fin * tick,
+        "slowdown": (fin - submit) / work,
+        "wait": (fin - submit - work - reload - stopped) * tick,
+        "stopped": stopped * tick,
+        "reload": reload * tick,
+        "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
+        "node": np.asarray([ns[0] for ns in eng.nodes], dtype=np.int64),
+    }
+
+
+def _attrs(trace, cluster, policy, tick, sample_every: float, util: float) -> dict:
+    """What a run needs to be read and rerun: policy, cluster, workload, tick, version."""
+    params = params_of(policy)
+    return {
+        "title": f"fitgpp simulation: {registry.label(policy)}",
+        "policy": registry.ref(policy),
+        "policy_params": json.dumps(params, sort_keys=True),
+        "policy_digest": registry.digest(policy),
+        # each parameter as its own attr too (netCDF attrs hold numbers and strings only)
+        **{k: int(v) if isinstance(v, bool) else v for k, v in params.items()
+           if isinstance(v, (int, float, str))},
+        "cluster": cluster.to_json(),
+        "cluster_description": cluster.describe(),
+        "n_nodes": cluster.n_nodes,
+        "total_gpus": cluster.total_gpus,
+        "tick": float(tick),
+        "sample_every": sample_every,
+        "workload": trace.source_json(),
+        "gpu_util_mean": float(util),
+        "fitgpp_version": __version__,
+        "spec": "fitgpp SPEC.md simulation contract",
+    }
+
+
+def _variable(dim: str, values: np.ndarray, units: str | None, description: str) -> xr.Variable:
+    """A 1-D Variable over ``dim`` from a numpy array, with its units and description."""
+    values = np.asarray(values)
+    attrs = {"description": description} if units is None else {"units": units,
+                                                                 "description": description}
+    return xr.Variable((dim,), values, attrs, fastpath=True)
+
+
+def _auto_sample(t_end: int) -> int:
+    return max(1, math.ceil(t_end / MAX_SAMPLES))
+
+
+def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Visited ticks and column ``k`` of the recorded state (see ``Engine._record``)."""
+    t = np.asarray(eng.trace_t, dtype=np.int64)
+    vals = getattr(eng, "_trace_array", None)
+    if vals is None:
+        vals = eng._trace_array = np.asarray(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
+    return t, vals[:, k]
+
+
+def _integral_at(t, v, edges):
+    """Exact integral of the step function (value v[k] on [t[k], t[k+1])) from 0 to each edge."""
+    if len(t) == 0:
+        return np.zeros(len(edges), dtype=np.int64)
+    cum = np.concatenate([[0], np.cumsum(v[:-1] * np.diff(t))])
+    k = np.searchsorted(t, edges, side="right") - 1
+    inside = k >= 0
+    out = np.zeros(len(edges), dtype=np.int64)
+    kk = k[inside]
+    out[inside] = cum[kk] + v[kk] * (edges[inside] - t[kk])
+    return out
+
+
+def _integral(eng, edge: int, k: int) -> int:
+    t, v = _step_series(eng, k)
+    return int(_integral_at(t, v, np.array([edge]))[0])
+
+
+#: Most time samples a run may be asked for (5 series of float64: 400 MB).
+MAX_SAMPLE_BINS = 10_000_000
+
+
+def _sample(eng, t_end, sample_ticks, tick):
+    step = sample_ticks or _auto_sample(t_end)
+    n_bins = max(1, math.ceil(t_end / step))
+    if n_bins > MAX_SAMPLE_BINS:
+        raise SimulationError(f"sample_every={step * tick:g} s gives {n_bins} samples over "
+                              f"this run, more than {MAX_SAMPLE_BINS}; choose a longer step "
+                              "(or leave it out for at most 2000)")
+    edges = np.arange(n_bins + 1, dtype=np.int64) * step
+    series = {}
+    for k, name in enumerate(_TIME_VARS):
+        t, v = _step_series(eng, k)
+        series[name] = np.diff(_integral_at(t, v, edges)) / step
+    return edges[:-1], series
+
+
+def format_table(table: pd.DataFrame) -> list[str]:
+    """The lines of a :func:`~fitgpp.analysis.metrics.summarize` table as the CLI and the
+    widgets print it."""
+    lines = [f"{'class':<6}{'jobs':>8}{'median slowdown':>18}{'p95 slowdown':>15}{'preemptions':>13}"]
+    for cls, row in table.iterrows():
+        lines.append(f"{cls:<6}{int(row['jobs']):>8d}{row['slowdown_median']:>18.3f}"
+                     f"{row['slowdown_p95']:>15.3f}{int(row['preemptions']):>13d}")
+    return lines
+
+
+def save(ds: xr.Dataset, path: str | os.PathLike) -> None:
+    """Write a result as netCDF4 (h5netcdf engine).
+
+    A simulation result (1-D float64, int64 and string variables, dimension coordinates,
+    number and string attrs, no encoding set) is written through h5netcdf directly, with
+    the calls and values xarray's h5netcdf store makes (floats get ``_FillValue`` NaN,
+    strings are variable-length): xarray's encoders build each variable anew, and that
+    asks whether it is a dask array, which imports dask.array (~0.3 s of a small ``fitgpp
+    simulate``). Anything else goes through xarray's h5netcdf store with HDF5's
+    process-wide lock, not ``Dataset.to_netcdf``, which imports dask.distributed (about
+    0.15 s) only to ask which dask scheduler is active (a result holds no dask arrays).
+    Either way the file is the one ``Dataset.to_netcdf(engine="h5netcdf")`` writes."""
+    path = os.fspath(path)
+    if _plain(ds):
+        _save_plain(ds, path)
+    else:
+        _save_xarray(ds, path)
+
+
+def _save_xarray(ds: xr.Dataset, path: str) -> None:
+    from xarray.backends.locks import HDF5_LOCK
+    store = xr.backends.H5NetCDFStore.open(path, mode="w", lock=HDF5_LOCK, invalid_netcdf=False)
+    try:
+        ds.dump_to_store(store)
+    finally:
+        store.close()
+
+
+def _attr_ok(v) -> bool:
+    return isinstance(v, (str, int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def _plain(ds: xr.Dataset) -> bool:
+    """Whether :func:`_save_plain` writes ``ds`` exactly as xarray would."""
+    if not all(isinstance(k, str) and _attr_ok(v) for k, v in ds.attrs.items()):
+        return False
+    for name, v in ds.variables.items():
+        if not isinstance(name, str) or "/" in name or v.encoding or v.ndim != 1 \
+                or "_FillValue" in v.attrs or (name in ds.coords and v.dims != (name,)):
+            return False
+        if v.dtype not in (np.float64, np.int64) and v.dtype.kind != "U":
+            return False
+        if not all(isinstance(k, str) and _attr_ok(a) for k, a in v.attrs.items()):
+            return False
+        if name not in ds.xindexes and not isinstance(v._data, np.ndarray):
+            return False  # lazily loaded, wrapped or chunked data
+    return True
+
+
+def _save_plain(ds: xr.Dataset, path: str) -> None:
+    """What xarray's ``H5NetCDFStore`` does for a plain Dataset (see :func:`_plain`):
+    root attrs, then each dimension in order of first use, then each variable in order,
+    floats with a NaN fill value (netCDF's ``_FillValue``), strings variable-length."""
+    import h5netcdf
+    import h5py
+    from xarray.backends.locks import HDF5_LOCK
+    with HDF5_LOCK, h5netcdf.File(path, "w", invalid_netcdf=False, decode_vlen_strings=True,
+                                  format="NETCDF4") as f:
+        for k, a in ds.attrs.items():
+            f.attrs[k] = a
+        for v in ds.variables.values():
+            for d, size in zip(v.dims, v.shape):
+                if d not in f.dimensions:
+                    f.dimensions[d] = size
+        for name, v in ds.variables.items():
+            text = v.dtype.kind == "U"
+            var = f.create_variable(name, dimensions=v.dims,
+                                    dtype=h5py.special_dtype(vlen=str) if text else v.dtype,
+                                    fillvalue=np.float64(np.nan) if v.dtype == np.float64
+                                    else None)
+            for k, a in v.attrs.items():
+                var.attrs[k] = a
+            var[...] = v.values.astype(object) if text else v.values
+
+
+def load(path: str | os.PathLike) -> xr.Dataset:
+    """Read a result written by :func:`save` fully into memory."""
+    with xr.open_dataset(path, engine="h5netcdf") as ds:
+        return ds.load()
+
+

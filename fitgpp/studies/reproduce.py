@@ -1,0 +1,285 @@
+"""``fitgpp reproduce``: run the research questions of :mod:`fitgpp.studies`, write the report.
+
+Each question is declared once, in its module of :mod:`fitgpp.studies` (``rq1`` ... ``rq7``,
+then ``runlen``, the run-length study; :data:`STUDIES` lists every key); the notebooks run the same declarations, so notebook and command cannot disagree. This module
+runs them (:func:`run_all`), exports their figures through :mod:`fitgpp.figures.export`'s figure
+path, and writes ``results.md``: the headline against the paper (each number's verdict by
+:mod:`fitgpp.analysis.verdicts`, then its run length and steadiness), one line per question,
+then each question's table (the metrics declared in :mod:`fitgpp.analysis.metrics`, with their
+changes against the study's baseline) and figures. The names the notebooks and older code
+use (``Study``, ``Size``, ``QUICK``, ``STUDIES``, ``rq1`` ...) are re-exported from here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fitgpp.figures import plots
+from fitgpp._version import __version__
+from fitgpp.analysis.metrics import CI_NOTE, METRICS, brief, change, percent
+from fitgpp.studies import STUDIES, Study
+from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
+                           _LazyCluster, label_of)
+from fitgpp.studies.rq1 import HEADLINE
+from fitgpp.studies.steady import steady_markdown
+from fitgpp.analysis.verdicts import (CLIP_NOTE, PAPER, PAPER_CLAIMS, against_paper,
+                                      against_paper_all, paper_summary)
+from fitgpp.studies.rq2 import P_VALUES, S_VALUES
+from fitgpp.studies.rq3 import GRACE_SCALES
+from fitgpp.studies.rq4 import GRACE_SHAPES, TE_FRACTIONS, grace_variant
+from fitgpp.studies.rq5 import ALIBABA, alibaba_trace
+
+RQ1, RQ3 = STUDIES["rq1"], STUDIES["rq3"]
+#: Names re-exported for the notebooks and older code (the declarations live in fitgpp.studies).
+__all__ = ["ALIBABA", "FULL", "GRACE_SCALES", "GRACE_SHAPES", "NAMES", "Outcome", "PAPER",
+           "P_VALUES", "QUICK", "RQ1", "RQ3", "RQResult", "RQS", "ReproduceError", "STUDIES",
+           "S_VALUES", "Size", "Study", "TE_FRACTIONS", "alibaba_trace", "grace_variant",
+           "headline_table", "label_of", "run_all", "write_results"]
+
+
+def _study_fn(study: Study):
+    def run(size: Size = QUICK, **kw) -> RQResult:
+        return study.result(size, **kw)
+    run.__name__ = study.key
+    run.__doc__ = f"{study.title}. {study.question} (``STUDIES[{study.key!r}].result``)"
+    return run
+
+
+rq1, rq2w, rq3, rq4, rq5, rq6 = (_study_fn(STUDIES[k])
+                                 for k in ("rq1", "rq2w", "rq3", "rq4", "rq5", "rq6"))
+
+
+def rq2(size: Size = QUICK, s_values=S_VALUES, p_values=P_VALUES, *, model: str | None = None,
+        **kw) -> RQResult:
+    """RQ2 over ``s_values`` x ``p_values``; ``model="paper-wide-te"`` is RQ2w."""
+    study = STUDIES["rq2w"] if model == "paper-wide-te" else STUDIES["rq2"]
+    if model is not None and model != (study.model or size.model):
+        study = study.replace(model=model, key="rq2w", title=f"RQ2 on {model}: the threshold s")
+    pols = {**study.policies, "fitgpp": {"s": [float(s) for s in s_values],
+                                         "max_preemptions": [int(p) for p in p_values]}}
+    return study.replace(policies=pols).result(size, **kw)
+
+
+#: ``{key: function(size)}``, the research questions as the notebooks call them.
+RQS = {**{k: _study_fn(s) for k, s in STUDIES.items()}, "rq2": rq2}
+
+# ---------------------------------------------------------------- the report
+def headline_table(r1: RQResult) -> str:
+    """The paper's three numbers against FitGpp s=4's, each with its verdict by
+    :func:`fitgpp.analysis.verdicts.against_paper` (direction first), then the one-line summary."""
+    row = r1.table.set_index("policy").loc[HEADLINE]
+    lines = ["| metric (change vs FIFO) | paper | ours: FitGpp s=4, mean [95 % CI] | verdict |",
+             "|---|---|---|---|"]
+    said = []
+    for c in PAPER_CLAIMS:
+        v = against_paper(row[f"change_{c.key}"], c)
+        said.append(v)
+        lines.append(f"| {c.title} | {percent(c.change)} | "
+                     f"{_fmt(*(row[f'change_{c.key}{x}'] for x in ('', '_lo', '_hi')), True)} | "
+                     f"{v.verdict} |")
+    return "\n".join(lines + ["", paper_summary(said)])
+
+
+def run_length_note(r1: RQResult) -> str:
+    """How long the headline's runs were and whether they reached a steady state: a change
+    against a baseline whose queue grows for the whole run is a function of the run length
+    (see the run-length study, ``runlen``)."""
+    if r1.steadiness is None:
+        return "Steady state: not judged."
+    st = r1.steadiness.set_index("policy")
+    parts = [f"{p} {int(st.loc[p, 'steady'])} of {int(st.loc[p, 'seeds'])} runs steady"
+             for p in ("FIFO", HEADLINE) if p in st.index]
+    jobs = int(r1.steadiness["jobs"].iloc[0])
+    steady = all(st.loc[p, "steady"] == st.loc[p, "seeds"] for p in ("FIFO", HEADLINE)
+                 if p in st.index)
+    return (f"Run length: {jobs:,} jobs per run; {', '.join(parts)}. "
+            + ("Both were judged steady: no growth of the queue was detectable, so these "
+               "changes do not grow with the run through a queue that never settles. That is "
+               "not convergence: a short run still starts on an empty cluster, and the "
+               "run-length study shows how far these numbers move with the number of jobs."
+               if steady else
+               "A run that is not steady has a queue that grows for the whole run: these "
+               "changes move with the number of jobs simulated (see the run-length study)."))
+
+
+def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
+    """Where the paper's headline sits on our s/P trade-off (RQ2's FitGpp settings)."""
+    t1 = r1.table.set_index("policy")
+    te_fifo, te_fit = t1.loc["FIFO", "te_p95"], t1.loc["FitGpp s=4", "te_p95"]
+    fit = r2.table[r2.table["family"] == "FitGpp"].copy()
+    # shortfall: how many points the worst of the three misses the paper by (<= 0: meets)
+    fit["shortfall"] = np.max([fit[f"change_{k}"] - PAPER[k] for k in PAPER], axis=0)
+    fit = fit.sort_values("shortfall")
+    fit["verdicts"] = [" / ".join(v.verdict for v in against_paper_all(
+        {c.key: r[f"change_{c.key}"] for c in PAPER_CLAIMS})) for _, r in fit.iterrows()]
+    lines = ["## Where the headline sits on the s/P trade-off", "",
+             f"A TE p95 slowdown cannot fall below 1, so the largest possible TE p95 cut against "
+             f"FIFO is 1 - 1/{te_fifo:.3g} = {percent(-change(1.0, te_fifo), sign=False)} on this "
+             f"workload (FitGpp s=4 reaches a TE p95 of {te_fit:.3g}); the paper's "
+             f"{percent(PAPER['te_p95'])} needs FIFO's TE p95 to be at least "
+             f"{1 / (1 + PAPER['te_p95']):.1f}. FitGpp settings from RQ2, closest to the headline "
+             "first (shortfall = percentage points by which the worst of the three is above the "
+             "paper's; <= 0 is at least as low on all three, which is not the paper's trade-off "
+             "when a BE change has the other sign: the last column gives the verdicts):", "",
+             "| setting | TE p95 vs FIFO | BE median vs FIFO | BE p95 vs FIFO | shortfall | "
+             "against the paper (TE p95 / BE median / BE p95) |",
+             "|---|---|---|---|---|---|"]
+    for _, r in fit.head(6).iterrows():
+        lines.append(f"| {r['policy']} | {percent(r['change_te_p95'])} | "
+                     f"{percent(r['change_be_median'])} | {percent(r['change_be_p95'])} | "
+                     f"{100 * r['shortfall']:+.1f} | {r['verdicts']} |")
+    shown = [n for n in r2.charts if n.startswith(f"{r2.key}_s_tradeoff_P")][:1] + \
+        [n for n in r2.charts if n.endswith("_change_vs_s")]
+    lines += ["", "Figures: " + ", ".join(f"`{n}.png`" for n in shown) + "."]
+    return lines
+
+
+def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = None,
+              fractions=(), *, extra=(), baseline: str = "FIFO") -> str:
+    """``cols`` (default: the brief metrics of :data:`fitgpp.analysis.metrics.METRICS` and those in
+    ``extra``, then their changes against the baseline) with intervals, headed by the
+    metrics' titles; ``change_*`` columns and ``fractions`` in percent."""
+    if cols is None:
+        shown = [m for m in brief(extra) if m.name in table.columns]
+        cols = [m.name for m in shown] + [f"change_{m.name}" for m in shown
+                                          if f"change_{m.name}" in table.columns]
+    heads = {m.name: m.title for m in METRICS.values()}
+    heads.update({f"change_{m.name}": f"{m.label} vs {baseline}" for m in METRICS.values()})
+    head = id_cols + [heads.get(c, c) for c in cols]
+    # the range of each column: a slowdown is at least 1, a change at least -100 %, a
+    # fraction of another kind (a gain, a cost, a share) unclipped
+    floors = {**{c: -np.inf for c in fractions},
+              **{m.name: 1.0 for m in METRICS.values() if "slowdown" in m.title}}
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for _, r in table.iterrows():
+        cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
+        cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_") or c in fractions,
+                       floors.get(c)) for c in cols]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_results(results: dict, out: Path, size: Size, seconds: float, figures: list,
+                  not_run: dict | None = None, pngs: dict | None = None) -> Path:
+    """``out/results.md``; ``figures``: the files written, ``pngs``: ``{chart name: its PNG}``
+    (default: the PNGs of ``figures`` by their names)."""
+    out = Path(out)
+    md = [f"# fitgpp reproduce: results ({'quick' if size == QUICK else 'full'} size)", "",
+          f"fitgpp {__version__}; {seconds:.0f} s; seeds {list(size.seeds)}; workload model "
+          f"`{size.model}`, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
+          f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated.",
+          f"Means over seeds; {CI_NOTE}. Changes against FIFO are paired per seed and shown in "
+          f"percent. {CLIP_NOTE}. Verdicts follow the rules of `fitgpp.analysis.verdicts` "
+          "(docs/run-length.md).", ""]
+    if "rq1" in results:
+        md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), "",
+               run_length_note(results["rq1"]), ""]
+    if "rq1" in results and "rq2" in results:
+        md += tradeoff_note(results["rq1"], results["rq2"]) + [""]
+    md += ["## One line per research question", ""]
+    for r in results.values():
+        md.append(f"- **{r.title}** — {r.finding}")
+    for key, why in (not_run or {}).items():
+        md.append(f"- **{key.upper()}** — NOT RUN: {why}")
+    md.append("")
+    ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
+    # figures embedded by paths relative to results.md, so the report moves as one directory
+    import os
+    pngs = pngs if pngs is not None else {Path(p).stem: p for p in figures
+                                          if Path(p).suffix == ".png"}
+    rel = {n: Path(os.path.relpath(p, out)).as_posix() for n, p in pngs.items()}
+    for key, r in results.items():
+        table = (_md_table(r.table, ids.get(key, ["policy"]), extra=r.columns,
+                           baseline=r.baseline) if r.report_columns is None else
+                 _md_table(r.table, *r.report_columns))
+        md += [f"## {r.title}", "", r.question, "", *([r.details, ""] if r.details else []),
+               "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, "",
+               *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
+        for n, chart in r.charts.items():
+            if n in rel:
+                title = _chart_title(chart, n)
+                md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
+            else:
+                md += [f"Figure `{n}` (no PNG exported)", ""]
+    md += ["## Files", ""] + [f"- [{Path(p).name}]({Path(os.path.relpath(p, out)).as_posix()})"
+                              for p in figures]
+    text = "\n".join(md) + "\n"
+    for prefix in {str(out.resolve()), str(out)}:   # no machine-specific paths in the report
+        text = text.replace(prefix + os.sep, "").replace(prefix, ".")
+    path = out / "results.md"
+    path.write_text(text)
+    return path
+
+
+def _chart_title(chart, default: str):
+    """The title of ``chart`` (an Altair chart or its dict) as its Vega-Lite dict gives it
+    (its text, when it is a title object; ``default`` when it has none), read from the
+    chart's own ``title``: no spec is built for it."""
+    import altair as alt
+    t = chart.get("title", default) if isinstance(chart, dict) else getattr(chart, "title",
+                                                                            alt.Undefined)
+    if t is alt.Undefined:
+        return default
+    if isinstance(t, alt.SchemaBase):
+        t = t.to_dict(validate=False)
+    return t.get("text", default) if isinstance(t, dict) else t
+
+
+def _export(r: RQResult, out: Path, formats, cache) -> dict[str, list[Path]]:
+    """Every chart of ``r`` through :func:`fitgpp.figures.export.export` (the figure check, the
+    study's configuration embedded, the manifest, never overwriting): ``{name: paths}``,
+    the PNG first."""
+    from fitgpp.figures.export import export
+    order = sorted(formats, key=lambda f: f != ".png")
+    return {name: export({name: chart}, out, config={"study": r.key, **r.config},
+                         formats=order, cache=cache)
+            for name, chart in r.charts.items()}
+
+
+def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
+            cache=None, progress=False) -> dict:
+    """Run the research questions ``which`` (default all) through the sweep and its cache
+    (``cache``: a directory, None for the default, False for none), export every chart in
+    every format under ``out`` through :func:`fitgpp.figures.export.export` (checked, with its
+    configuration, in the manifest; each chart's layout and rendered files are cached too,
+    beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with
+    ``stats``: cells, cached, computed)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    results, figures, pngs, not_run = {}, [], {}, {}
+    from fitgpp.sweep import cache_dir_for
+    root = cache_dir_for(cache)
+    figure_cache = None if root is None else root / "figures"
+    scheduler = None
+    if size.workers != 0:
+        scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
+    try:
+        for key in which or STUDIES:
+            t = time.perf_counter()
+            if key == "rq5" and which is None and not ALIBABA.is_file():
+                # asked for everything, and RQ5's input is not on this machine: say so, go on
+                not_run[key] = (f"its input {ALIBABA} is missing (the Alibaba GPU v2023 trace "
+                                "shipped with fitgpp: reinstall it)")
+                log(f"RQ5 not run: {not_run[key]}")
+                continue
+            r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
+            results[key] = r
+            written = _export(r, out, formats, figure_cache)
+            figures += [p for ps in written.values() for p in ps]
+            pngs.update({n: ps[0] for n, ps in written.items() if ps and ps[0].suffix == ".png"})
+            r.table.to_csv(out / f"{key}.csv", index=False)
+            s = r.stats
+            log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
+                f"({s['computed']} simulated, {s['cached']} from the cache) — {r.finding}")
+    finally:
+        if isinstance(scheduler, _LazyCluster):
+            scheduler.close()
+    write_results(results, out, size, time.perf_counter() - t0, figures, not_run, pngs)
+    return results

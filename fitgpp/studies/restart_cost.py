@@ -1,0 +1,340 @@
+"""RQ6, beyond the paper: what does preemption cost when restarts are not free?
+
+Every BE job gets a restart overhead (SPEC "Restart cost"): each time it starts again after a
+preemption it first reloads its checkpoint for that long, holding its GPUs without progress.
+We sweep the overhead from 0 to tens of minutes and compare PRIO (TE first, never preempts:
+its numbers do not move) with the preempting policies, FitGpp at several ``s``, LRTP and RAND,
+on three workloads: ``paper-default``, ``paper-wide-te`` (TE jobs of 4-8 GPUs, which must
+preempt) and ``philly-chronus-mix1`` (fitted to the Philly-derived trace, with its multi-node
+gangs). The question is declared once, as an ordinary study, in :mod:`fitgpp.studies.rq6`
+(the workloads its variants, the overhead the swept workload knob ``restart_overhead``, PRIO
+its baseline); notebook 07 and ``fitgpp reproduce`` run that declaration at the sizes of
+:mod:`fitgpp.studies`, so at the same size they print the same numbers. This module holds
+its analysis: the per-run numbers, the comparisons against PRIO, the findings and figures.
+
+Per run: TE p95, BE median and p95 slowdown, preemptions per BE job, and the GPU-hours lost to
+reloads, ``sum over jobs of reload x gpu x tasks / 3600`` (``reload`` is the Dataset's
+per-job time spent reloading, lost reloads included), also as a share of the BE jobs' own
+GPU-hours of work. All of them come from :mod:`fitgpp.analysis.metrics` (:func:`~fitgpp.analysis.metrics.class_stats`,
+:func:`~fitgpp.analysis.metrics.reload_gpu_hours`, :func:`~fitgpp.analysis.metrics.work_gpu_hours`).
+
+Whether preempting still pays off against PRIO, at each overhead (our definitions; like every
+change in fitgpp, fractions from :func:`fitgpp.analysis.metrics.change`, shown in percent by
+:func:`fitgpp.analysis.metrics.percent`):
+
+- *TE gain*: ``-change(TE p95, PRIO's TE p95) = 1 - TE p95 / PRIO's`` (how much of PRIO's TE
+  tail preemption removes);
+- *BE cost*: ``change(BE p95, PRIO's BE p95) = BE p95 / PRIO's - 1`` (how much longer the BE
+  tail gets);
+- preempting *stops paying off* at the first overhead where the BE cost exceeds the TE gain
+  (both relative, same workload and seed) or where there is no TE gain at all (a BE change
+  with no TE gain is not what preemption is for: with almost no preemptions it is noise),
+  and *stops helping TE* at the first overhead where the TE p95 is no lower than PRIO's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from fitgpp.errors import FitgppError
+from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent,
+                                     reload_gpu_hours, t_interval, work_gpu_hours)
+from fitgpp.analysis.tables import sig
+
+#: The workloads of RQ6: shipped model names.
+WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
+#: (label, policy, parameters) compared; PRIO is the no-preemption reference.
+POLICIES = (("PRIO", "prio", {}), ("FitGpp s=1", "fitgpp", {"s": 1.0}),
+            ("FitGpp s=4", "fitgpp", {"s": 4.0}), ("FitGpp s=8", "fitgpp", {"s": 8.0}),
+            ("LRTP", "lrtp", {}), ("RAND", "rand", {}))
+#: The metrics per run (declared in :data:`fitgpp.analysis.metrics.METRICS`, titles and all).
+RUN_METRICS = ("te_p95", "be_median", "be_p95", "preemptions_per_be", "reload_gpu_h",
+               "reload_share")
+#: Columns that are fractions (changes against PRIO, shares): shown through metrics.percent.
+FRACTIONS = ("reload_share", "te_gain", "be_p95_cost", "be_median_cost", "net", "be_p95_growth",
+             "reload_share_max", "te_gain_0", "te_gain_max", "be_p95_cost_0", "be_p95_cost_max",
+             "be_median_cost_max")
+#: The restart overheads [s] ``fitgpp reproduce`` sweeps (at both sizes): 0, 10, 30 and 60
+#: min, which keeps
+#: ``fitgpp reproduce --quick`` within about 20 s more than RQ1-RQ5.
+REPRODUCE_OVERHEADS = (0.0, 600.0, 1800.0, 3600.0)
+
+
+TITLE = "RQ6: restart cost"
+QUESTION = "What does preemption cost when restarts are not free?"
+
+
+class RestartCostError(FitgppError):
+    """RQ6 cannot run as asked (bad size, a result without the per-job reload time)."""
+
+
+def _label(policy: str, params: dict) -> str:
+    for label, name, p in POLICIES:
+        if name == policy and all(params.get(k) == v for k, v in p.items()):
+            return label
+    raise RestartCostError(f"cell {policy} {params} is not one of RQ6's policies")
+
+
+TE, BE = CLASSES.index("TE"), CLASSES.index("BE")
+
+
+def cell_metrics(jobs: pd.DataFrame) -> dict:
+    """RQ6's metrics of one run from its per-job columns (``te``, ``slowdown``,
+    ``preemptions``, ``duration`` [s], ``reload`` [s], ``gpu`` per task, ``tasks``)."""
+    need = {"te", "slowdown", "preemptions", "duration", "reload", "gpu", "tasks"}
+    missing = need - set(jobs.columns)
+    if missing:
+        raise RestartCostError(f"a run lacks the per-job column(s) {sorted(missing)}: RQ6 needs "
+                               "the simulator's per-job reload time, GPUs and tasks")
+    te = jobs["te"].to_numpy(bool)
+    st = class_stats(te, jobs["slowdown"], jobs["preemptions"])
+    gpu, tasks = jobs["gpu"], jobs["tasks"]
+    lost = reload_gpu_hours(jobs["reload"], gpu, tasks)
+    work_be = work_gpu_hours(te, jobs["duration"], gpu, tasks, cls="BE")
+    return {"te_p95": float(st["slowdown_p95"][TE]), "be_median": float(st["slowdown_median"][BE]),
+            "be_p95": float(st["slowdown_p95"][BE]),
+            "preemptions_per_be": float(st["preemptions_per_job"][BE]),
+            "reload_gpu_h": lost, "reload_share": lost / work_be if work_be else 0.0}
+
+
+def _jobs_of(res: dict) -> pd.DataFrame:
+    """Per-job columns of one sweep cell result."""
+    cols = ("slowdown", "preemptions", "duration", "reload", "gpu", "tasks")
+    return pd.DataFrame({"te": np.asarray(res["te"], bool),
+                         **{k: np.asarray(res[k]) for k in cols if k in res}})
+
+
+def _row(workload: str, cell, res: dict) -> dict:
+    params = {k: v for k, v in cell.params if k != "seed"}
+    return {"workload": workload, "policy": _label(cell.policy, params),
+            "overhead_s": float(dict(cell.knobs)["restart_overhead"]), "seed": cell.seed,
+            **cell_metrics(_jobs_of(res))}
+
+
+# ---------------------------------------------------------------- across seeds and findings
+def _vs_prio(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per run: TE gain and BE cost against PRIO on the same workload, seed and overhead
+    (fractions, :func:`fitgpp.analysis.metrics.change`)."""
+    prio = runs[runs["policy"] == "PRIO"].set_index(["workload", "overhead_s", "seed"])
+    key = pd.MultiIndex.from_frame(runs[["workload", "overhead_s", "seed"]])
+    p = prio.reindex(key)
+    out = runs.copy()
+    out["te_gain"] = -change(runs["te_p95"].to_numpy(), p["te_p95"].to_numpy())
+    out["be_p95_cost"] = change(runs["be_p95"].to_numpy(), p["be_p95"].to_numpy())
+    out["be_median_cost"] = change(runs["be_median"].to_numpy(), p["be_median"].to_numpy())
+    out["net"] = out["te_gain"] - out["be_p95_cost"]
+    return out
+
+
+def across_seeds(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean and 95 % interval (``<m>``, ``<m>_lo``, ``<m>_hi``; :func:`fitgpp.analysis.metrics.t_interval`,
+    no bounds below 3 seeds) over seeds of every metric, with the comparisons against PRIO;
+    rows by workload (in the order run), overhead, then policy (as in :data:`POLICIES`)."""
+    r = _vs_prio(runs)
+    by = ["workload", "policy", "overhead_s"]
+    cols = [c for c in r.columns if c not in (*by, "seed")]
+    rows = []
+    for key, g in r.groupby(by, sort=False):
+        row = dict(zip(by, key))
+        row["overhead_min"] = row["overhead_s"] / 60.0
+        row["seeds"] = len(g)
+        for c in cols:
+            row[c], row[f"{c}_lo"], row[f"{c}_hi"] = t_interval(g[c])
+        rows.append(row)
+    rank = {"workload": {w: i for i, w in enumerate(dict.fromkeys(runs["workload"]))},
+            "policy": {p[0]: i for i, p in enumerate(POLICIES)}}
+    return pd.DataFrame(rows).sort_values(
+        ["workload", "overhead_s", "policy"], kind="stable",
+        key=lambda c: c.map(rank[c.name]) if c.name in rank else c).reset_index(drop=True)
+
+
+def _first(ovh, cond) -> float:
+    hit = [o for o, c in zip(ovh, cond) if c]
+    return float(hit[0]) if hit else math.nan
+
+
+def findings_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per workload and preempting policy: its numbers at no overhead and at the
+    largest, where it stops paying off against PRIO, and how fast it degrades."""
+    rows = []
+    for (wl, pol), g in table[table["policy"] != "PRIO"].groupby(["workload", "policy"],
+                                                                 sort=False):
+        g = g.sort_values("overhead_s")
+        ovh = g["overhead_min"].to_numpy()
+        a, b = g.iloc[0], g.iloc[-1]
+        rows.append({
+            "workload": wl, "policy": pol, "max_overhead_min": b["overhead_min"],
+            "te_gain_0": a["te_gain"], "te_gain_max": b["te_gain"],
+            "be_p95_cost_0": a["be_p95_cost"], "be_p95_cost_max": b["be_p95_cost"],
+            "be_median_cost_max": b["be_median_cost"],
+            "be_p95_growth": change(b["be_p95"], a["be_p95"]),
+            "preemptions_per_be_0": a["preemptions_per_be"],
+            "preemptions_per_be_max": b["preemptions_per_be"],
+            "reload_gpu_h_max": b["reload_gpu_h"], "reload_share_max": b["reload_share"],
+            "stops_paying_min": _first(ovh, (g["net"].to_numpy() < 0)
+                                       | (g["te_gain"].to_numpy() <= 0)),
+            "stops_helping_te_min": _first(ovh, g["te_gain"].to_numpy() <= 0),
+        })
+    return pd.DataFrame(rows)
+
+
+def _when(x: float, top: float) -> str:
+    return (f"beyond {top:g} min" if math.isnan(x) else
+            "already at 0 min" if x == 0 else f"at {x:g} min")
+
+
+def describe(findings: pd.DataFrame) -> str:
+    """The finding, in sentences computed from :func:`findings_table` (no fixed result)."""
+    def pct(x):
+        return percent(x, 0, sign=False)
+    out = []
+    for wl, g in findings.groupby("workload", sort=False):
+        g = g.set_index("policy")
+        top = float(g["max_overhead_min"].iloc[0])
+        parts = []
+        for pol, r in g.iterrows():
+            parts.append(
+                f"{pol}: TE gain over PRIO {pct(r['te_gain_0'])} -> {pct(r['te_gain_max'])}, "
+                f"BE p95 cost {percent(r['be_p95_cost_0'], 0)} -> "
+                f"{percent(r['be_p95_cost_max'], 0)}, "
+                f"{r['preemptions_per_be_max']:.2f} preemptions per BE job, "
+                f"{sig(r['reload_gpu_h_max'])} GPU-h lost to reloads "
+                f"({percent(r['reload_share_max'], 1, sign=False)} of BE work); stops paying off "
+                f"{_when(r['stops_paying_min'], top)}")
+        verdict = _verdict(g, top)
+        out.append(f"{wl}, restart overhead 0 -> {top:g} min. " + "; ".join(parts) + "."
+                   + (f" {verdict}" if verdict else ""))
+    return "\n".join(out)
+
+
+def _verdict(g: pd.DataFrame, top: float) -> str:
+    """FitGpp against LRTP and RAND at the largest overhead ``top`` [min], from the findings
+    of one workload indexed by policy ("" without both)."""
+    fit = g[g.index.str.startswith("FitGpp")]
+    oth = g[~g.index.str.startswith("FitGpp")]
+    if not (len(fit) and len(oth)):
+        return ""
+    best_fit = fit["be_p95_cost_max"].idxmin()
+    return (f"At {top:g} min: " + _each_against(fit, oth, "reload_gpu_h_max",
+                                                 "GPU-hours lost to reloads")
+            + " " + _each_against(fit, oth, "be_p95_cost_max", "BE p95 cost over PRIO")
+            + f" The mildest FitGpp is {best_fit}.")
+
+
+def _each_against(fit: pd.DataFrame, oth: pd.DataFrame, col: str, title: str) -> str:
+    """Where every FitGpp setting's ``col`` sits against each other policy's, named setting
+    by setting (:func:`fitgpp.analysis.verdicts.order_against`): one run's point values, so "lower"
+    and "higher", never a claim about every setting that only its extremes support."""
+    from fitgpp.analysis.verdicts import order_against
+    return " ".join(order_against(fit[col].to_dict(), other, float(v), title=title,
+                                  group="FitGpp setting") for other, v in oth[col].items())
+
+
+# ---------------------------------------------------------------- charts
+def workload_chart(table: pd.DataFrame, workload: str, *, reloads: bool = False):
+    """The metrics of ``workload`` against the overhead, one line per policy, 95 % CIs: the
+    slowdowns and preemptions, or with ``reloads=True`` the fractions (:data:`FRACTIONS`,
+    the share of BE GPU time lost to reloads) on a percent axis."""
+    from fitgpp.figures import plots
+    g = table[table["workload"] == workload]
+    if g.empty:
+        raise RestartCostError(f"nothing to draw for workload {workload!r}")
+    keys = [k for k in RUN_METRICS if (k in FRACTIONS) == reloads]
+    long = pd.concat([g[["overhead_min", "policy"]].assign(
+        metric=METRICS[k].title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"]) for k in keys],
+        ignore_index=True)
+    caption = (f"{workload}: GPU time lost to reloads" if reloads
+               else f"{workload}: what restarts cost")
+    return plots.metric_lines(long, x="overhead_min", x_title="restart overhead (min)",
+                              title=caption, share=reloads)
+
+
+def charts(table: pd.DataFrame) -> dict:
+    """``rq6_<workload>`` and ``rq6_<workload>_reloads``: :func:`workload_chart` of each
+    workload; ``rq6_net``: TE gain minus
+    BE p95 cost against PRIO (below 0: preempting no longer pays off), one panel per
+    workload."""
+    from fitgpp.figures import plots
+    out = {}
+    for wl in dict.fromkeys(table["workload"]):
+        out[f"rq6_{wl}"] = workload_chart(table, wl)
+        out[f"rq6_{wl}_reloads"] = workload_chart(table, wl, reloads=True)
+    net = table[table["policy"] != "PRIO"]
+    long = net[["overhead_min", "policy"]].assign(metric=net["workload"], value=net["net"],
+                                                  lo=net["net_lo"], hi=net["net_hi"])
+    out["rq6_net"] = plots.metric_lines(long, x="overhead_min",
+                                        x_title="restart overhead (min)",
+                                        y_title="TE gain - BE p95 cost vs PRIO",
+                                        percent=True)
+    return out
+
+
+def readable(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` for reading: the fractions (:data:`FRACTIONS`, and their ``_lo``/``_hi``) in
+    percent through :func:`fitgpp.analysis.metrics.percent`, other numbers to 3 significant digits."""
+    out = df.copy()
+    for c in out.columns:
+        if not pd.api.types.is_float_dtype(out[c]):
+            continue
+        base = c.removesuffix("_lo").removesuffix("_hi")
+        if base in FRACTIONS:
+            share = base.startswith("reload_share")    # a share, not a change: no sign
+            out[c] = [percent(x, sign=not share) for x in out[c]]
+        else:
+            out[c] = [sig(x) for x in out[c]]
+    return out
+
+
+def summary(findings: pd.DataFrame) -> str:
+    """The finding in one sentence per workload (computed from :func:`findings_table`): where
+    preempting stops paying off against PRIO, by policy, and the GPU-hours FitGpp loses to
+    reloads against LRTP and RAND at the largest overhead."""
+    out = []
+    for wl, g in findings.groupby("workload", sort=False):
+        top = float(g["max_overhead_min"].iloc[0])
+        when: dict[str, list] = {}
+        for _, r in g.iterrows():
+            when.setdefault(_when(r["stops_paying_min"], top), []).append(r["policy"])
+        text = (f"{wl}: preempting stops paying off against PRIO "
+                + "; ".join(f"{k} for {', '.join(v)}" for k, v in when.items())
+                + f" (at {top:g} min: TE gain {percent(g['te_gain_max'].min())} to "
+                f"{percent(g['te_gain_max'].max())}, BE p95 cost "
+                f"{percent(g['be_p95_cost_max'].min(), 0)} to "
+                f"{percent(g['be_p95_cost_max'].max(), 0)}")
+        fit = g[g["policy"].str.startswith("FitGpp")]
+        oth = g[~g["policy"].str.startswith("FitGpp")]
+        text += ")."
+        if len(fit) and len(oth):
+            text += " " + _each_against(fit.set_index("policy"), oth.set_index("policy"),
+                                        "reload_gpu_h_max", f"GPU-hours lost to reloads at {top:g} min")
+        out.append(text)
+    return " ".join(out)
+
+
+def details(findings: pd.DataFrame) -> str:
+    """Markdown for ``results.md``: how FitGpp fares against LRTP and RAND on each workload,
+    then the findings table (fractions in percent)."""
+    cols = {"workload": "workload", "policy": "policy",
+            "te_gain_0": "TE gain at 0", "te_gain_max": "TE gain at max",
+            "be_p95_cost_0": "BE p95 cost at 0", "be_p95_cost_max": "BE p95 cost at max",
+            "preemptions_per_be_max": "preemptions per BE job at max",
+            "reload_gpu_h_max": "GPU-h lost to reloads at max",
+            "reload_share_max": "share of BE work at max",
+            "stops_paying_min": "stops paying off",
+            "stops_helping_te_min": "stops helping TE"}
+    t = readable(findings[list(cols)])
+    for c in ("stops_paying_min", "stops_helping_te_min"):
+        t[c] = [_when(x, top) for x, top in zip(findings[c], findings["max_overhead_min"])]
+    t = t.rename(columns=cols)
+    lines = []
+    for wl, g in findings.groupby("workload", sort=False):
+        v = _verdict(g.set_index("policy"), float(g["max_overhead_min"].iloc[0]))
+        if v:
+            lines.append(f"- {wl}: {v}")
+    lines += ["", "Findings per workload and preempting policy (at 0 and at the largest "
+              "overhead, max):", "",
+              "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False)]
+    return "\n".join(lines)

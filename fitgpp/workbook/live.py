@@ -1,0 +1,135 @@
+"""Live charts: one widget per chart on screen, updated in place, that draws all its data.
+
+``show(chart)`` returns a :class:`LiveChart` (an ``alt.JupyterChart``) and ``update(view, chart)``
+puts a new chart into it; ``view.observe_selection(fn, name)`` calls ``fn(change)`` (a traitlets
+change; ``change["new"]`` is the selection) whenever selection ``name`` changes, across every
+later update. Panels and the workbench show
+and update their charts only through these.
+
+Why not ``alt.JupyterChart`` as is (altair 6.3, seen in Chromium, docs/experiments.md):
+
+- its ``chart`` setter replaces ``view.selections`` with a new object, so an observer put on the
+  old one (a click on the s trade-off) is silently lost at the first update;
+- its front end renders every new spec into the same element without waiting for or cancelling
+  the previous render, so two quick updates can finish out of order and leave the older chart
+  on screen while the numbers show the newer selection; and it adds one more ``_params``
+  listener per render, bound to views already finalized.
+
+- offline, every JupyterChart ships and evaluates its own 0.9 MB copy of vega; with a dozen
+  charts on a busy machine anywidget's 2-second model initialization times out ("[anywidget]
+  Failed to initialize model."), and anywidget then drops every later message to that model,
+  so the chart stops following the controls. live.js asks the kernel for the bundle once per
+  page and evaluates it once.
+
+A fresh widget per update would avoid the first but not the others, and create one more model
+(and one more initialization) per redraw; one widget updated in place is kept instead.
+
+Setting a chart makes altair convert it to a Vega-Lite dict and validate that against the
+schema (jsonschema): 0.05-0.15 s a chart, half of a panel's redraw. A chart object shown
+again (the trade-off at a ``P`` seen before) is converted once: its dict is kept
+(:func:`spec_of`, the newest :data:`KEEP` charts).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from contextlib import contextmanager
+from pathlib import Path
+
+import altair as alt
+import traitlets
+
+_JS = Path(__file__).with_name("live.js")
+
+
+def _bundle() -> str:
+    """vega-embed, vega-lite and vega as one ES module (default export ``{vegaEmbed,
+    lodashDebounce}``), bundled by vl-convert without network; made once per process."""
+    global _BUNDLE
+    if _BUNDLE is None:
+        from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
+        _BUNDLE = import_vl_convert().javascript_bundle(
+            "export default { vegaEmbed, lodashDebounce };", vl_version=vl_version_for_vl_convert())
+    return _BUNDLE
+
+
+_BUNDLE: str | None = None
+
+
+class LiveChart(alt.JupyterChart):
+    """An ``alt.JupyterChart`` with the front end of live.js, drawn as SVG (so its marks can
+    be read back), whose selection observers survive a change of chart."""
+
+    _esm = _JS.read_text()
+    #: The key of the static copy of the panel this chart is in (fitgpp.workbook.static): while the
+    #: chart runs, its front end hides that copy.
+    static_key = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, chart, **kw):
+        self._observers: list[tuple[object, str]] = []
+        kw.setdefault("embed_options", {"renderer": "svg", "actions": False})
+        super().__init__(chart, **kw)
+        self.on_msg(self._answer)
+
+    def _answer(self, _widget, content, _buffers) -> None:
+        """The front end asks once per page for the vega bundle."""
+        if isinstance(content, dict) and content.get("want") == "bundle":
+            self.send({"bundle": _bundle()})
+
+    @traitlets.observe("chart")
+    def _on_change_chart(self, change):
+        with _converted(change.new):
+            super()._on_change_chart(change)   # makes a new self.selections
+        for fn, name in getattr(self, "_observers", ()):
+            self._watch(fn, name)
+
+    def _watch(self, fn, name: str) -> None:
+        if name in self.selections.trait_names():
+            self.selections.observe(fn, names=[name])
+
+    def observe_selection(self, fn, name: str) -> None:
+        """``view.selections.observe(fn, names=[name])`` that holds across changes of chart."""
+        self._observers.append((fn, name))
+        self._watch(fn, name)
+
+
+#: How many charts' Vega-Lite dicts :func:`spec_of` keeps.
+KEEP = 64
+_SPECS: OrderedDict[int, tuple[object, dict]] = OrderedDict()
+
+
+def spec_of(chart) -> dict:
+    """``chart.to_dict()`` (validated), converted once per chart object."""
+    got = _SPECS.get(id(chart))
+    if got is None or got[0] is not chart:
+        got = (chart, chart.to_dict())
+        _SPECS[id(chart)] = got
+        while len(_SPECS) > KEEP:
+            _SPECS.popitem(last=False)
+    _SPECS.move_to_end(id(chart))
+    return got[1]
+
+
+@contextmanager
+def _converted(chart):
+    """While the block runs, ``chart.to_dict()`` gives :func:`spec_of` (what JupyterChart
+    calls when a chart is set)."""
+    if chart is None or not hasattr(chart, "to_dict"):
+        yield
+        return
+    spec = spec_of(chart)
+    object.__setattr__(chart, "to_dict", lambda *a, **k: spec)   # not a chart property
+    try:
+        yield
+    finally:
+        object.__delattr__(chart, "to_dict")
+
+
+def show(chart) -> LiveChart:
+    """A live view of ``chart``."""
+    return LiveChart(chart)
+
+
+def update(view: LiveChart, chart) -> None:
+    """Draw ``chart`` in ``view`` (same widget, same selection observers)."""
+    view.chart = chart

@@ -1,0 +1,125 @@
+"""A panel's export area: figures and tables of what the panel shows when the button is
+pressed (after a control change or an added value, not the result the cell ran with).
+
+    paths = export_view(panel, "figures", width="column")   # what the Export button does
+
+The figures are laid out for the printed width chosen (``"column"``, 3.3 in, or ``"full"``,
+7 in: :data:`fitgpp.figures.plots.PRESETS`): drawn again inside :func:`fitgpp.figures.plots.printed_at`
+(:func:`fitgpp.figures.plots.at_width`), so fonts, legends and panels are those of that width and
+the figure check passes there; the manifest records the width of each file written.
+Figures go through :func:`fitgpp.figures.export.export` (PNG, SVG, PDF with the configuration
+inside and in ``manifest.json``); tables through :func:`fitgpp.figures.export.export_table` (CSV
+at full precision, LaTeX as on screen) into the same folder and manifest. Nothing is
+overwritten: a repeated export gets the next free names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import ipywidgets as W
+
+from fitgpp.figures import export as _export
+from fitgpp.figures import plots
+from fitgpp.errors import FitgppError
+from fitgpp.figures.export import ExportError
+from fitgpp.analysis.tables import PeopleTable, people_table, rq_table
+from fitgpp.figures.export import export_table
+
+
+#: The printed widths the export offers: label -> preset name.
+WIDTHS = {"full width (7 in)": "full", "column (3.3 in)": "column"}
+
+
+def view_config(panel) -> dict:
+    """The declaration and selection the panel shows: study, model, its dimensions at the
+    current size (values added included) and the value of every control."""
+    dims = panel.study.dimensions(panel.size)
+    return {"study": panel.study.key, "model": panel.study.model, "size": panel.size_name,
+            "dimensions": dims, "selection": panel.selection()}
+
+
+def view_charts(panel, width: str = "full") -> dict:
+    """The study's figures for the current declaration and the selected cell's slowdown
+    distributions, laid out for the printed ``width`` (``"column"`` or ``"full"``)."""
+    if width not in WIDTHS.values():
+        raise ExportError(f"export width {width!r}: use one of {sorted(WIDTHS.values())}")
+    return plots.at_width(lambda: _charts(panel))(width)
+
+
+def _charts(panel) -> dict:
+    """The panel's charts at the width of the enclosing :func:`fitgpp.figures.plots.printed_at`:
+    those on screen when they were made at that width, else made anew (the study's analysis
+    of the Outcome the panel holds, none when that analysis failed, and the cell's CDFs)."""
+    from fitgpp.workbook.views import cell_view
+    now = {**panel.result.charts,
+           f"{panel.study.key}_selected_slowdown_cdf": panel.views["cell"].chart}
+    if all(_preset(c) == plots.preset().name for c in now.values()):
+        return now
+    study = panel.result.charts and panel.study.analysis(panel.o).charts
+    sel = panel._selection_for_outcome() | {"seed": panel.selection()["seed"]}
+    return {**(study or {}),
+            f"{panel.study.key}_selected_slowdown_cdf": cell_view(panel.o, sel)}
+
+
+def _preset(chart) -> str | None:
+    """The printed width ``chart`` was laid out for (its preset's name), if it records one."""
+    meta = getattr(chart, "usermeta", None)
+    meta = meta if isinstance(meta, dict) else (
+        chart.get("usermeta") if isinstance(chart, dict) else None) or {}
+    return (meta.get("fitgpp") or {}).get("preset")
+
+
+def view_tables(panel) -> dict[str, PeopleTable]:
+    """The study's table for the current declaration and the selection's numbers."""
+    from fitgpp.workbook.views import label, selection_numbers
+    sel = panel._selection_for_outcome()
+    nums = selection_numbers(panel.o, sel).reset_index()
+    key = panel.study.key
+    result = panel.result if hasattr(panel.result, "title") else SimpleNamespace(
+        table=panel.table, title=panel.study.title)
+    return {f"{key}_table": rq_table(result),
+            f"{key}_selected_numbers": people_table(nums, [c for c in nums.columns
+                                                           if c != "metric"],
+                                                    ids={"metric": "metric"}, seeds=None,
+                                                    caption=label(panel.o, sel))}
+
+
+def export_view(panel, out_dir, *, width: str = "full", log=None) -> list[Path]:
+    """Write the panel's current figures (laid out ``width`` wide: ``"column"``, 3.3 in, or
+    ``"full"``, 7 in) and tables into ``out_dir``; the paths written."""
+    charts = view_charts(panel, width)   # everything made before a file is written
+    cfg, tables = {**view_config(panel), "width": width}, view_tables(panel)
+    paths = _export.export(charts, out_dir, config=cfg, log=log)
+    for name, table in tables.items():
+        paths += export_table(table, name, out_dir, config=cfg)
+        if log:
+            log(f"wrote {paths[-2]} and {paths[-1].name}")
+    return paths
+
+
+def export_area(panel, out_dir: str = "figures") -> W.VBox:
+    """A folder box, a width menu and a button that calls :func:`export_view` on ``panel``."""
+    box = W.Text(value=str(out_dir), description="export to", style={"description_width": "80px"},
+                 layout=W.Layout(width="330px"))
+    width = W.Dropdown(options=list(WIDTHS.items()), value="full", description="width",
+                       style={"description_width": "50px"}, layout=W.Layout(width="230px"),
+                       tooltip="the printed width the figures are laid out for")
+    button = W.Button(description="Export this view", icon="download", button_style="primary",
+                      tooltip="figures (PNG, SVG, PDF) and tables (CSV, LaTeX) of what the "
+                              "panel shows now; existing files are kept")
+    out = W.Output()
+
+    def click(_b=None):
+        out.clear_output(wait=True)
+        with out:
+            try:
+                export_view(panel, Path(box.value).expanduser(), width=width.value, log=print)
+            except FitgppError as exc:
+                print(f"error: {exc}")
+
+    button.on_click(click)
+    area = W.VBox([W.HBox([box, width, button]), out])
+    area.export, area.folder, area.width = click, box, width
+    return area

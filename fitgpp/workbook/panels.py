@@ -1,0 +1,422 @@
+"""A control panel over a declared research question, built from its declaration.
+
+    from fitgpp import reproduce
+    from fitgpp.workbook.panels import Panel
+    Panel(reproduce.STUDIES["rq2"], "full")   # in JupyterLab: controls, numbers, charts
+
+The controls are :meth:`fitgpp.studies.reproduce.Study.dimensions` of the study at the chosen
+size, one per dimension: a dropdown of the computed values for the policy, its swept
+parameters (``s``, ``P``), the model variant and every swept knob; the model (or trace),
+the load and the number of jobs; how many seeds and which seed's distribution to draw;
+and quick/full. Nothing is listed by hand, so a study that declares a new knob gets a
+control for it.
+
+Choosing values that are on the computed grid redraws from the :class:`Outcome` already
+in memory (the sweep Dataset and the cells' per-job results): no simulation
+(:attr:`Panel.last_seconds` says how long it took). Adding a value off the grid ("add a
+value": a new ``s``, ``P``, knob value, load, number of jobs or seeds, another model, the
+other size) changes the declaration and runs it through the sweep and its cell cache, so
+only the missing cells are simulated, with a progress bar.
+
+The plain functions (:func:`extend`, :func:`selection_numbers`, :func:`cell_view`) hold
+the logic; the widgets only map values onto them. What is shown of the selection against
+the baseline (its rows of numbers, its CDFs, the trade-off) is built in :mod:`fitgpp.workbook.views`,
+as the workbench's is. A redraw builds each chart once: the trade-off per ``P``, knobs and
+variant, a cell's CDFs per selection, the study's figures per declaration.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import dataclasses
+import itertools
+import json
+import threading
+import time
+from types import SimpleNamespace
+
+import ipywidgets as W
+import pandas as pd
+
+from fitgpp.workbook import live, panel_export, static
+from fitgpp.figures import plots
+from fitgpp.errors import FitgppError
+from fitgpp.analysis.metrics import MIN_CI_VALUES
+from fitgpp.sim.policies import registry
+from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
+from fitgpp.workbook.views import (LABELS, PanelError, caption, cell_view, label,
+                                   selection_numbers, tradeoff_view, _nearest)
+
+if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
+    import fitgpp.studies.reproduce
+
+#: The sizes a panel offers.
+SIZES = {"quick": QUICK, "full": FULL}
+#: Dimensions that belong to the size (one value per run), not to the study's grid.
+SIZE_DIMS = ("n_jobs", "load")
+
+
+# ------------------------------------------------------------------ the plain functions
+def extend(study: Study, size: fitgpp.studies.reproduce.Size, dim: str,
+           value) -> tuple[Study, fitgpp.studies.reproduce.Size]:
+    """The declaration with ``value`` added to dimension ``dim`` (``s``, ``max_preemptions``,
+    a knob) or set (``load``, ``n_jobs``, ``model``; ``seed``: the number of seeds)."""
+    dims = study.dimensions(size)
+    if dim == "seed":
+        n = int(value)
+        if n < 1:
+            raise PanelError(f"seeds: need at least 1, got {value!r}")
+        return study, dataclasses.replace(size, seeds=tuple(range(n)))
+    if dim in SIZE_DIMS:
+        v = int(value) if dim == "n_jobs" else float(value)
+        return study, dataclasses.replace(size, **{dim: v})
+    if dim == "model":
+        return study.replace(model=str(value)), size
+    if dim in study.params() or any(dim in registry.declared(g.cls) and dim != "seed"
+                                    for g in study.grid().policies):
+        return _add_param(study, dim, value), size
+    if dim in study.knobs:
+        vals = tuple(sorted({*map(float, study.knobs[dim]), float(value)}))
+        return study.replace(knobs={**study.knobs, dim: vals}), size
+    raise PanelError(f"{study.key}: cannot add a value to {dim!r}; it takes values for "
+                     f"{sorted([*study.params(), *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
+
+
+def _add_param(study: Study, dim: str, value) -> Study:
+    """``study`` with ``value`` added to field ``dim`` of every policy that takes it (cast
+    to the field's declared type)."""
+    pols, added = {}, False
+    for (name, spec), grid in zip(study.policies.items(), study.grid().policies):
+        spec = dict(spec)
+        fields = registry.declared(grid.cls)
+        if dim in fields:
+            kind = fields[dim][0]
+            cast = kind if kind in (int, float) else (lambda v: v)
+            spec[dim] = sorted({*map(cast, grid.params[dim]), cast(value)})
+            added = True
+        pols[name] = spec
+    if not added:
+        raise PanelError(f"{study.key}: no policy takes {dim!r}")
+    return study.replace(policies=pols)
+
+
+# ------------------------------------------------------------------ the widgets
+class Panel(W.VBox):
+    """Controls over ``study`` from its declaration; see the module docstring.
+
+    ``size``: ``"quick"``, ``"full"`` or a :class:`fitgpp.studies.reproduce.Size`. ``cache``: the sweep cache
+    (None: the default). ``charts``: also draw the study's own figures (from its analysis).
+    """
+
+    def __init__(self, study: Study, size: str | fitgpp.studies.reproduce.Size = "full", *, cache=None,
+                 charts=True):
+        self.study, self.cache, self.draw_study = study, cache, charts
+        self.sizes = dict(SIZES)
+        if isinstance(size, Size):
+            self.sizes = {"given": size, **SIZES}
+            size = "given"
+        self.size_name = size
+        self.size = self.sizes[size]
+        self._outcomes: dict = {}
+        self.last_seconds = 0.0
+        self.o = self.result = None
+        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
+        self.size_w = W.ToggleButtons(options=list(self.sizes), value=size, description="size",
+                                      style=style)
+        self.progress = W.IntProgress(value=0, min=0, max=1, description="cells",
+                                      style=style, layout=W.Layout(width="330px",
+                                                                   visibility="hidden"))
+        self.status = W.HTML()
+        self.add_dim = W.Dropdown(description="add a value to", style=style, layout=lay)
+        self.add_value = W.Text(placeholder="e.g. 32", description="value",
+                                style={"description_width": "50px"},
+                                layout=W.Layout(width="180px"), continuous_update=False)
+        self.add_button = W.Button(description="add and run", icon="play",
+                                   tooltip="run only the cells this value adds, through the cache")
+        self.add_button.on_click(lambda _b: self._add())
+        self.messages = W.Output()
+        self.numbers = W.HTML()
+        self.finding = W.HTML()
+        self.controls: dict[str, W.Widget] = {}
+        self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns="repeat(2, 420px)"))
+        self.views: dict[str, live.LiveChart] = {}
+        self.study_box = W.VBox()
+        self._quiet = False
+        self._tr_key = None
+        self._tradeoffs: dict = {}      # (outcome, P, knobs, variant) -> its trade-off chart
+        self._prebuilt_for = None       # the outcome whose trade-offs are built in the background
+        self.prebuilding: threading.Thread | None = None
+        self._study_views: dict = {}    # declaration key -> the study's figures, shown
+        self._cells: dict = {}          # (outcome, selection and seed) -> its CDF chart
+        self.static = static.StaticCopy(self)
+        with static.shown_while(self.progress):   # the panel is not on screen yet
+            self.compute()
+        self._build_controls()
+        self._draw_selection()
+        self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
+        self.views["tradeoff"].observe_selection(self._picked, "pick")
+        super().__init__([W.HBox([self.size_w, self.progress]), self.controls_box,
+                          W.HBox([self.add_dim, self.add_value, self.add_button]),
+                          self.status, self.messages, self.numbers,
+                          self.views["tradeoff"], self.views["cell"], self.finding,
+                          self.study_box, panel_export.export_area(self)])
+
+    # -------------------------------------------------------------- plain methods
+    def key(self) -> str:
+        return json.dumps([self.study.model, self.study.dimensions(self.size)], default=str)
+
+    def compute(self) -> Outcome:
+        """Run the current declaration (cells from the cache, the rest simulated)."""
+        k = self.key()
+        if k not in self._outcomes:
+            self.progress.layout.visibility = "visible"
+
+            def bar(done, total):
+                self.progress.max, self.progress.value = max(total, 1), done
+            t0 = time.perf_counter()
+            o = self.study.run(self.size, cache=self.cache, progress=bar)
+            try:
+                result = self.study.analysis(o)
+            except Exception as exc:  # noqa: BLE001 - a variation its analysis was not written for
+                result = SimpleNamespace(table=o.table(), charts={}, finding=(
+                    f"none: {self.study.key}'s analysis does not cover this declaration "
+                    f"({type(exc).__name__}: {exc}); the numbers and charts above still hold"))
+            # the study's table when it is the generic one, else the Outcome's (RQ6
+            # tabulates its own way): the trade-off reads the generic columns
+            own = getattr(result, "report_columns", None) is not None
+            self._outcomes[k] = (o, result, o.table() if own else result.table)
+            s = o.stats
+            self.status.value = (f"<small>{s['unique']} cells: {s['computed']} simulated, "
+                                 f"{s['cached']} read from the cache, "
+                                 f"{time.perf_counter() - t0:.1f} s</small>")
+            self.progress.layout.visibility = "hidden"
+        self.o, self.result, self.table = self._outcomes[k]
+        self.finding.value = f"<p><b>Finding</b> (computed from these results). {self.result.finding}</p>"
+        self._draw_study()
+        return self.o
+
+    def selection(self) -> dict:
+        return {k: w.value for k, w in self.controls.items()}
+
+    def _build_controls(self) -> None:
+        dims = self.study.dimensions(self.size)
+        old = self.selection()
+        self._quiet = True
+        ws = {}
+        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
+        for dim, values in dims.items():
+            desc = LABELS.get(dim, dim)
+            if dim == "seed":
+                ws["seeds"] = W.BoundedIntText(value=len(values), min=1, max=100,
+                                               description="seeds (count)", style=style,
+                                               layout=lay)
+                desc = "seed drawn"
+            if dim == "model":
+                from fitgpp.workload import list_models
+                values = tuple(sorted(set(list_models()) | set(values)))
+            if dim == "policy":
+                opts = [(plots.family(v), v) for v in values]
+            else:
+                opts = [(f"{v:g}" if isinstance(v, float) else str(v), v) for v in values]
+            value = old.get(dim)
+            if value not in [v for _, v in opts]:
+                value = self._default(dim, dims)
+            ws[dim] = W.Dropdown(options=opts, value=value, description=desc, style=style,
+                                 layout=lay)
+        self.controls = ws
+        self.controls_box.children = list(ws.values())
+        self.add_dim.options = [(LABELS.get(d, d), d) for d in dims
+                                if d in (*self.study.params(), *self.study.knobs, *SIZE_DIMS)]
+        for dim, w in ws.items():
+            w.observe(lambda ch, d=dim: self._changed(d, ch["new"]), names="value")
+        self._enable()
+        self._quiet = False
+
+    def _default(self, dim: str, dims: dict):
+        """The first value, except: the policy is FitGpp, ``s`` is 4 when computed."""
+        if dim == "policy" and "fitgpp" in dims[dim]:
+            return "fitgpp"
+        if dim == "s" and 4.0 in dims[dim]:
+            return 4.0
+        if dim == "max_preemptions" and 3 in dims[dim]:
+            return 3
+        return dims[dim][0]
+
+    def _fields(self, policy: str) -> dict[str, tuple]:
+        """``{field: values}`` that policy ``policy`` runs (its grid in the study)."""
+        exp = next(iter(self.o.experiments.values()))
+        return next((g.params for g in exp.policies if g.name == policy), {})
+
+    def _enable(self) -> None:
+        """A policy field's control is disabled while the chosen policy does not take it."""
+        fields = self._fields(self.controls["policy"].value)
+        for d in self.study.params():
+            if d in self.controls:
+                self.controls[d].disabled = d not in fields
+
+    def _selection_for_outcome(self) -> dict:
+        sel = self.selection()
+        fields = self._fields(sel["policy"])
+        for d in self.study.params():   # a policy without the field: any value matches
+            if d in sel and d not in fields:
+                sel.pop(d)
+            elif d in sel and sel[d] not in fields[d]:   # e.g. LRTP runs only P=3
+                sel[d] = _nearest(fields[d], sel[d])
+        return sel
+
+    def _draw_selection(self) -> None:
+        """Redraw the numbers, the trade-off and the cell's CDFs from the Outcome."""
+        t0 = time.perf_counter()
+        sel = self._selection_for_outcome()
+        full = self.selection()
+        nums = selection_numbers(self.o, sel)
+        n = len(self.o.study.seeds(self.size))
+        why = ("95 % Student-t intervals over the seeds" if n >= MIN_CI_VALUES else
+               f"{n} seeds: no interval (it needs {MIN_CI_VALUES} or more seeds); the range "
+               "over the seeds is shown instead")
+        over = (f"mean over {n} seeds ({why})" if n > 1 else
+                "one run (one seed: no interval over seeds)")
+        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against {self.o.baseline_label()}, {over}"
+                              + nums.to_html(index_names=False))
+        cell = sel | {"seed": full["seed"]}
+        cell_key = (id(self.o), json.dumps(cell, sort_keys=True, default=str))
+        if cell_key not in self._cells:   # a cell's CDF is built once (a few dozen kept)
+            self._cells[cell_key] = cell_view(self.o, cell)
+            while len(self._cells) > 48:
+                self._cells.pop(next(iter(self._cells)))
+        cdf = self._cells[cell_key]
+        # the trade-off depends on P, the knobs and the variant only: built once for each
+        # (building it costs more than the rest of a redraw), redrawn when they change
+        tr_key = self._tradeoff_key(self.o, full)
+        if tr_key not in self._tradeoffs:
+            self._tradeoffs[tr_key] = tradeoff_view(self.o, full, self.table)
+        if "tradeoff" not in self.views:
+            self.views = {"tradeoff": live.show(self._tradeoffs[tr_key]),
+                          "cell": live.show(cdf), **self.views}
+        else:
+            if tr_key != self._tr_key:
+                live.update(self.views["tradeoff"], self._tradeoffs[tr_key])
+            live.update(self.views["cell"], cdf)
+        self._tr_key = tr_key
+        self.last_seconds = time.perf_counter() - t0
+        self.static.refresh()
+        if self._prebuilt_for is not self.o:
+            self._prebuilt_for = self.o
+            self.prebuilding = threading.Thread(target=self._prebuild,
+                                                args=(self.o, self.table, full),
+                                                daemon=True, name="fitgpp-panel-prebuild")
+            self.prebuilding.start()
+
+    @staticmethod
+    def _tradeoff_key(o: Outcome, full: dict) -> tuple:
+        """The trade-off depends on the outcome ``o`` and every control but the policy, s
+        and the seeds: one chart per such key."""
+        return (id(o), json.dumps({k: v for k, v in full.items()
+                                        if k not in ("policy", "s", "seed", "seeds")},
+                                       default=str))
+
+    def _prebuild(self, o: Outcome, table: pd.DataFrame, full: dict) -> None:
+        """Build the trade-off of every other P, knob value and variant of ``o`` (whose
+        table is ``table``, taken with it: ``self.table`` may move on to another outcome) in the
+        background, once the panel is drawn: the first visit of a P then redraws in a few
+        hundredths of a second rather than half a second (building the chart)."""
+        dims = o.study.dimensions(o.size)
+        free = [d for d in full if d not in ("policy", "s", "seed", "seeds")
+                and len(dims.get(d, ())) > 1]
+        for combo in itertools.product(*(dims[d] for d in free)):
+            if self.o is not o:          # the declaration changed: these are no longer shown
+                return
+            sel = full | dict(zip(free, combo))
+            key = self._tradeoff_key(o, sel)
+            if key not in self._tradeoffs:
+                self._tradeoffs[key] = tradeoff_view(o, sel, table)
+
+    def _draw_study(self) -> None:
+        """The study's figures for the current declaration (shown once per declaration:
+        going back to one already computed shows its views again)."""
+        if not self.draw_study:
+            return
+        k = self.key()
+        if k not in self._study_views:
+            boxes = []
+            for name, chart in self.result.charts.items():
+                boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
+                          live.show(chart)]
+            self._study_views[k] = boxes
+        self.study_box.children = self._study_views[k]
+        self.static.refresh()
+
+    def _ipython_display_(self):
+        static.display_with_copy(self, self.static)
+
+    # -------------------------------------------------------------- events
+    def _run(self, fn) -> None:
+        try:
+            fn()
+        except FitgppError as exc:
+            with self.messages:
+                print(f"error: {exc}")
+
+    def _changed(self, dim: str, value) -> None:
+        if self._quiet:
+            return
+
+        def go():
+            if dim == "seeds":
+                self.study, self.size = extend(self.study, self.size, "seed", value)
+            elif dim in SIZE_DIMS or dim == "model":
+                self.study, self.size = extend(self.study, self.size, dim, value)
+            else:
+                self._enable()
+                self._draw_selection()
+                return
+            self.compute()
+            self._build_controls()
+            self._draw_selection()
+        self._run(go)
+
+    def _add(self) -> None:
+        def go():
+            text = self.add_value.value.strip()
+            try:
+                value = float(text)
+            except ValueError:
+                raise PanelError(f"add a value to {self.add_dim.value}: {text!r} is not a number")
+            self.study, self.size = extend(self.study, self.size, self.add_dim.value, value)
+            self.compute()
+            self._build_controls()
+            w = self.controls.get(self.add_dim.value)
+            match = [v for _, v in (w.options if w is not None else ()) if float(v) == value]
+            if match:   # select the added value
+                self._quiet = True
+                w.value = match[0]
+                self._quiet = False
+            self._draw_selection()
+        self._run(go)
+
+    def _change_size(self, name: str) -> None:
+        def go():
+            self.size_name, self.size = name, self.sizes[name]
+            self.compute()
+            self._build_controls()
+            self._draw_selection()
+        self._run(go)
+
+    def _picked(self, change) -> None:
+        """A click on the trade-off: select that point's policy and ``s``."""
+        pick = change["new"]
+        values = getattr(pick, "value", None) or []
+        if not values:
+            return
+        v = values[0]
+        name = next((x for _, x in self.controls["policy"].options if plots.family(x) == v.get("family")), None)
+        self._quiet = True
+        try:
+            if name in [x for _, x in self.controls["policy"].options]:
+                self.controls["policy"].value = name
+            if "s" in self.controls and v.get("s") is not None and not pd.isna(v.get("s")):
+                self.controls["s"].value = float(v["s"])
+        finally:
+            self._quiet = False
+        self._run(lambda: (self._enable(), self._draw_selection()))

@@ -1,0 +1,226 @@
+"""What a control panel and the workbench show of a configuration against its baseline.
+
+Both compare one configuration of an :class:`fitgpp.studies.base.Outcome` (an :class:`Arm`)
+with another over the same seeds: a research question's panel the selected cell with the
+study's baseline, the workbench the current configuration with the pinned one (each an
+ad-hoc study, :class:`fitgpp.workbook.workbench.AdhocStudy`). The rows of numbers
+(:func:`metric_rows`) and the slowdown CDFs (:func:`slowdown_view`) are built here once for
+both; :func:`tradeoff_view` is the panel's s trade-off at the selected ``P``, knobs and
+variant.
+
+    cur, base = Arm("FitGpp s=4", o, conf), Arm("FIFO", o, o.baseline(conf))
+    metric_rows(cur, base, brief())       # a DataFrame: both, and the change of cur
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from fitgpp.errors import FitgppError
+from fitgpp.figures import plots
+from fitgpp.analysis.metrics import brief, paired_change, percent
+from fitgpp.studies.base import Outcome, label_of
+from fitgpp.analysis.tables import interval_text
+
+#: How the controls and titles name a dimension (the rest go by their own name).
+LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
+          "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
+
+
+@dataclass
+class Arm:
+    """One configuration's results: its ``label``, the :class:`Outcome` it is in and its
+    configuration there (as :meth:`Outcome.configurations` gives them; None: the first)."""
+
+    label: str
+    outcome: Outcome
+    conf: dict | None = field(default=None)
+
+    def __post_init__(self):
+        if self.conf is None:
+            self.conf = self.outcome.configurations()[0]
+
+    def seeds(self) -> tuple[int, ...]:
+        return self.outcome.study.seeds(self.outcome.size)
+
+    def metric(self, m) -> np.ndarray:
+        """Per-seed values of metric ``m`` (a :class:`fitgpp.analysis.metrics.Metric`)."""
+        return self.outcome.metric_values(self.conf, m)
+
+    def cell(self, seed: int) -> xr.Dataset:
+        """The simulation Dataset of seed ``seed`` (from the cells, no simulation)."""
+        c = self.conf
+        return self.outcome.run(c["name"], seed=seed, variant=c["variant"], **c["params"],
+                                **c["knobs"])
+
+    def same_as(self, other: Arm) -> bool:
+        return self.outcome is other.outcome and self.conf == other.conf
+
+
+def _num(x) -> str:
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"   # no 1.8e+04
+
+
+def metric_rows(cur: Arm, base: Arm | None, metrics, *, names: tuple | None = None,
+                row=lambda m: m.label, base_name: str | None = None) -> pd.DataFrame:
+    """One row per metric of ``metrics``: ``cur``'s mean over its seeds with its interval
+    (:func:`fitgpp.analysis.tables.interval_text`), ``base``'s, and the change of ``cur`` against
+    ``base`` paired per seed (``–`` where it means nothing: the same configuration, other
+    seeds, or a metric whose change means nothing, e.g. preemptions against FIFO).
+
+    ``names``: the two columns (default: the arms' labels); ``row``: a metric's row name;
+    ``base_name``: when ``base`` is None, still give its column (``–``) under this name.
+    """
+    a, b = names or (cur.label, base.label if base is not None else base_name)
+    same = base is not None and (base.same_as(cur) or base.seeds() != cur.seeds())
+    rows = {}
+    for m in metrics:
+        x = cur.metric(m)
+        r = {a: interval_text(x, _num, floor=m.lowest)}
+        if base is not None or b is not None:
+            y = base.metric(m) if base is not None else np.full_like(x, np.nan)
+            r[b] = interval_text(y, _num, floor=m.lowest)
+            r[f"change vs {b}"] = ("–" if base is None or same or not m.vs_baseline else
+                                   interval_text(paired_change(x, y), percent))
+        rows[row(m)] = r
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def slowdown_view(arms, seed: int, title: str) -> alt.Chart:
+    """Slowdown CDFs per class of ``arms`` (one line each, the first of equal labels) on
+    seed ``seed``."""
+    runs = {}
+    for arm in arms:
+        if arm is not None and arm.label not in runs:
+            runs[arm.label] = arm.cell(seed)
+    return plots.slowdown_cdf(runs, title=title)
+
+
+def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
+                  pick: str = "pick") -> alt.Chart:
+    """TE p95 against BE median and p95 slowdown, one point per configuration at the
+    selected ``P``, knobs and variant; clicking a point selects it (``pick``: ``family``
+    and ``s``). ``table``: ``o.table()``, if already computed."""
+    st = o.study
+    t = o.table() if table is None else table
+    keep = np.ones(len(t), bool)
+    for k in st.knobs:
+        keep &= t[k].to_numpy() == float(sel[k])
+    if st.variants:
+        keep &= t[st.variant_dim].to_numpy() == sel[st.variant_dim]
+    if "max_preemptions" in sel and t["P"].notna().any():
+        keep &= (t["P"].isna() | (t["P"] == sel["max_preemptions"]) | (t["family"] != "FitGpp")
+                 ).to_numpy()
+    sub = t[keep].copy()
+    sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
+    chart = plots.s_tradeoff(sub)
+    selection = alt.selection_point(name=pick, fields=["family", "s"], on="click")
+    inner = chart.spec
+    for i, layer in enumerate(inner.layer):
+        if getattr(layer.mark, "type", layer.mark) == "point":
+            inner.layer[i] = layer.add_params(selection)
+    at = [f"P={sel['max_preemptions']}"] if len(st.dimensions(o.size).get(
+        "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
+    at += [f"{LABELS.get(k, k)} {float(sel[k]):g}" for k in st.knobs]
+    at += [f"{sel[st.variant_dim]} grace" if st.variant_dim == "grace" else
+           str(sel[st.variant_dim])] if st.variants else []
+    what = f" at {', '.join(at)}" if at else ""
+    return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
+                                  "slowdown distributions appear below)")
+
+
+#: Captions of the figures several studies draw, by the part of the figure's name after the
+#: study key; a study declares the captions of its own figures (``Study.captions``).
+CAPTIONS = {
+    "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
+    "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
+                     "its 95 % interval from 3 seeds on.",
+    "utilization_fitgpp": "FitGpp s=4 over time (first seed): share of GPUs running, in grace "
+                          "periods and reserved for TE jobs; waiting jobs per class.",
+    "utilization_fifo": "FIFO over time (first seed), as above.",
+    "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
+                     "signals and grace periods.",
+}
+
+
+def caption(study, name: str) -> str:
+    """A caption for figure ``name`` of ``study`` (``rq2_s_tradeoff_P3``: "TE against BE
+    slowdown, one point per s, at P=3")."""
+    part = name.removeprefix(f"{study.key}_")
+    if part.startswith("s_tradeoff_P"):
+        return (f"TE p95 against BE median and p95 slowdown, FitGpp one point per s at "
+                f"P={part.removeprefix('s_tradeoff_P')}, other policies as single points "
+                "(mean over the seeds).")
+    if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
+        return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
+                "over the jobs (one real trace, so no interval over seeds).")
+    return study.captions.get(part) or CAPTIONS.get(part, part.replace("_", " ").capitalize()
+                                                    + ".")
+
+
+class PanelError(FitgppError):
+    """A panel value that the study cannot take (e.g. a value added to a dimension it lacks)."""
+
+
+# ------------------------------------------------------------------ a panel's selection
+def conf_of(o: Outcome, sel: dict) -> dict:
+    """The configuration (as :meth:`Outcome.configurations` gives them) that ``sel`` picks:
+    ``policy`` (a name), its parameters, the knobs and the variant."""
+    st = o.study
+    variant = sel.get(st.variant_dim) if st.variants else None
+    knobs = {k: float(sel[k]) for k in st.knobs}
+    for conf in o.configurations():
+        if conf["name"] != sel["policy"] or conf["variant"] != variant or conf["knobs"] != knobs:
+            continue
+        if all(conf["params"][k] == sel[k] for k in o.params()
+               if k in conf["params"] and k in sel):
+            return conf
+    raise PanelError(f"{st.key}: no computed configuration at {sel}")
+
+
+def arms(o: Outcome, sel: dict) -> tuple[Arm, Arm | None]:
+    """The configuration ``sel`` picks and the study's baseline at its knobs and variant."""
+    conf = conf_of(o, sel)
+    base = o.baseline(conf)
+    return Arm(conf["label"], o, conf), None if base is None else Arm(base["label"], o, base)
+
+
+def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
+    """The selected configuration's numbers over the seeds (each metric of
+    :data:`fitgpp.analysis.metrics.METRICS` the study's tables show), the baseline's at the same
+    knobs, and the change against it (paired per seed): :func:`fitgpp.workbook.views.metric_rows`."""
+    name = o.baseline_label()
+    out = metric_rows(*arms(o, sel), brief(o.study.columns), names=("selected", name),
+                      row=lambda m: m.title, base_name=name)
+    out.index.name = "metric"
+    return out
+
+
+def label(o: Outcome, sel: dict) -> str:
+    conf = conf_of(o, sel)
+    exp = next(iter(o.experiments.values()))
+    return label_of(conf["name"], conf["params"], exp)
+
+
+def cell_view(o: Outcome, sel: dict) -> alt.Chart:
+    """Slowdown CDFs of the selected cell (seed ``sel['seed']``) beside the study's
+    baseline on the same workload, from the cells' stored per-job results (no simulation)."""
+    cur, base = arms(o, sel)
+    seed, variant, knobs = int(sel["seed"]), cur.conf["variant"], cur.conf["knobs"]
+    shown = dict.fromkeys(a.label for a in (cur, base) if a is not None)
+    return slowdown_view((cur, base), seed, f"{', '.join(shown)}: seed {seed}" + "".join(
+        f", {LABELS.get(k, k)} {v}" for k, v in knobs.items())
+        + (f", {variant}" if variant is not None else ""))
+
+
+def _nearest(values, v):
+    """The value of ``values`` closest to ``v`` (the first, for values that are not numbers)."""
+    try:
+        return min(values, key=lambda x: abs(x - v))
+    except TypeError:
+        return values[0]

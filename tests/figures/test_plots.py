@@ -1,0 +1,277 @@
+"""Charts build from simulation results, keep each policy's style, and export valid PNG/SVG/PDF."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fitgpp import Cluster, simulate
+from fitgpp.figures import plots
+
+from conftest import mixed_trace
+
+CLUSTER = Cluster.homogeneous(2, gpu=4, cpu_milli=32000, mem_mib=65536)
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return mixed_trace(3, 80, grace=300.0)
+
+
+@pytest.fixture(scope="module")
+def runs(trace):
+    return [simulate(trace, CLUSTER, "fifo"), simulate(trace, CLUSTER, "fitgpp", s=4.0)]
+
+
+def test_cdf_has_one_curve_per_policy_and_class(runs):
+    spec = plots.slowdown_cdf(runs, points=50).to_dict()
+    data = pd.DataFrame(next(iter(spec["datasets"].values())))
+    assert set(data["policy"]) == {"FIFO", "FitGpp s=4"}
+    assert data.groupby(["policy", "class"]).size().eq(50).all()
+    # each curve is a CDF: fraction rises from 0 to 1, slowdown never decreases
+    for _, g in data.groupby(["policy", "class"]):
+        assert g["fraction"].iloc[0] == 0 and g["fraction"].iloc[-1] == 1
+        assert (np.diff(g["slowdown"]) >= 0).all() and g["slowdown"].min() >= 1
+
+
+def test_policy_styles_are_distinct_in_colour_shape_and_dash():
+    st = plots._styles(["FIFO", "FitGpp s=4", "LRTP", "RAND", "FitGpp s=8"])
+    for key in ("color", "shape", "dash"):
+        rng = [str(x) for x in st[key].range]
+        assert len(set(rng)) == len(rng), key
+    assert st["color"].range[st["order"].index("FIFO")] == plots.POLICY_STYLE["FIFO"][0]
+
+
+def test_bootstrap_ci_brackets_the_statistic(runs):
+    s = plots.bootstrap_stats(runs[0], n_boot=100)
+    assert set(s["stat"]) == {"median", "p95"}
+    assert ((s["lo"] <= s["value"] + 1e-12) & (s["value"] <= s["hi"] + 1e-12)).all()
+    med = float(np.median(runs[0]["slowdown"].where(runs[0]["cls"] == "TE", drop=True)))
+    assert s.query("`class` == 'TE' and stat == 'median'")["value"].item() == pytest.approx(med)
+
+
+def test_segments_are_exact_run_intervals(trace, runs):
+    seg = plots.segments(trace, CLUSTER, "fitgpp", s=4.0)
+    ds = runs[1]
+    run = seg[seg["kind"] == "run"]
+    # total run time per job equals its work; the last run ends at the job's finish
+    total = (run["end"] - run["start"]).groupby(run["job"]).sum()
+    assert np.allclose(total.reindex(ds["job"].to_numpy()), ds["work"].to_numpy())
+    last = run.groupby("job")["end"].max().reindex(ds["job"].to_numpy())
+    assert np.allclose(last, ds["finish"].to_numpy())
+    grace = seg[seg["kind"] == "grace"]
+    assert len(grace) == int(ds["preemptions"].sum())
+    chart = plots.node_timeline(seg, nodes=[0, 1]).to_dict()
+    assert "layer" in chart
+
+
+def test_bad_input_names_what_is_missing(runs):
+    with pytest.raises(plots.PlotError, match="missing"):
+        plots.slowdown_cdf({"x": runs[0][["gpu"]]})
+    with pytest.raises(plots.PlotError, match="columns"):
+        plots.slowdown_bars(pd.DataFrame({"policy": ["a"]}))
+    with pytest.raises(plots.PlotError, match=r"\.png"):
+        plots.save(plots.utilization(runs[0]), "fig.gif")
+
+
+def test_export_png_svg_pdf_are_valid(runs, tmp_path):
+    charts = {"tradeoff": plots.s_tradeoff(plots.tradeoff_table(runs)),
+              "util": plots.utilization(runs[1])}
+    paths = plots.save_all(charts, tmp_path)
+    assert len(paths) == 6
+    for p in paths:
+        data = p.read_bytes()
+        assert len(data) > 500, p
+        if p.suffix == ".png":
+            assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        elif p.suffix == ".pdf":
+            assert data[:5] == b"%PDF-"
+        else:
+            root = ET.fromstring(data)
+            assert root.tag.endswith("svg")
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_save_reuses_a_rendered_figure_from_its_cache(tmp_path, monkeypatch):
+    import altair as alt
+    import vl_convert
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_line().encode(x="x", y="y")
+    first = plots.save(chart, tmp_path / "a.svg", cache=tmp_path / "fig").read_bytes()
+
+    def boom(*a, **k):
+        raise AssertionError("rendered again although the same figure is cached")
+    monkeypatch.setattr(vl_convert, "vegalite_to_svg", boom)
+    assert plots.save(chart, tmp_path / "b.svg", cache=tmp_path / "fig").read_bytes() == first
+    other = chart.properties(title="changed")
+    with pytest.raises(AssertionError, match="rendered again"):
+        plots.save(other, tmp_path / "c.svg", cache=tmp_path / "fig")
+
+
+def test_save_all_validates_a_spec_until_every_format_is_cached(tmp_path, monkeypatch):
+    import altair as alt
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_line().encode(x="x", y="y")
+    assert chart.to_dict(validate=False) == chart.to_dict()
+    calls = []
+    to_dict = alt.Chart.to_dict
+
+    def spy(self, *a, validate=True, **k):
+        calls.append(validate)
+        return to_dict(self, *a, validate=validate, **k)
+    monkeypatch.setattr(alt.Chart, "to_dict", spy)
+    fig = tmp_path / "fig"
+    plots.save_all({"c": chart}, tmp_path / "one", (".svg",), cache=fig)
+    assert True in calls, "a figure rendered for the first time is validated"
+    calls.clear()
+    plots.save_all({"c": chart}, tmp_path / "two", (".svg", ".png"), cache=fig)
+    assert True in calls, "the .png is not cached yet: validated"
+    calls.clear()
+    plots.save_all({"c": chart}, tmp_path / "three", (".svg", ".png"), cache=fig)
+    assert calls and True not in calls
+    assert (tmp_path / "three" / "c.png").read_bytes() == (tmp_path / "two" / "c.png").read_bytes()
+
+
+def test_bootstrap_intervals_from_their_cache_are_the_numbers_computed(tmp_path, monkeypatch):
+    from fitgpp.analysis import metrics
+
+    rng = np.random.default_rng(1)
+    x = 1 + rng.lognormal(0, 1, 500)
+    fresh = plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95)
+    first = plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+    assert first == fresh and fresh[0] < np.percentile(x, 95) < fresh[1]
+
+    def boom(*a, **k):
+        raise AssertionError("computed again although cached")
+    monkeypatch.setattr(metrics, "bootstrap_interval", boom)
+    assert plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95,
+                                  cache=tmp_path) == fresh
+    with pytest.raises(AssertionError, match="computed again"):  # other values, other key
+        plots._cached_interval(x[1:], 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+    with pytest.raises(AssertionError, match="computed again"):  # other resampling
+        plots._cached_interval(x, 95, n_resamples=101, seed=0, level=0.95, cache=tmp_path)
+    for f in tmp_path.rglob("*.json"):  # an unreadable entry is computed again
+        f.write_text("[1.0,")
+    with pytest.raises(AssertionError, match="computed again"):
+        plots._cached_interval(x, 95, n_resamples=100, seed=0, level=0.95, cache=tmp_path)
+
+
+def test_each_percent_panel_gets_the_decimals_its_range_needs():
+    """Whole-percent ticks repeat on a narrow panel ("-9%, -9%, -10%"; a TE change of
+    -99.8 % on every tick): each panel has its own axis with as many decimals as its range
+    needs, and its tick labels all differ."""
+    import pandas as pd
+
+    from fitgpp.figures import check as figcheck, plots
+
+    def fmt(values):
+        df = pd.DataFrame({"s": [1.0, 2.0, 4.0] * 2, "policy": "fitgpp",
+                           "metric": ["m"] * 3 + ["wide"] * 3,
+                           "value": list(values) + [-0.2, 0.1, 0.3]})
+        chart = plots.metric_lines(df, x="s", percent=True, title="A test chart")
+        assert not [p for p in figcheck.check(plots.fit_width(chart))
+                    if p.rule == "repeated-ticks"]
+        spec = chart.to_dict()
+        formats = [c["layer"][0]["encoding"]["y"]["axis"]["format"] for c in spec["concat"]]
+        assert formats[1] == "+.0~%"            # the wide panel keeps whole percents
+        return formats[0]
+
+    assert fmt([-0.091, -0.093, -0.099]) == "+.1~%"
+    assert fmt([-0.88, -0.93, -0.94]) == "+.0~%"
+    assert fmt([-0.9981, -0.9983, -0.9982]) == "+.3~%"
+
+
+def test_charts_made_inside_printed_at_take_its_width():
+    """``fitgpp reproduce --width column`` and the export controls rebuild charts inside
+    ``printed_at``: a chart made there without a size is laid out for a column."""
+    import pandas as pd
+
+    from fitgpp.figures import plots
+    df = pd.DataFrame({"s": [1.0, 2.0, 4.0], "policy": "FIFO", "metric": "m", "value": [1, 2, 3]})
+
+    def build():
+        return {"m": plots.metric_lines(df, x="s", title="A test chart")}
+    meta = plots.at_width(build)("column")["m"].to_dict()["usermeta"]["fitgpp"]
+    assert meta == {"preset": "column", "inches": 3.3}
+    assert build()["m"].to_dict()["usermeta"]["fitgpp"]["preset"] == "full"
+
+
+# ------------------------------------------------------------------ LAS labels
+def test_a_las_configuration_reads_las_and_only_what_varies():
+    """LAS is a family like FitGpp: ``LAS`` alone when it is the only LAS setting compared,
+    and with exactly the fields that differ otherwise (no ``las``, no default thresholds)."""
+    from fitgpp.sim.policies import Las
+    las = dict(Las().__dict__)
+    assert plots.family("las") == "LAS" and plots.policy_label("las") == "LAS"
+    assert plots.config_label("las", las) == "LAS"
+    assert plots.config_label("las", las, ["thresholds"]) == "LAS thresholds=3250,7200"
+    assert plots.config_label("LAS", {"threshold": 3250.0}, ()) == "LAS"
+    assert plots.config_label("LAS", {"threshold": 3250.0}, ["threshold"]) == "LAS threshold=3250"
+
+
+def test_compared_las_runs_are_named_by_the_fields_that_differ(trace):
+    from fitgpp.sim.policies import Las
+    fit, las = simulate(trace, CLUSTER, "fitgpp", s=4.0), simulate(trace, CLUSTER, "las")
+    assert plots.run_labels([fit, las]) == ["FitGpp s=4", "LAS"]
+    other = simulate(trace, CLUSTER, Las(thresholds=(1000.0, 2000.0)))
+    assert plots.run_labels([las, other, fit]) == [
+        "LAS thresholds=3250,7200", "LAS thresholds=1000,2000", "FitGpp s=4"]
+    slow = simulate(trace, CLUSTER, Las(demotion="tiresias"))
+    assert plots.run_labels([las, slow]) == ["LAS demotion=exact", "LAS demotion=tiresias"]
+    # two LAS settings no longer collapse into one entry of a chart
+    assert set(plots._as_runs([las, other])) == {"LAS thresholds=3250,7200",
+                                                 "LAS thresholds=1000,2000"}
+
+
+def test_a_grid_that_sweeps_one_las_threshold_labels_it_las():
+    """Through a study's grid (``label_of``): RQ7's LAS with one threshold is ``LAS``; with
+    the two it sweeps, each names its threshold."""
+    from fitgpp.studies.base import label_of
+    from fitgpp.studies.rq7 import LasThreshold
+    from fitgpp.sweep import Experiment, Workload
+    wl = Workload(model="paper-default", n_jobs=100)
+    for values, want in (([3250.0], "LAS"), ([3250.0, 14000.0], "LAS threshold=3250")):
+        exp = Experiment(workload=wl, policies={
+            "fifo": {}, "LAS": {"policy": LasThreshold, "threshold": values}})
+        assert label_of("LAS", {"threshold": 3250.0}, exp) == want
+        assert label_of("fifo", {}, exp) == "FIFO"
+
+
+def test_a_registered_policy_is_named_without_a_families_entry(monkeypatch):
+    """Registering a policy is enough to name it: its registry name in capitals."""
+    from fitgpp.sim import policies
+    monkeypatch.setitem(policies.POLICIES, "sjf", policies.Fifo)
+    assert plots.family("sjf") == "SJF" and plots.config_label("sjf", {}) == "SJF"
+    assert plots.family("patient") == "patient"     # not registered: its own name
+
+
+def test_fitgpp_points_are_drawn_over_policies_on_the_same_spot():
+    """At load 0.8 and 600 jobs every FitGpp point of RQ2's trade-off lands on LRTP's and
+    RAND's; drawn first, none could be clicked (browser test of notebook 03 after P 3 -> 1).
+    FitGpp's rows come last, so Vega draws them on top."""
+    import pandas as pd
+
+    from fitgpp.figures.plots.tradeoff import _long_table
+    t = pd.DataFrame({"policy": ["FIFO", "FitGpp s=1", "FitGpp s=4", "LRTP", "RAND"],
+                      "family": ["FIFO", "FitGpp", "FitGpp", "LRTP", "RAND"],
+                      "s": [None, 1.0, 4.0, None, None], "te_p95": [4.0, 1, 1, 1, 1],
+                      "be_median": [1.0] * 5, "be_p95": [1.3, 1.39, 1.39, 1.39, 1.39]})
+    long = _long_table(t)
+    for _, g in long.groupby("metric"):
+        fam = list(g["family"])
+        assert fam[-2:] == ["FitGpp", "FitGpp"] and "FitGpp" not in fam[:-2], fam
+
+
+def test_six_non_policy_series_get_six_different_styles():
+    """The full run-length figure draws six offered loads: with four spare styles, 0.7 and
+    0.9 (and 0.85 and 1) were drawn alike. Labels that are no policy now take the styles of
+    the built-in families the chart does not draw once the spares are used."""
+    from fitgpp.figures.plots.style import policy_styles
+    styles = policy_styles(["0.5", "0.7", "0.8", "0.85", "0.9", "1"])
+    assert len({v[0] for v in styles.values()}) == 6
+    assert len({v[1] for v in styles.values()}) == 6
+    mixed = policy_styles(["FIFO", "FitGpp s=4", "a", "b", "c", "d", "e"])
+    assert mixed["FIFO"][0] != mixed["e"][0] and mixed["FitGpp s=4"][0] != mixed["e"][0]

@@ -1,0 +1,194 @@
+"""RQ6 (restart cost): the metrics of one run by hand, the comparisons against PRIO and the
+findings on a constructed table, and the quick size end to end."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import re
+
+import pandas as pd
+import pytest
+
+from fitgpp.studies import restart_cost as rc
+from fitgpp.analysis.metrics import METRICS
+from fitgpp.studies import rq6
+
+
+def test_cell_metrics_by_hand():
+    jobs = pd.DataFrame({
+        "te":          [True, True, False, False, False],
+        "slowdown":    [1.0, 3.0, 2.0, 4.0, 10.0],
+        "preemptions": [0, 0, 1, 0, 2],
+        "duration":    [600.0, 600.0, 3600.0, 7200.0, 3600.0],
+        "reload":      [0.0, 0.0, 600.0, 0.0, 1800.0],
+        "gpu":         [1, 2, 8, 4, 2],
+        "tasks":       [1, 1, 2, 1, 1],
+    })
+    m = rc.cell_metrics(jobs)
+    assert m["te_p95"] == pytest.approx(1.0 + 0.95 * 2.0)
+    assert m["be_median"] == 4.0 and m["be_p95"] == pytest.approx(4.0 + 0.9 * 6.0)
+    assert m["preemptions_per_be"] == pytest.approx(3 / 3)
+    # 600 s x 8 GPUs x 2 tasks + 1800 s x 2 GPUs = 9600 + 3600 GPU-s... in hours:
+    lost = (600 * 8 * 2 + 1800 * 2) / 3600
+    assert m["reload_gpu_h"] == pytest.approx(lost)
+    work = (3600 * 16 + 7200 * 4 + 3600 * 2) / 3600
+    assert m["reload_share"] == pytest.approx(lost / work)     # a fraction, like every share
+    with pytest.raises(rc.RestartCostError, match=r"per-job column\(s\) \['reload'\]"):
+        rc.cell_metrics(jobs.drop(columns="reload"))
+
+
+def _runs(te_fit, be_fit, ovh=(0.0, 600.0, 1800.0)):
+    """PRIO fixed (TE p95 10, BE p95 20); every preempting policy follows te_fit(o), be_fit(o)."""
+    rows = []
+    for label, _, _ in rc.POLICIES:
+        for o in ovh:
+            for seed in (0, 1):
+                prio = label == "PRIO"
+                rows.append({"workload": "w", "policy": label, "overhead_s": o, "seed": seed,
+                             "te_p95": 10.0 if prio else te_fit(o),
+                             "be_median": 5.0, "be_p95": 20.0 if prio else be_fit(o),
+                             "preemptions_per_be": 0.0 if prio else 0.5,
+                             "reload_gpu_h": 0.0 if prio else o / 100,
+                             "reload_share": 0.0 if prio else o / 100_000})
+    return pd.DataFrame(rows)
+
+
+def test_comparisons_against_prio_and_where_preempting_stops_paying():
+    # TE gain 80 % at every overhead; BE p95 cost 0 %, +50 %, +100 %: stops paying at 30 min
+    runs = _runs(lambda o: 2.0, lambda o: 20.0 * (1 + o / 1800))
+    table = rc.across_seeds(runs)
+    row = table[(table["policy"] == "LRTP") & (table["overhead_s"] == 600)].iloc[0]
+    # fractions, as metrics.change gives them (CHANGE_NOTE): 0.8 is an 80 % cut
+    assert row["te_gain"] == pytest.approx(0.8) and row["be_p95_cost"] == pytest.approx(1 / 3)
+    assert row["net"] == pytest.approx(0.8 - 1 / 3)
+    assert row["overhead_min"] == 10 and row["seeds"] == 2
+    f = rc.findings_table(table).set_index("policy")
+    assert set(f.index) == {"FitGpp s=1", "FitGpp s=4", "FitGpp s=8", "LRTP", "RAND"}
+    assert f.loc["RAND", "stops_paying_min"] == 30.0
+    assert math.isnan(f.loc["RAND", "stops_helping_te_min"])
+    assert f.loc["RAND", "be_p95_growth"] == pytest.approx(1.0)
+    text = rc.describe(f.reset_index())
+    assert "stops paying off at 30 min" in text and "80 % -> 80 %" in text
+    assert "BE p95 cost +0 % -> +100 %" in text
+    assert "(1.8 % of BE work)" in text       # reload_share 0.018 at 30 min, in percent
+    assert "at 30 min for FitGpp s=1, FitGpp s=4, FitGpp s=8, LRTP, RAND" in \
+        rc.summary(f.reset_index())
+
+
+def test_tables_for_reading_show_fractions_in_percent():
+    df = pd.DataFrame({"te_gain": [0.8], "te_gain_lo": [0.75], "reload_share": [0.05],
+                       "be_p95": [2.345678], "policy": ["LRTP"]})
+    r = rc.readable(df).iloc[0]
+    assert (r["te_gain"], r["te_gain_lo"]) == ("+80.0 %", "+75.0 %")
+    assert r["reload_share"] == "5.0 %" and r["be_p95"] == "2.35" and r["policy"] == "LRTP"
+
+
+def test_a_policy_that_never_helps_te_is_named_at_zero():
+    runs = _runs(lambda o: 12.0, lambda o: 20.0)
+    f = rc.findings_table(rc.across_seeds(runs)).set_index("policy")
+    assert f.loc["FitGpp s=4", "stops_helping_te_min"] == 0.0
+    assert f.loc["FitGpp s=4", "stops_paying_min"] == 0.0
+    assert "already at 0 min" in rc.describe(f.reset_index())
+
+
+def test_charts_have_one_panel_per_metric_and_the_net_chart():
+    table = rc.across_seeds(_runs(lambda o: 2.0 + o / 600, lambda o: 20.0 + o / 100))
+    ch = rc.charts(table)
+    assert set(ch) == {"rq6_w", "rq6_w_reloads", "rq6_net"}
+    plain, shares = ch["rq6_w"].to_dict(), ch["rq6_w_reloads"].to_dict()
+    metrics = [set(pd.concat([pd.DataFrame(v) for v in sp["datasets"].values()])["metric"])
+               for sp in (plain, shares)]
+    titles = {METRICS[k].title for k in rc.RUN_METRICS}   # the declared titles
+    assert metrics[0] | metrics[1] == titles and not metrics[0] & metrics[1]
+    # the share of BE GPU-hours (a fraction) is drawn on a percent axis, the slowdowns not
+    fmt = [_first_layer(sp)["encoding"]["y"].get("axis", {}).get("format")
+           for sp in (plain, shares)]
+    assert fmt[0] is None and re.fullmatch(r"\.\d~?%", fmt[1])   # a share: unsigned percent
+    net = _first_layer(ch["rq6_net"].to_dict())["encoding"]["y"]["axis"]["format"]
+    assert net.startswith("+") and net.endswith("%")      # a change: signed percent
+
+
+def _first_layer(spec: dict) -> dict:
+    """The first layer of a chart's first panel (panels are concatenated or faceted)."""
+    while "layer" not in spec:
+        spec = next(spec[k][0] if isinstance(spec[k], list) else spec[k]
+                    for k in ("concat", "hconcat", "vconcat", "spec") if k in spec)
+    return spec["layer"][0]
+
+
+def test_overheads_are_validated():
+    with pytest.raises(rc.RestartCostError, match="must include 0"):
+        rq6.study(overheads=(60.0,))
+    with pytest.raises(rc.RestartCostError, match="seconds >= 0"):
+        rq6.study(overheads=(0.0, -1.0))
+
+
+def test_one_experiment_per_workload_from_one_declaration():
+    from fitgpp.studies.reproduce import QUICK
+    exps = rq6.RQ6.experiments(QUICK)
+    assert list(exps) == list(rc.WORKLOADS)
+    exp = exps["paper-wide-te"]
+    assert exp.workload.swept == {"restart_overhead": rc.REPRODUCE_OVERHEADS}
+    assert set(exp.policy_names) == {"prio", "fitgpp", "lrtp", "rand"}
+    assert exp.grid_values("s") == (1.0, 4.0, 8.0)
+    assert np.isclose(exp.workload.load, QUICK.load) and exp.workload.n_jobs == QUICK.n_jobs
+    assert rq6.RQ6.baseline == "prio"
+
+
+def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
+    import fitgpp
+    from fitgpp.studies.reproduce import Size
+    from fitgpp.workload import synthesize
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    size = Size(n_jobs=150, seeds=(0,))
+    o = st.run(size, cache=False)
+    r = st.analyze(o)
+    t = r.table.set_index(["policy", "overhead_s"])
+    assert len(r.table) == len(rc.POLICIES) * 2
+    assert (t.xs(0.0, level="overhead_s")["reload_gpu_h"] == 0).all()
+    assert t.loc[("PRIO", 900.0), "preemptions_per_be"] == 0
+    # the same cell simulated directly gives the same GPU-hours lost
+    tr = synthesize("paper-wide-te", n_jobs=150, seed=0, load=size.load,
+                    cluster=fitgpp.DEFAULT_CLUSTER, restart_overhead=900.0)
+    ds = fitgpp.simulate(tr, fitgpp.DEFAULT_CLUSTER, "lrtp")
+    lost = float((ds["reload"] * ds["gpu"] * ds["tasks"]).sum()) / 3600
+    assert t.loc[("LRTP", 900.0), "reload_gpu_h"] == pytest.approx(lost)
+    assert lost > 0, "the run must preempt for this test to mean something"
+    # the declared metric (fitgpp.analysis.metrics) gives the same number from the study's own table
+    generic = o.table().set_index(["policy", "restart_overhead"])
+    assert generic.loc[("LRTP", 900.0), "reload_gpu_h"] == pytest.approx(lost)
+    assert set(r.charts) == {"rq6_paper-wide-te", "rq6_paper-wide-te_reloads", "rq6_net"} and r.finding.startswith("paper-wide-te")
+    assert "| FitGpp s=4 |" in r.details
+
+
+def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
+    from fitgpp.studies import reproduce
+    monkeypatch.setenv("FITGPP_CACHE", str(tmp_path / "cache"))
+    assert "rq6" in reproduce.STUDIES and "rq6" in reproduce.RQS
+    assert reproduce.STUDIES["rq6"].knobs["restart_overhead"] == rc.REPRODUCE_OVERHEADS
+    size = reproduce.Size(n_jobs=150, seeds=(0,))
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    r = st.result(size, cache=False)
+    md = reproduce.write_results({"rq6": r}, tmp_path, size, 1.0, []).read_text()
+    # declared metrics are headed by their titles (fitgpp.analysis.metrics.METRICS)
+    head = ("| workload | overhead_min | policy | TE p95 slowdown | BE median slowdown | "
+            "BE p95 slowdown | preemptions per BE job")
+    assert head + " | GPU-hours lost to reloads | te_gain | be_p95_cost |" in md
+    row = r.table[(r.table["policy"] == "LRTP") & (r.table["overhead_s"] == 900.0)].iloc[0]
+    from fitgpp.analysis.metrics import percent
+    assert (f"| paper-wide-te | 15 | LRTP | {row['te_p95']:.3g} |" in md
+            and f"| {percent(row['te_gain'])} | {percent(row['be_p95_cost'])} |" in md)
+    assert "change_te_p95" not in md and "stops paying off" in md
+
+
+def test_no_te_gain_never_pays_off_whatever_be_does():
+    """A policy with no TE gain (its TE p95 equal to PRIO's) and a BE p95 lower than PRIO's
+    (noise, with almost no preemptions) does not pay off: at load 0.8 and 600 jobs the
+    finding read "stops paying off beyond 60 min" for a TE gain of 0."""
+    runs = _runs(lambda o: 10.0, lambda o: 15.0)   # TE as PRIO's; BE p95 15 against PRIO's 20
+    f = rc.findings_table(rc.across_seeds(runs)).set_index("policy")
+    assert (f["te_gain_0"] == 0).all() and (f["be_p95_cost_0"] < 0).all()
+    assert (f["stops_paying_min"] == 0.0).all()
+    assert "beyond" not in rc.summary(f.reset_index())

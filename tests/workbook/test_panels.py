@@ -1,0 +1,267 @@
+"""The research-question control panel: controls from the declaration, on-grid values
+redraw without simulating, off-grid values run only the missing cells."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from fitgpp.studies import reproduce
+from fitgpp.workbook.panels import Panel, extend
+from fitgpp.workbook.views import CAPTIONS, PanelError, caption
+from fitgpp.workbook.views import selection_numbers
+from fitgpp.studies.reproduce import Size
+
+TINY = Size(n_jobs=120, seeds=(0, 1), timeline_jobs=50, real_jobs=200)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("panel-cache")
+
+
+@pytest.fixture(scope="module")
+def rq3(cache):
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0, 4.0)})
+    p = Panel(study, TINY, cache=cache)
+    # the tests below count what a redraw builds: not what the background thread does
+    p.prebuilding.join(timeout=60)
+    return p
+
+
+def test_controls_are_the_declared_dimensions(rq3):
+    dims = rq3.study.dimensions(rq3.size)
+    assert set(rq3.controls) == set(dims) | {"seeds"}
+    for d, values in dims.items():
+        assert [v for _, v in rq3.controls[d].options if v in values] == list(values), d
+    assert rq3.controls["seeds"].value == len(TINY.seeds)
+    # a knob declared by the study (and nowhere in the panel) gets its control
+    other = reproduce.STUDIES["rq3"].replace(knobs={"te_fraction": (0.3, 0.6)})
+    assert "te_fraction" in other.dimensions(TINY)
+    assert "te_fraction" in Panel(other, TINY, cache=rq3.cache, charts=False).controls
+
+
+def test_on_grid_values_redraw_without_simulating(rq3, monkeypatch):
+    def no_run(*a, **k):
+        raise AssertionError("an on-grid value ran the study again")
+    monkeypatch.setattr(type(rq3.study), "run", no_run)
+    before = rq3.numbers.value, rq3.views["cell"].chart.to_json()
+    rq3.controls["s"].value = 8.0
+    rq3.controls["grace_scale"].value = 4.0
+    assert not rq3.messages.outputs, rq3.messages.outputs
+    assert "FitGpp s=8" in rq3.numbers.value and rq3.numbers.value != before[0]
+    assert rq3.views["cell"].chart.to_json() != before[1]
+    assert 0 < rq3.last_seconds < 2.0
+    rq3.controls["s"].value = 4.0
+    rq3.controls["grace_scale"].value = 1.0
+
+
+def test_a_tradeoff_seen_before_is_not_built_again(rq3, monkeypatch):
+    from fitgpp.workbook import panels
+    built = []
+    real = panels.tradeoff_view
+    monkeypatch.setattr(panels, "tradeoff_view", lambda *a, **k: built.append(1) or real(*a, **k))
+    first = rq3.views["tradeoff"].chart
+    for g in (4.0, 1.0, 4.0, 1.0):
+        rq3.controls["grace_scale"].value = g
+    # built at most once (grace scale 4 if not seen yet); back at 1.0 the same chart is shown
+    assert len(built) <= 1 and rq3.views["tradeoff"].chart is first
+    rq3.controls["grace_scale"].value = 4.0
+    assert "grace scale 4" in rq3.views["tradeoff"].spec["title"]   # the one of its knobs
+    rq3.controls["grace_scale"].value = 1.0
+
+
+def test_every_other_tradeoff_is_built_in_the_background_and_shown_unchanged(rq3,
+                                                                          monkeypatch):
+    """Once drawn, the panel builds the trade-off of each knob value and P in a thread, so
+    a first change of grace scale draws a chart already built, equal to one built on the
+    spot."""
+    from fitgpp.workbook import panels
+    rq3.prebuilding.join(timeout=60)
+    assert not rq3.prebuilding.is_alive()
+    dims = rq3.study.dimensions(rq3.size)
+    n = len(dims["grace_scale"]) * len(dims.get("max_preemptions", (None,)))
+    mine = [k for k in rq3._tradeoffs if k[0] == id(rq3.o)]
+    assert len(mine) == n
+    monkeypatch.setattr(panels, "tradeoff_view", lambda *a, **k: (_ for _ in ()).throw(
+        AssertionError("built on a change after the background built it")))
+    rq3.controls["grace_scale"].value = 4.0
+    shown = rq3.views["tradeoff"].spec
+    monkeypatch.undo()
+    fresh = panels.tradeoff_view(rq3.o, rq3.selection(), rq3.table).to_dict()
+    assert shown["title"] == fresh["title"]
+    assert shown["datasets"] == fresh["datasets"]
+    rq3.controls["grace_scale"].value = 1.0
+
+
+def test_two_seeds_show_a_range_not_an_interval(rq3):
+    nums = selection_numbers(rq3.o, rq3._selection_for_outcome())
+    assert not nums.apply(lambda c: c.str.contains(r"\[")).any().any()
+    assert nums["FIFO"].str.contains("range|both seeds").all()
+    assert "no interval" in rq3.numbers.value
+
+
+def test_off_grid_value_runs_only_the_missing_cells(cache):
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)})
+    p = Panel(study, TINY, cache=cache, charts=False)
+    n_before = p.o.stats["unique"]
+    p.add_dim.value, p.add_value.value = "s", "2"
+    p._add()
+    assert not p.messages.outputs, p.messages.outputs
+    st = p.o.stats
+    assert st["computed"] == len(TINY.seeds) and st["cached"] == n_before
+    assert 2.0 in [v for _, v in p.controls["s"].options] and p.controls["s"].value == 2.0
+    assert "FitGpp s=2" in p.numbers.value
+    # three seeds: the third seed's cells are computed and intervals appear
+    p.controls["seeds"].value = 3
+    assert p.o.stats["computed"] == p.o.stats["unique"] - st["unique"]
+    assert "[" in p.numbers.value and "95 %" in p.numbers.value
+
+
+def test_a_click_on_the_tradeoff_selects_that_cell(rq3):
+    rq3._picked({"new": SimpleNamespace(value=[{"family": "FitGpp", "s": 8.0}])})
+    assert rq3.controls["s"].value == 8.0 and "FitGpp s=8" in rq3.numbers.value
+    rq3._picked({"new": SimpleNamespace(value=[{"family": "FIFO", "s": None}])})
+    assert rq3.controls["policy"].value == "fifo" and rq3.controls["s"].disabled
+
+
+def test_extend_refuses_what_the_study_does_not_declare():
+    with pytest.raises(PanelError, match="grace_scale"):
+        extend(reproduce.STUDIES["rq1"], TINY, "grace_scale", 2.0)
+    fifo_only = reproduce.STUDIES["rq1"].replace(policies={"fifo": {}, "lrtp": {}})
+    with pytest.raises(PanelError, match="cannot add a value to 's'"):
+        extend(fifo_only, TINY, "s", 2.0)
+    # P is not swept in RQ1 (FitGpp runs its default): adding one sweeps it
+    st, _ = extend(reproduce.STUDIES["rq1"], TINY, "max_preemptions", 5)
+    assert st.policies["fitgpp"]["max_preemptions"] == [3, 5]
+    with pytest.raises(PanelError, match="at least 1"):
+        extend(reproduce.STUDIES["rq1"], TINY, "seed", 0)
+    st, size = extend(reproduce.STUDIES["rq2"], TINY, "max_preemptions", 5)
+    assert 5 in st.dimensions(size)["max_preemptions"]
+    assert extend(reproduce.STUDIES["rq1"], TINY, "load", 0.7)[1].load == 0.7
+
+
+def test_the_study_figures_carry_captions_not_variable_names(rq3):
+    shown = [w.value for w in rq3.study_box.children if hasattr(w, "value")]
+    assert len(shown) == len(rq3.result.charts) > 0
+    for name, text in zip(rq3.result.charts, shown):
+        assert name not in text and caption(rq3.study, name) in text
+    assert caption(rq3.study, "rq3_long_be_jobs") == rq3.study.captions["long_be_jobs"]
+    assert caption(rq3.study, "rq3_slowdown_cdf") == CAPTIONS["slowdown_cdf"]   # a shared one
+    assert "P=10" in caption(reproduce.STUDIES["rq2"], "rq2_s_tradeoff_P10")
+    assert "bootstrap" in caption(reproduce.STUDIES["rq5"], "rq5_slowdown_bars")
+
+
+class _Handle:
+    """A display handle that records what it shows (as IPython's does in a notebook)."""
+
+    def __init__(self, obj):
+        self.shown = [obj]
+
+    def update(self, obj, **_kw):
+        self.shown.append(obj)
+
+
+def test_the_static_copy_follows_the_view(rq3, monkeypatch):
+    from fitgpp.workbook import static
+    handles = []
+    monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
+                        or handles[-1])
+    rq3.controls["policy"].value, rq3.controls["s"].value = "fitgpp", 4.0
+    rq3.static.show()
+    try:
+        first = handles[0].shown[0].data
+        charts = list(static.live_charts(rq3))
+        assert len(charts) == 2 + len(rq3.result.charts)
+        assert len(static.svgs(first)) == len(charts) and "fitgpp-static" in first
+        assert all(v.static_key == rq3.static.key for v in charts)
+        assert rq3.static.key in first and "FitGpp s=4" in first
+        drawn = rq3.static.draws
+        rq3.controls["s"].value = 8.0
+        assert rq3.last_seconds < 1.0          # the copy is not drawn on the redraw's time
+        rq3.static.wait()
+        now = handles[0].shown[-1].data
+        assert "FitGpp s=8" in static.svgs(now)[1]   # the CDF, as drawn now
+        assert "FitGpp s=8" in now.split("<img")[0]        # and the numbers
+        # only the cell's CDF changed: one SVG drawn, the others reused
+        assert rq3.static.draws == drawn + 1
+    finally:
+        rq3.static.handle = None
+        rq3.controls["s"].value = 4.0
+
+
+def test_the_first_computation_shows_its_progress(tmp_path, monkeypatch):
+    from fitgpp.workbook import static
+    handles, seen = [], []
+    monkeypatch.setattr(static, "in_kernel", lambda: True)
+    monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
+                        or handles[-1])
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)},
+                                             policies={"fifo": {}, "lrtp": {}})
+    run = type(study).run
+
+    def watched(self, size, **kw):
+        def progress(done, total):
+            kw["progress"](done, total)
+            bar = handles[0].shown[0]
+            seen.append((bar.value, bar.max, bar.layout.visibility))
+        return run(self, size, **{**kw, "progress": progress})
+    monkeypatch.setattr(type(study), "run", watched)
+    p = Panel(study, TINY, cache=tmp_path, charts=False)
+    assert handles[0].shown[0] is p.progress           # on screen before the panel is
+    n = p.o.stats["unique"]
+    assert seen[0] == (0, n, "visible") and seen[-1] == (n, n, "visible") and len(seen) == n + 1
+    assert handles[0].shown[-1] == {"text/plain": ""}  # blanked once the panel can show
+
+
+def test_the_export_writes_what_the_panel_shows_now(rq3, tmp_path):
+    import json
+    import re
+
+    from fitgpp.figures import export as E
+    rq3.controls["policy"].value, rq3.controls["s"].value = "fitgpp", 8.0
+    area = rq3.children[-1]
+    area.folder.value = str(tmp_path)
+    try:
+        area.export()
+    finally:
+        rq3.controls["s"].value = 4.0
+    man = json.loads((tmp_path / E.MANIFEST).read_text())
+    cdf = "rq3_selected_slowdown_cdf.svg"
+    assert man["figures"][cdf]["config"]["selection"]["s"] == 8.0
+    assert "FitGpp s=8" in (tmp_path / cdf).read_text()
+    assert {f"{n}.svg" for n in rq3.result.charts} <= set(man["figures"])
+    assert set(man["tables"]) == {"rq3_table.csv", "rq3_table.tex", "rq3_selected_numbers.csv",
+                                  "rq3_selected_numbers.tex"}
+    assert "FitGpp s=8" in (tmp_path / "rq3_selected_numbers.tex").read_text()
+    # after "add a value" the export holds the added value (the cell's first result did not)
+    rq3.add_dim.value, rq3.add_value.value = "s", "2"
+    rq3._add()
+    assert not rq3.messages.outputs, rq3.messages.outputs
+    area.export()
+    man = json.loads((tmp_path / E.MANIFEST).read_text())
+    second = man["figures"]["rq3_selected_slowdown_cdf-2.svg"]["config"]
+    assert 2.0 in second["dimensions"]["s"] and second["selection"]["s"] == 2.0
+    table = (tmp_path / "rq3_table-2.csv").read_text()
+    assert re.search(r"FitGpp s=2\b", table) and not re.search(r"FitGpp s=2\b",
+                                                                (tmp_path / "rq3_table.csv").read_text())
+
+
+def test_the_numbers_never_show_a_slowdown_interval_below_its_declared_floor():
+    """metric_rows (the panel's and the workbench's numbers) cut an interval at the metric's
+    declared ``lowest``: three seeds at 1.0, 1.0 and 5.0 give a Student-t interval whose
+    lower end is far below 1, which a slowdown cannot be."""
+
+    from fitgpp.analysis.metrics import METRICS, t_interval
+    from fitgpp.workbook.views import metric_rows
+
+    values = np.array([1.0, 1.0, 5.0])
+    assert t_interval(values)[1] < 0       # the raw interval does go below the floor
+    arm = SimpleNamespace(label="A", metric=lambda m: values)
+    rows = metric_rows(arm, None, [METRICS["te_p95"], METRICS["gpu_util"]])
+    mean, _, hi = t_interval(values)
+    assert rows.loc["TE p95", "A"] == f"{mean:.3g} [1, {hi:.3g}]"
+    lo = float(rows.loc["GPU utilization", "A"].split("[")[1].split(",")[0])
+    assert lo == 0.0                        # a utilization is cut at its own floor, 0
