@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import math
 import os
 import re
 import struct
@@ -54,7 +55,20 @@ def differs(config: dict, defaults: dict | None) -> dict:
 
 
 def _jsonable(v):
-    return json.loads(json.dumps(v, default=str, sort_keys=True))
+    """``v`` as plain JSON values (anything else as its text); a NaN or an infinity as the
+    text ``"nan"``, ``"inf"``, ``"-inf"``: JSON has no such number, and a manifest must read
+    back as JSON anywhere."""
+    return _finite(json.loads(json.dumps(v, default=str, sort_keys=True)))
+
+
+def _finite(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    return v
 
 
 def _token(v) -> str:
@@ -81,7 +95,8 @@ def _free_stem(out: Path, base: str, formats, overwrite: bool) -> str:
     if overwrite:
         return base
     k, s = 1, base
-    while any((out / f"{s}{ext}").exists() for ext in formats):
+    # a dangling symbolic link takes its name too: writing there would fail half-way
+    while any(os.path.lexists(out / f"{s}{ext}") for ext in formats):
         k += 1
         s = f"{base}-{k}"
     return s
@@ -411,21 +426,40 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
 
 
 def save_manifest(path: Path, manifest: dict) -> None:
-    """Replace the manifest at ``path`` at once (never a half-written one)."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Replace the manifest at ``path`` at once (never a half-written one), merged with what
+    another writer recorded there since it was read: under a lock on the folder, the
+    entries on disk that ``manifest`` lacks are kept (two exports into one folder at once
+    both end up listed)."""
+    import fcntl
+    held = os.open(path.parent, os.O_RDONLY)
     try:
-        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, path)
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            on_disk = _read_manifest(path)
+        except ExportError:
+            on_disk = {}
+        merged = {**on_disk, **manifest}
+        for key in ("figures", "tables"):
+            if isinstance(on_disk.get(key), dict) or key in manifest:
+                merged[key] = {**(on_disk.get(key) or {}), **(manifest.get(key) or {})}
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
     finally:
-        tmp.unlink(missing_ok=True)
+        os.close(held)  # (closing releases the lock)
 
 
 # ------------------------------------------------------------------ tables
 def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
-    """Write ``t`` as ``NAME.csv`` (:func:`~fitgpp.analysis.tables.to_csv`) and ``NAME.tex``
-    (:func:`~fitgpp.analysis.tables.to_latex`) in ``out_dir``, recorded under ``"tables"`` in the figures' ``manifest.json`` with
-    ``config``; an existing file is never replaced (both get the next free name,
-    ``NAME-2``). Returns the two paths."""
+    """Write ``t`` as ``NAME.csv`` (:func:`~fitgpp.analysis.tables.to_csv`, text cells a
+    spreadsheet would run as formulas defused) and ``NAME.tex``
+    (:func:`~fitgpp.analysis.tables.to_latex`) in ``out_dir``, recorded under ``"tables"``
+    in the figures' ``manifest.json`` with ``config``; an existing file is never replaced
+    (both get the next free name, ``NAME-2``). A write that fails is an
+    :class:`ExportError` and leaves no file behind. Returns the two paths."""
     import datetime as dt
 
     from fitgpp.analysis.tables import to_csv, to_latex
@@ -438,10 +472,18 @@ def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
               **provenance(),
               "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
     paths = []
-    for ext, text in ((".csv", to_csv(t)), (".tex", to_latex(t))):
-        path = out / f"{base}{ext}"
-        _write(path, text.encode(), False)
-        paths.append(path)
-        manifest.setdefault("tables", {})[path.name] = {**record, "format": ext[1:]}
-    save_manifest(out / MANIFEST, manifest)
+    try:
+        for ext, text in ((".csv", to_csv(t)), (".tex", to_latex(t))):
+            path = out / f"{base}{ext}"
+            _write(path, text.encode(), False)
+            paths.append(path)
+            manifest.setdefault("tables", {})[path.name] = {**record, "format": ext[1:]}
+        save_manifest(out / MANIFEST, manifest)
+    except BaseException as exc:  # leave no file the manifest does not list
+        for path in paths:
+            path.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise ExportError(f"cannot write table {name!r} in {out} "
+                              f"({exc.strerror or exc})") from None
+        raise
     return paths
