@@ -13,7 +13,7 @@ from fitgpp.errors import FitgppError
 from fitgpp.sim.cluster import Cluster
 from fitgpp.sim.policies import registry
 from fitgpp.sim.run import SimulationError, simulate
-from fitgpp.sim.trace import read_trace
+from fitgpp.sim.trace import trace_file_again
 
 
 class RerunWarning(UserWarning):
@@ -42,8 +42,6 @@ def rerun(ds: xr.Dataset, *, policy=None, allow_modules=()) -> xr.Dataset:
     file that moved or changed is refused), and :class:`fitgpp.PolicyError` if the policy
     is not allowed or cannot be built.
     """
-    import hashlib
-    from fitgpp.sim.validate import read_regular
     a = ds.attrs
     source, cluster, policy, tick, sample_every = _rerun_attrs(a, policy, allow_modules)
     recorded = a.get("policy_digest")
@@ -57,17 +55,13 @@ def rerun(ds: xr.Dataset, *, policy=None, allow_modules=()) -> xr.Dataset:
         if kind == "synthetic":
             from fitgpp.workload import from_recipe
             trace = from_recipe(_checked_recipe(source))
-        elif kind == "csv":
-            path = source.get("path")
-            data = read_regular(path, "trace file of this result", SimulationError, limit=None)
-            digest = hashlib.sha256(data).hexdigest()
-            if digest != source.get("sha256"):
-                raise SimulationError(f"trace file {path} changed since this result was made "
-                                      f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})")
-            trace = read_trace(path, source=source)
+        elif kind in ("csv", "tiresias"):  # read again, checked by sha256
+            trace = trace_file_again(source, SimulationError)
         else:
             raise SimulationError(f"workload of kind {kind!r} carries no recipe to rerun from "
-                                  "(pass a CSV path or a synthesized Trace to simulate to keep one)")
+                                  "(pass a CSV path, a Tiresias CSV read by "
+                                  "fitgpp.sim.tiresias.read_tiresias, or a synthesized Trace "
+                                  "to simulate to keep one)")
         return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
     except FitgppError:
         raise
