@@ -200,25 +200,28 @@ def laid_out(chart, cache=None) -> dict:
     from the layout cache was validated when it was kept. An unreadable entry is laid
     out again."""
     from fitgpp.figures.plots import fit_width
+    from fitgpp.figures.plots.render import keep
     if cache is None:
         return fit_width(chart)
     spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else chart
     path = _layout_file(spec, cache)
     try:
         kept = json.loads(path.read_text())
-        if isinstance(kept, dict):
+        if _a_layout(kept):
             return kept
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # (a directory, a file cut short, not UTF-8)
         pass
     out = fit_width(chart)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(out))
-        os.replace(tmp, path)
-    except OSError:               # a read-only cache: go on without keeping it
-        pass
+    keep(path, json.dumps(out).encode())  # (a cache it cannot write is gone on without)
     return out
+
+
+def _a_layout(kept) -> bool:
+    """Whether a layout read from the cache is a Vega-Lite spec as :func:`laid_out` keeps
+    them (``{}``, a list or a spec without a mark is laid out again)."""
+    marks = ("mark", "layer", "hconcat", "vconcat", "concat", "facet", "repeat", "spec")
+    return isinstance(kept, dict) and isinstance(kept.get("$schema"), str) and \
+        any(k in kept for k in marks)
 
 
 def _layout_file(spec: dict, cache) -> Path:
