@@ -174,3 +174,42 @@ def test_a_huge_module_name_gives_a_short_message():
             registry.policy_class(spec)
         assert len(str(e.value)) < 2100, spec
     assert sys.modules.get(name) is None
+
+
+@pytest.mark.parametrize("field", ["name", "label"])
+def test_a_field_named_like_the_policys_label_is_refused_not_a_type_error(field):
+    cls = dataclass(frozen=True)(type("Named", (Fifo,), {"__annotations__": {field: str},
+                                                          field: "x"}))
+    with pytest.raises(ExperimentError, match=f"parameter '{field}'.*rename the field"):
+        Experiment(workload=WL, policies={"p": {"policy": cls, field: "y"}})
+    with pytest.raises(ExperimentError, match=f"parameter '{field}'.*rename the field"):
+        Experiment(workload=WL, policies=[cls])
+
+
+def test_a_default_a_result_cannot_record_is_refused_before_anything_runs():
+    import enum
+
+    class Color(enum.Enum):
+        RED = 1
+
+    @dataclass(frozen=True)
+    class Colored(Fifo):
+        color: Color = Color.RED
+    with pytest.raises(ExperimentError, match=r"field 'color': its default <Color.RED: 1> is "
+                                              r"not a value a result can record"):
+        Experiment(workload=WL, policies=[Colored])
+    import fitgpp
+    jobs = fitgpp.read_trace(__import__("pandas").DataFrame(
+        [[0, "BE", 0.0, 60.0, 1, 0, 0, 0.0]], columns=list(fitgpp.COLUMNS)))
+    with pytest.raises(PolicyError, match=r"parameter color = <Color.RED: 1> is not a value"):
+        fitgpp.simulate(jobs, fitgpp.DEFAULT_CLUSTER, Colored())
+
+
+def test_a_required_field_given_is_not_missing_when_another_is_checked():
+    @dataclass(frozen=True)
+    class Needs(Fifo):
+        need: int
+        other: float = 1.0
+    exp = Experiment(workload=WL, policies={"n": {"policy": Needs, "need": [1, 2],
+                                                  "other": [0.5, 2.0]}})
+    assert len(cells_of(exp)) == 4

@@ -97,7 +97,7 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
         raise SimulationError(f"cluster must be a fitgpp.Cluster, got {type(cluster).__name__}")
     if policy_params and not isinstance(policy, (str, type)):
         raise SimulationError("policy parameters go into the policy object when one is given")
-    policy = make_policy(policy, **policy_params)
+    policy = registry.recordable(make_policy(policy, **policy_params))  # (as it is kept)
     from fitgpp.sim.validate import check_tick
     tick = check_tick(tick, "tick", SimulationError)
     sample_ticks = None

@@ -45,7 +45,7 @@ class PolicyGrid:
     seed: int | None
     fixed: tuple = ()
 
-    def __init__(self, name, *, label=None, seed=None, **values):
+    def __init__(self, name, /, *, label=None, seed=None, **values):
         spec = name
         if isinstance(spec, str):
             spec = spec.strip()
@@ -71,11 +71,13 @@ class PolicyGrid:
         reserved = sorted(k for k in takes if reserved_name(k))
         if reserved:
             _fail(where, f"parameter {reserved[0]!r} of policy {label} has the name of another "
-                         "dimension or variable of a sweep's result; rename the field")
+                         "dimension or variable of a sweep's result (or of the policy's label); "
+                         "rename the field")
         grid, fixed = [], []
+        probe = _with_required(base, fields, values)
         for key in takes:
             default = getattr(base, key) if not isinstance(base, type) else fields[key][1]
-            one = _field_values(where, base, key, fields[key][0], default, values.get(key))
+            one = _field_values(where, probe, key, fields[key][0], default, values.get(key))
             if one is None:
                 continue  # a default a result cannot record as a dimension: the policy's own
             if one[0] == "fixed":
@@ -133,7 +135,8 @@ class PolicyGrid:
 
 #: Names a policy field cannot take: other dimensions of a sweep's or a study's result
 #: (workload knobs, the workload, the seed, the class) and its variables.
-_RESERVED = {*KNOBS, "policy", "seed", "cls", "model", "trace", "jobs", "gpu_util"}
+_RESERVED = {*KNOBS, "policy", "seed", "cls", "model", "trace", "jobs", "gpu_util",
+             "name", "label"}
 _SUFFIXES = ("", "_mean", "_ci95", "_vs_fifo", "_vs_fifo_mean", "_vs_fifo_ci95")
 
 
@@ -148,6 +151,23 @@ def reserved_name(name: str) -> bool:
 
 def _plain(v) -> bool:
     return isinstance(v, (bool, int, float, str))
+
+
+def _with_required(base, fields, values):
+    """What each value is checked against (built with it): ``base``, or, for a class with
+    fields that have no default, an object of it built with the first value given for each
+    of them (so that checking one field does not fail for want of another)."""
+    required = [k for k, (_, d) in fields.items() if d is dataclasses.MISSING and k in values]
+    if not isinstance(base, type) or not required:
+        return base
+    first = {k: values[k][0] if isinstance(values[k], list) and values[k] and
+             not isinstance(values[k][0], list) and not _tuple_field(base, k, None) else values[k]
+             for k in required}
+    try:
+        return registry.resolve(base, **{k: tuple(v) if isinstance(v, list) else v
+                                         for k, v in first.items()})
+    except PolicyError:
+        return base  # each value is refused on its own below, with its key
 
 
 def _tuple_field(base, key, default) -> bool:
@@ -177,6 +197,13 @@ def _field_values(where, base, key, kind, default, given):
         if default is dataclasses.MISSING:
             _fail(where, f"key '{key}' is required (the field has no default)")
         if not _plain(default):
+            try:  # the policy's own default, recorded with each cell's result
+                json.dumps(default, allow_nan=False)
+            except (TypeError, ValueError):
+                _fail(where, f"field '{key}': its default {short(default)} is not a value a "
+                             "result can record (a finite number, string, boolean, None, or a "
+                             "list or table of them); give the field such a default, or make it "
+                             "a ClassVar if it is no parameter")
             return None
         given = default
     if _tuple_field(base, key, default):
@@ -251,6 +278,10 @@ def _policies(p) -> tuple[PolicyGrid, ...]:
             if not isinstance(params, Mapping):
                 _fail(f"[policies.{name}]", f"must be a table of parameters, got {params!r}")
             params = dict(params)
+            taken = sorted({"name", "label"} & set(params))
+            if taken:
+                _fail(f"[policies.{name}]", f"parameter {taken[0]!r} has the name of the "
+                                            "policy's label; rename the field")
             spec = params.pop("policy", None)
             if spec is None:
                 grids.append(PolicyGrid(str(name), **params))
