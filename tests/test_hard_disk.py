@@ -184,3 +184,44 @@ def test_a_damaged_cached_layout_is_laid_out_again(tmp_path, chart, kept):
     again = E.export({"f": chart}, tmp_path / "b", config={"a": 1}, cache=cache)
     assert first[0].read_bytes() == again[0].read_bytes()
     assert json.loads(layout.read_text())["$schema"]
+
+
+def test_the_cli_turns_a_stray_os_error_into_one_line(tmp_path, capsys, monkeypatch):
+    from fitgpp.cli import main
+    from fitgpp.commands import synth
+
+    def full(args):   # what a write deep in a command does on a full disk
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "results.md"))
+    monkeypatch.setattr(synth, "run", full)
+    rc = main(["synth", "paper-default", "--out", str(tmp_path / "t.csv")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.strip().splitlines() == [
+        f"fitgpp synth: error: {tmp_path / 'results.md'}: No space left on device"]
+
+
+def test_a_trace_name_too_long_is_a_trace_error(tmp_path, capsys):
+    from fitgpp.cli import main
+    import fitgpp
+    name = tmp_path / ("x" * 300 + ".csv")
+    with pytest.raises(fitgpp.TraceError, match="cannot read.*name too long"):
+        fitgpp.read_trace(name)
+    rc = main(["simulate", str(name), "--nodes", "1", "--out", str(tmp_path / "r.nc")])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_interval_cache_on_a_full_disk_leaves_no_tmp(tmp_path, monkeypatch):
+    import numpy as np
+    from fitgpp.plots.slowdown import _cached_interval
+    cache = tmp_path / "intervals"
+    real = Path.write_bytes
+
+    def full(self, data):
+        if cache in self.parents:
+            real(self, data[:3])
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, data)
+    monkeypatch.setattr(Path, "write_bytes", full)
+    lo, hi = _cached_interval(np.arange(1.0, 50.0), 0.5, cache=cache)
+    assert np.isfinite(lo) and lo <= hi
+    assert leftovers(cache) == [] and not [p for p in cache.rglob("*") if p.is_file()]
