@@ -147,3 +147,26 @@ def test_a_question_named_twice_runs_once(tmp_path, monkeypatch):
     out = reproduce.run_all(tmp_path, which=["rq1", "rq1"], cache=False, log=lambda s: None)
     assert len(calls) == 1 and list(out) == ["rq1"]
     assert (tmp_path / "rq1.csv").read_bytes() == b"policy\r\n'=1+1\r\n"   # defused there too
+
+
+def test_a_name_taken_by_another_writer_mid_export_moves_to_the_next(tmp_path, monkeypatch):
+    """Two exports into one folder at once: the second picks ``f`` too, finds it taken when it
+    writes, and takes ``f-2`` instead of failing (its first formats taken back)."""
+    import altair as alt
+
+    import fitgpp.export as E
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(x="x:Q")
+    real, raced = E._write, []
+
+    def race(path, data, overwrite):
+        if path.name == "f.svg" and not raced:   # the other writer gets there first
+            raced.append(path)
+            (path.parent / "f.svg").write_bytes(b"theirs")
+        real(path, data, overwrite)
+    monkeypatch.setattr(E, "_write", race)
+    paths = E.export({"f": chart}, tmp_path, config={"a": 1}, check=False)
+    assert [p.name for p in paths] == ["f-2.png", "f-2.svg", "f-2.pdf"]
+    assert not (tmp_path / "f.png").exists()   # ours, taken back
+    assert (tmp_path / "f.svg").read_bytes() == b"theirs"
+    figs = json.loads((tmp_path / MANIFEST).read_text())["figures"]
+    assert sorted(figs) == ["f-2.pdf", "f-2.png", "f-2.svg"]

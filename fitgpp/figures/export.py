@@ -217,8 +217,7 @@ def laid_out(chart, cache=None) -> dict:
 
 
 def _a_layout(kept) -> bool:
-    """Whether a layout read from the cache is a Vega-Lite spec as :func:`laid_out` keeps
-    them (``{}``, a list or a spec without a mark is laid out again)."""
+    """Whether a layout read from the cache is a spec as :func:`laid_out` keeps them."""
     marks = ("mark", "layer", "hconcat", "vconcat", "concat", "facet", "repeat", "spec")
     return isinstance(kept, dict) and isinstance(kept.get("$schema"), str) and \
         any(k in kept for k in marks)
@@ -247,15 +246,19 @@ def _write(path: Path, data: bytes, overwrite: bool) -> None:
         try:
             os.link(tmp, path)    # fails if path appeared meanwhile: never replaced silently
         except FileExistsError:
-            raise ExportError(f"{path} appeared while exporting; not replaced") from None
+            raise _Taken(f"{path} appeared while exporting; not replaced") from None
         except OSError:           # a file system without hard links: create exclusively
             try:
                 with open(path, "xb") as f:
                     f.write(data)
             except FileExistsError:
-                raise ExportError(f"{path} appeared while exporting; not replaced") from None
+                raise _Taken(f"{path} appeared while exporting; not replaced") from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+class _Taken(ExportError):  # a name another writer took between its choice and the write
+    pass
 
 
 def git_commit() -> str | None:
@@ -395,37 +398,54 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
     manifest_path = out / MANIFEST
     prov = {**provenance(), "fitgpp_version": version}
     for name, chart in charts.items():
-        base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
-                          formats,
-                          overwrite)
-        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-        meta = (spec.get("usermeta") or {}).get("fitgpp", {})
-        record = {"chart": name, "caption": _caption(chart), "config": cfg,
-                  "differs_from_defaults": diff if defaults is not None else None,
-                  "preset": meta.get("preset"), "inches": meta.get("inches"),
-                  **prov,
-                  "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
-        text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
-                                                  "fitgpp_version")}, sort_keys=True)
-        for ext in formats:
-            data = (svgs[name] if ext == ".svg" and name in (svgs or {})
-                    else _render(chart, ext, dpi, cache))
-            if ext == ".png":
-                data = embed_png(data, text)
-            elif ext == ".svg":
-                data = embed_svg(data, text)
-            else:
-                data = embed_pdf(data, text, record["caption"] or name)
-            path = out / f"{base}{ext}"
-            _write(path, data, overwrite)
-            manifest["figures"][path.name] = {**record, "format": ext[1:],
-                                              "inches": round(file_inches(data, ext, dpi), 3),
-                                              "dpi": dpi if ext == ".png" else None,
-                                              "bytes": len(data)}
-            written.append(path)
-            if log:
-                log(f"wrote {path}")
+        for _ in range(100):  # another writer in the same folder may take the name first
+            mine = len(written)
+            try:
+                _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite,
+                             manifest, log, written, prov, cache, svgs)
+                break
+            except _Taken:
+                for path in written[mine:]:
+                    path.unlink(missing_ok=True)
+                    manifest["figures"].pop(path.name, None)
+                del written[mine:]
+        else:
+            raise ExportError(f"{out}: no free name for figure {name!r} (others took them)")
     save_manifest(manifest_path, manifest)
+
+
+def _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
+                 written, prov, cache, svgs) -> None:
+    """One chart in every format under the next free name (see :func:`_write_all`)."""
+    base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
+                      formats, overwrite)
+    spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
+    meta = (spec.get("usermeta") or {}).get("fitgpp", {})
+    record = {"chart": name, "caption": _caption(chart), "config": cfg,
+              "differs_from_defaults": diff if defaults is not None else None,
+              "preset": meta.get("preset"), "inches": meta.get("inches"),
+              **prov,
+              "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+    text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
+                                              "fitgpp_version")}, sort_keys=True)
+    for ext in formats:
+        data = (svgs[name] if ext == ".svg" and name in (svgs or {})
+                else _render(chart, ext, dpi, cache))
+        if ext == ".png":
+            data = embed_png(data, text)
+        elif ext == ".svg":
+            data = embed_svg(data, text)
+        else:
+            data = embed_pdf(data, text, record["caption"] or name)
+        path = out / f"{base}{ext}"
+        _write(path, data, overwrite)
+        manifest["figures"][path.name] = {**record, "format": ext[1:],
+                                          "inches": round(file_inches(data, ext, dpi), 3),
+                                          "dpi": dpi if ext == ".png" else None,
+                                          "bytes": len(data)}
+        written.append(path)
+        if log:
+            log(f"wrote {path}")
 
 
 def save_manifest(path: Path, manifest: dict) -> None:
