@@ -170,3 +170,25 @@ def test_a_name_taken_by_another_writer_mid_export_moves_to_the_next(tmp_path, m
     assert (tmp_path / "f.svg").read_bytes() == b"theirs"
     figs = json.loads((tmp_path / MANIFEST).read_text())["figures"]
     assert sorted(figs) == ["f-2.pdf", "f-2.png", "f-2.svg"]
+
+
+def _export_four(folder):
+    import altair as alt
+
+    import fitgpp.export as E
+    for k in range(4):
+        chart = alt.Chart(pd.DataFrame({"x": [1, k + 2]})).mark_point().encode(x="x:Q")
+        E.export({f"f{k}": chart}, folder, config={"k": k}, check=False, formats=[".svg"])
+
+
+def test_two_processes_exporting_into_one_folder_are_both_listed(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_export_four, args=(tmp_path,)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    files = sorted(p.name for p in tmp_path.glob("*.svg"))
+    assert len(files) == 8, files
+    assert sorted(json.loads((tmp_path / MANIFEST).read_text())["figures"]) == files
