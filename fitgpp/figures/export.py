@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
-from fitgpp.figures.files import MANIFEST, ExportError, file_inches
+from fitgpp.figures.files import (MANIFEST, ExportError, _read_manifest, file_inches,
+                                  save_manifest)
 from fitgpp.figures.plots import DPI, FORMATS
 from fitgpp.sim.validate import check_int
 
@@ -376,20 +377,6 @@ def _make_dir(out: Path) -> None:
                           f"({exc.strerror or exc})") from None
 
 
-def _read_manifest(path: Path) -> dict:
-    """The manifest already in the folder (an empty one if there is none), checked to be
-    what :func:`export` writes before anything is written beside it."""
-    from fitgpp.sim.validate import loads_json, read_regular
-    if not os.path.lexists(path):
-        return {"figures": {}}
-    manifest = loads_json(read_regular(path, "figure manifest", ExportError, limit=None),
-                          str(path), ExportError)
-    if not isinstance(manifest, dict) or not isinstance(manifest.setdefault("figures", {}), dict):
-        raise ExportError(f"{path}: not a figure manifest (a JSON object whose 'figures' is "
-                          "an object); move it away or fix it")
-    return manifest
-
-
 def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
                written, version, cache=None, svgs=None) -> None:
     """Render and write every chart in every format, then the manifest; each path written
@@ -446,33 +433,6 @@ def _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite,
         written.append(path)
         if log:
             log(f"wrote {path}")
-
-
-def save_manifest(path: Path, manifest: dict) -> None:
-    """Replace the manifest at ``path`` at once (never a half-written one), merged with what
-    another writer recorded there since it was read: under a lock on the folder, the
-    entries on disk that ``manifest`` lacks are kept (two exports into one folder at once
-    both end up listed)."""
-    import fcntl
-    held = os.open(path.parent, os.O_RDONLY)
-    try:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        try:
-            on_disk = _read_manifest(path)
-        except ExportError:
-            on_disk = {}
-        merged = {**on_disk, **manifest}
-        for key in ("figures", "tables"):
-            if isinstance(on_disk.get(key), dict) or key in manifest:
-                merged[key] = {**(on_disk.get(key) or {}), **(manifest.get(key) or {})}
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n")
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-    finally:
-        os.close(held)  # (closing releases the lock)
 
 
 # ------------------------------------------------------------------ tables

@@ -102,7 +102,7 @@ def _cached_interval(x, q, *, cache=None, **kw) -> tuple[float, float]:
     except (OSError, ValueError, TypeError):
         pass  # missing or unreadable: compute it again
     lo, hi = bootstrap_interval(x, q, **kw)
-    from .render import keep
+    from fitgpp.figures.plots.render import keep
     keep(path, json.dumps([lo, hi]).encode())  # (not kept in a cache it cannot write)
     return lo, hi
 

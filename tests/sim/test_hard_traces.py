@@ -13,8 +13,8 @@ import warnings
 import pytest
 
 import fitgpp
-from fitgpp.cli import main
-from fitgpp.tiresias import TiresiasError, detect_format, from_tiresias, read_tiresias
+from fitgpp.cli.main import main
+from fitgpp.sim.tiresias import TiresiasError, detect_format, from_tiresias, read_tiresias
 
 HEAD = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval"
 ROWS = "1,2,0,10,resnet50,100,0\n2,4,30,10,vgg16,200,0\n"

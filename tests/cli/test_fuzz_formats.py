@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import fitgpp
 from fitgpp.errors import FitgppError
-from fitgpp.policies.fifo import Fifo
+from fitgpp.sim.policies.fifo import Fifo
 from test_fuzz_cli import FUZZ, NASTY_JSON, NASTY_TEXT, cli
 
 # ---- Tiresias headers and rows --------------------------------------------------------------

@@ -14,8 +14,9 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from fitgpp.export import MANIFEST, ExportError, save_manifest
-from fitgpp.tables import export_table, people_table
+from fitgpp.figures.export import MANIFEST, ExportError, save_manifest
+from fitgpp.analysis.tables import people_table
+from fitgpp.figures.export import export_table
 
 HOSTILE = ["=HYPERLINK(\"http://x\",\"click\")", "+1+cmd|' /C calc'!A0", "-2+3+cmd|' /C x'!A0",
            "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1"]
@@ -51,14 +52,14 @@ def test_exported_csv_defuses_formulas_and_keeps_numbers(tmp_path):
 
 
 def test_a_heading_that_is_a_formula_is_defused():
-    from fitgpp.tables import safe_csv
+    from fitgpp.analysis.tables import safe_csv
     text = safe_csv(pd.DataFrame({"=cmd|' /C calc'!A0": ["a"], "x": [-3]}))
     assert text.split("\r\n") == ["'=cmd|' /C calc'!A0,x", "a,-3", ""]
 
 
 def test_the_panels_export_button_writes_defused_tables_and_reports_errors(tmp_path, capsys,
                                                                            monkeypatch):
-    from fitgpp import panel_export
+    from fitgpp.workbook import panel_export
     t = _table(HOSTILE[:1])
     monkeypatch.setattr(panel_export, "view_charts", lambda panel, width: {})
     monkeypatch.setattr(panel_export, "view_config", lambda panel: {"study": "x"})
@@ -66,7 +67,7 @@ def test_the_panels_export_button_writes_defused_tables_and_reports_errors(tmp_p
     area = panel_export.export_area(object(), str(tmp_path / "ok"))
     area.export()
     assert _cells(tmp_path / "ok" / "sel.csv")[1][0] == "'" + HOSTILE[0]
-    import fitgpp.export as E
+    import fitgpp.figures.export as E
 
     def read_only(path, data, overwrite):   # what a read-only folder (for anyone but root) does
         raise PermissionError(13, "Permission denied", str(path))
@@ -79,7 +80,7 @@ def test_the_panels_export_button_writes_defused_tables_and_reports_errors(tmp_p
 
 
 def test_export_table_into_a_folder_it_cannot_write_is_an_export_error(tmp_path, monkeypatch):
-    import fitgpp.export as E
+    import fitgpp.figures.export as E
     real = E._write
 
     def fail_second(path, data, overwrite):   # the .tex write fails (a full or read-only disk)
@@ -111,7 +112,7 @@ def test_a_non_finite_config_value_is_no_bare_nan_in_the_manifest(tmp_path, bad)
 
 
 def _writer(folder, k, n):
-    from fitgpp.export import _read_manifest
+    from fitgpp.figures.export import _read_manifest
     path = folder / MANIFEST
     for i in range(n):
         m = _read_manifest(path)     # read, then (later) write: the lost-update window
@@ -133,7 +134,7 @@ def test_two_writers_at_once_both_end_up_in_the_manifest(tmp_path):
 
 
 def test_a_question_named_twice_runs_once(tmp_path, monkeypatch):
-    from fitgpp import reproduce
+    from fitgpp.studies import reproduce
     calls = []
 
     class Once:
@@ -154,7 +155,7 @@ def test_a_name_taken_by_another_writer_mid_export_moves_to_the_next(tmp_path, m
     writes, and takes ``f-2`` instead of failing (its first formats taken back)."""
     import altair as alt
 
-    import fitgpp.export as E
+    import fitgpp.figures.export as E
     chart = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(x="x:Q")
     real, raced = E._write, []
 
@@ -175,7 +176,7 @@ def test_a_name_taken_by_another_writer_mid_export_moves_to_the_next(tmp_path, m
 def _export_four(folder):
     import altair as alt
 
-    import fitgpp.export as E
+    import fitgpp.figures.export as E
     for k in range(4):
         chart = alt.Chart(pd.DataFrame({"x": [1, k + 2]})).mark_point().encode(x="x:Q")
         E.export({f"f{k}": chart}, folder, config={"k": k}, check=False, formats=[".svg"])

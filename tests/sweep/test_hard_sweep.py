@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from fitgpp.policies import POLICIES
-from fitgpp.policies.fifo import Fifo
-from fitgpp.policies.las import Las
-from fitgpp.policies.base import PolicyError
-from fitgpp.reproduce import Size, Study
+from fitgpp.sim.policies import POLICIES
+from fitgpp.sim.policies.fifo import Fifo
+from fitgpp.sim.policies.las import Las
+from fitgpp.sim.policies.base import PolicyError
+from fitgpp.studies.reproduce import Size, Study
 from fitgpp.sweep import Experiment, ExperimentError, load_experiment, run_sweep
 from fitgpp.sweep.cell import cells_of
 
@@ -140,7 +140,7 @@ def test_a_field_named_like_the_studys_variant_dimension_is_refused():
 
 
 def test_adding_a_value_to_a_string_field(tmp_path):
-    from fitgpp.panels import PanelError, extend
+    from fitgpp.workbook.panels import PanelError, extend
     study = Study("w", "t", "q", policies={"w": {"policy": Word}})
     st, _ = extend(study, TINY, "word", "b")
     assert st.grid().policies[0].params["word"] == ("a", "b")
@@ -153,7 +153,7 @@ def test_adding_a_value_to_a_string_field(tmp_path):
 
 
 def test_the_panels_add_button_takes_text_for_a_string_field(tmp_path):
-    from fitgpp.panels import Panel
+    from fitgpp.workbook.panels import Panel
     study = Study("w", "t", "q", policies={"w": {"policy": Word}})
     p = Panel(study, TINY, cache=tmp_path, charts=False)
     p.add_dim.value, p.add_value.value = "word", "b"
@@ -168,7 +168,7 @@ def test_a_huge_module_name_gives_a_short_message():
     with pytest.raises(ExperimentError) as e:
         Experiment(workload=WL, policies={"x": {"policy": f"{name}:P"}})
     assert len(str(e.value)) < 2100 and str(e.value).endswith("(PYTHONPATH) here?")
-    from fitgpp.policies import registry
+    from fitgpp.sim.policies import registry
     for spec in (f"{name}:P", name, f"{name}.:P", f"os:{name}"):
         with pytest.raises(PolicyError) as e:
             registry.policy_class(spec)

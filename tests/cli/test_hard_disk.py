@@ -19,8 +19,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from fitgpp import export as E
-from fitgpp import plots
+from fitgpp.figures import export as E
+from fitgpp.figures import plots
 
 resource = pytest.importorskip("resource")  # POSIX: every CI runner of this project
 
@@ -49,7 +49,7 @@ def leftovers(*folders):
 def trace(tmp_path_factory):
     d = tmp_path_factory.mktemp("disk")
     from fitgpp.workload import synthesize
-    from fitgpp.trace import write_trace
+    from fitgpp.sim.trace import write_trace
     t = synthesize("paper-default", n_jobs=400, seed=0)
     write_trace(t, d / "t.csv")
     return d / "t.csv"
@@ -99,7 +99,7 @@ def chart():
 EXPORT = """
 import json, resource, signal, sys
 import altair as alt
-from fitgpp import export as E
+from fitgpp.figures import export as E
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 spec = json.load(open(sys.argv[2]))
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
@@ -160,7 +160,7 @@ def test_a_damaged_cached_figure_is_rendered_again(tmp_path, chart, ext, kind):
     assert len(entries) == 1
     _damage(kind, entries[0])
     again = E.export({"f": chart}, tmp_path / "b", config={"a": 1}, cache=cache)
-    from fitgpp.plots.render import whole
+    from fitgpp.figures.plots.render import whole
     for a, b in zip(first, again):   # whole files (SVG ids, PDF dates may differ)
         assert whole(b.read_bytes(), b.suffix) and E.read_config(b)["config"] == {"a": 1}
         assert a.suffix != ".png" or a.read_bytes() == b.read_bytes(), b.name
@@ -187,8 +187,8 @@ def test_a_damaged_cached_layout_is_laid_out_again(tmp_path, chart, kept):
 
 
 def test_the_cli_turns_a_stray_os_error_into_one_line(tmp_path, capsys, monkeypatch):
-    from fitgpp.cli import main
-    from fitgpp.commands import synth
+    from fitgpp.cli.main import main
+    from fitgpp.cli import synth
 
     def full(args):   # what a write deep in a command does on a full disk
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "results.md"))
@@ -200,7 +200,7 @@ def test_the_cli_turns_a_stray_os_error_into_one_line(tmp_path, capsys, monkeypa
 
 
 def test_a_trace_name_too_long_is_a_trace_error(tmp_path, capsys):
-    from fitgpp.cli import main
+    from fitgpp.cli.main import main
     import fitgpp
     name = tmp_path / ("x" * 300 + ".csv")
     with pytest.raises(fitgpp.TraceError, match="cannot read.*name too long"):
@@ -212,7 +212,7 @@ def test_a_trace_name_too_long_is_a_trace_error(tmp_path, capsys):
 
 def test_the_interval_cache_on_a_full_disk_leaves_no_tmp(tmp_path, monkeypatch):
     import numpy as np
-    from fitgpp.plots.slowdown import _cached_interval
+    from fitgpp.figures.plots.slowdown import _cached_interval
     cache = tmp_path / "intervals"
     real = Path.write_bytes
 
