@@ -340,25 +340,3 @@ def write_trace(trace: Trace | pd.DataFrame, path: str | os.PathLike) -> None:
     jobs = trace.jobs if isinstance(trace, Trace) else trace
     jobs.to_csv(path, index=False, float_format="%.17g")
 
-
-def trace_file_again(source: dict, error=FitgppError) -> Trace:
-    """The trace a result's ``source`` names, read again from its file (a SPEC CSV, or a
-    Tiresias CSV with the conversion recorded), refused with ``error`` if the file's sha256
-    is not the one recorded (it moved, changed, or the record has none)."""
-    from fitgpp.sim.validate import read_regular
-    path, kind = source.get("path"), source.get("kind")
-    data = read_regular(path, "trace file of this result", error, limit=None)
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != source.get("sha256"):
-        raise error(f"trace file {path} changed since this result was made "
-                    f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})"[:300])
-    if kind == "tiresias":
-        from fitgpp.sim.tiresias import read_tiresias
-        node_gpu, cls = source.get("node_gpu"), source.get("cls", "BE")
-        if node_gpu is not None and (isinstance(node_gpu, bool) or not isinstance(node_gpu, int)
-                                     or node_gpu < 1):
-            raise error(f"result attr 'workload': node_gpu must be an integer >= 1, "
-                        f"got {node_gpu!r}"[:300])
-        t = read_tiresias(path, node_gpu=node_gpu, cls=cls)
-        return Trace(jobs=t.jobs, source=source, dropped=t.dropped)
-    return read_trace(path, source=source)

@@ -13,7 +13,7 @@ from fitgpp.errors import FitgppError
 from fitgpp.sim.cluster import Cluster
 from fitgpp.sim.policies import registry
 from fitgpp.sim.run import SimulationError, simulate
-from fitgpp.sim.trace import trace_file_again
+from fitgpp.sim.trace import Trace, read_trace
 
 
 class RerunWarning(UserWarning):
@@ -125,3 +125,28 @@ def _checked_recipe(source: dict) -> dict:
         if source.get(k) is not None and not isinstance(source[k], str):
             raise SimulationError(f"{where}: {k} must be a string or null")
     return source
+
+
+def trace_file_again(source: dict, error=SimulationError) -> Trace:
+    """The trace a result's ``source`` names, read again from its file (a SPEC CSV, or a
+    Tiresias CSV with the conversion recorded), refused with ``error`` if the file's sha256
+    is not the one recorded (it moved, changed, or the record has none)."""
+    import hashlib
+
+    from fitgpp.sim.validate import read_regular
+    path, kind = source.get("path"), source.get("kind")
+    data = read_regular(path, "trace file of this result", error, limit=None)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != source.get("sha256"):
+        raise error(f"trace file {path} changed since this result was made "
+                    f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})"[:300])
+    if kind == "tiresias":
+        from fitgpp.sim.tiresias import read_tiresias
+        node_gpu, cls = source.get("node_gpu"), source.get("cls", "BE")
+        if node_gpu is not None and (isinstance(node_gpu, bool) or not isinstance(node_gpu, int)
+                                     or node_gpu < 1):
+            raise error(f"result attr 'workload': node_gpu must be an integer >= 1, "
+                        f"got {node_gpu!r}"[:300])
+        t = read_tiresias(path, node_gpu=node_gpu, cls=cls)
+        return Trace(jobs=t.jobs, source=source, dropped=t.dropped)
+    return read_trace(path, source=source)
