@@ -246,9 +246,41 @@ def to_latex(t: PeopleTable) -> str:
     return "\n".join(lines + [r"\end{table}"]) + "\n"
 
 
+#: What a spreadsheet reads as the start of a formula in a text cell (OWASP's list).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _defused(v):
+    """A text cell a spreadsheet would run as a formula (``=HYPERLINK(...)``, ``+1+cmd|...``)
+    with a ``'`` in front, which shows it as text; any other value as it is (numbers,
+    and text that is a plain number such as ``-1.5``, stay what they are)."""
+    if not isinstance(v, str) or not v.startswith(FORMULA_START):
+        return v
+    try:
+        float(v)
+        return v
+    except ValueError:
+        return "'" + v
+
+
+def safe_csv(df: pd.DataFrame) -> str:
+    """``df`` as CSV (no index, CRLF rows) with every text cell and heading that a
+    spreadsheet would read as a formula defused (:func:`_defused`); numeric columns are
+    written as they are."""
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = out[c].map(_defused)
+    out.columns = [_defused(c) for c in out.columns]
+    # RFC 4180's CRLF rows: a cell holding a bare CR is then quoted (with "\n" rows it is
+    # not, and a reader would split the row there)
+    return out.to_csv(index=False, lineterminator="\r\n")
+
+
 def to_csv(t: PeopleTable) -> str:
     """``t.full`` (every column, full precision: floats written as Python's ``repr``, so
-    they read back equal) as CSV."""
-    return t.full.to_csv(index=False)
+    they read back equal) as CSV, text cells that would be spreadsheet formulas defused
+    (:func:`safe_csv`)."""
+    return safe_csv(t.full)
 
 

@@ -62,6 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"fitgpp {args.command}: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # the last net: a file the command could not read or write
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"fitgpp {args.command}: error: {where}{exc.strerror or exc}"[:2000],
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -155,11 +155,10 @@ def _read(args, cluster):
     """The trace, from the SPEC schema or (``--format tiresias``, or detected) Tiresias's."""
     from fitgpp.sim import tiresias
     from fitgpp.sim.trace import read_trace
-    if args.format == "spec" or (args.format == "auto" and not tiresias.is_tiresias(args.trace)):
+    fmt = tiresias.detect_format(args.trace) if args.format == "auto" else args.format
+    if fmt == "spec":
         return read_trace(args.trace, cluster=cluster)
-    jobs = tiresias.from_tiresias(args.trace, node_gpu=int(cluster.capacity[:, 0].max()))
-    return read_trace(jobs, cluster=cluster,
-                      source={"kind": "tiresias", "path": str(Path(args.trace).resolve())})
+    return tiresias.read_tiresias(args.trace, cluster=cluster)
 
 
 #: Most time samples --sample-every may ask for (5 series of float64: 400 MB).

@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import math
 import os
 import re
 import struct
@@ -31,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
-from fitgpp.figures.files import MANIFEST, ExportError, file_inches
+from fitgpp.figures.files import (MANIFEST, ExportError, _read_manifest, file_inches,
+                                  save_manifest)
 from fitgpp.figures.plots import DPI, FORMATS
 from fitgpp.sim.validate import check_int
 
@@ -54,7 +56,20 @@ def differs(config: dict, defaults: dict | None) -> dict:
 
 
 def _jsonable(v):
-    return json.loads(json.dumps(v, default=str, sort_keys=True))
+    """``v`` as plain JSON values (anything else as its text); a NaN or an infinity as the
+    text ``"nan"``, ``"inf"``, ``"-inf"``: JSON has no such number, and a manifest must read
+    back as JSON anywhere."""
+    return _finite(json.loads(json.dumps(v, default=str, sort_keys=True)))
+
+
+def _finite(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    return v
 
 
 def _token(v) -> str:
@@ -81,7 +96,8 @@ def _free_stem(out: Path, base: str, formats, overwrite: bool) -> str:
     if overwrite:
         return base
     k, s = 1, base
-    while any((out / f"{s}{ext}").exists() for ext in formats):
+    # a dangling symbolic link takes its name too: writing there would fail half-way
+    while any(os.path.lexists(out / f"{s}{ext}") for ext in formats):
         k += 1
         s = f"{base}-{k}"
     return s
@@ -185,25 +201,27 @@ def laid_out(chart, cache=None) -> dict:
     from the layout cache was validated when it was kept. An unreadable entry is laid
     out again."""
     from fitgpp.figures.plots import fit_width
+    from fitgpp.figures.plots.render import keep
     if cache is None:
         return fit_width(chart)
     spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else chart
     path = _layout_file(spec, cache)
     try:
         kept = json.loads(path.read_text())
-        if isinstance(kept, dict):
+        if _a_layout(kept):
             return kept
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # (a directory, a file cut short, not UTF-8)
         pass
     out = fit_width(chart)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(out))
-        os.replace(tmp, path)
-    except OSError:               # a read-only cache: go on without keeping it
-        pass
+    keep(path, json.dumps(out).encode())  # (a cache it cannot write is gone on without)
     return out
+
+
+def _a_layout(kept) -> bool:
+    """Whether a layout read from the cache is a spec as :func:`laid_out` keeps them."""
+    marks = ("mark", "layer", "hconcat", "vconcat", "concat", "facet", "repeat", "spec")
+    return isinstance(kept, dict) and isinstance(kept.get("$schema"), str) and \
+        any(k in kept for k in marks)
 
 
 def _layout_file(spec: dict, cache) -> Path:
@@ -229,15 +247,19 @@ def _write(path: Path, data: bytes, overwrite: bool) -> None:
         try:
             os.link(tmp, path)    # fails if path appeared meanwhile: never replaced silently
         except FileExistsError:
-            raise ExportError(f"{path} appeared while exporting; not replaced") from None
+            raise _Taken(f"{path} appeared while exporting; not replaced") from None
         except OSError:           # a file system without hard links: create exclusively
             try:
                 with open(path, "xb") as f:
                     f.write(data)
             except FileExistsError:
-                raise ExportError(f"{path} appeared while exporting; not replaced") from None
+                raise _Taken(f"{path} appeared while exporting; not replaced") from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+class _Taken(ExportError):  # a name another writer took between its choice and the write
+    pass
 
 
 def git_commit() -> str | None:
@@ -355,20 +377,6 @@ def _make_dir(out: Path) -> None:
                           f"({exc.strerror or exc})") from None
 
 
-def _read_manifest(path: Path) -> dict:
-    """The manifest already in the folder (an empty one if there is none), checked to be
-    what :func:`export` writes before anything is written beside it."""
-    from fitgpp.sim.validate import loads_json, read_regular
-    if not os.path.lexists(path):
-        return {"figures": {}}
-    manifest = loads_json(read_regular(path, "figure manifest", ExportError, limit=None),
-                          str(path), ExportError)
-    if not isinstance(manifest, dict) or not isinstance(manifest.setdefault("figures", {}), dict):
-        raise ExportError(f"{path}: not a figure manifest (a JSON object whose 'figures' is "
-                          "an object); move it away or fix it")
-    return manifest
-
-
 def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
                written, version, cache=None, svgs=None) -> None:
     """Render and write every chart in every format, then the manifest; each path written
@@ -377,55 +385,64 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
     manifest_path = out / MANIFEST
     prov = {**provenance(), "fitgpp_version": version}
     for name, chart in charts.items():
-        base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
-                          formats,
-                          overwrite)
-        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-        meta = (spec.get("usermeta") or {}).get("fitgpp", {})
-        record = {"chart": name, "caption": _caption(chart), "config": cfg,
-                  "differs_from_defaults": diff if defaults is not None else None,
-                  "preset": meta.get("preset"), "inches": meta.get("inches"),
-                  **prov,
-                  "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
-        text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
-                                                  "fitgpp_version")}, sort_keys=True)
-        for ext in formats:
-            data = (svgs[name] if ext == ".svg" and name in (svgs or {})
-                    else _render(chart, ext, dpi, cache))
-            if ext == ".png":
-                data = embed_png(data, text)
-            elif ext == ".svg":
-                data = embed_svg(data, text)
-            else:
-                data = embed_pdf(data, text, record["caption"] or name)
-            path = out / f"{base}{ext}"
-            _write(path, data, overwrite)
-            manifest["figures"][path.name] = {**record, "format": ext[1:],
-                                              "inches": round(file_inches(data, ext, dpi), 3),
-                                              "dpi": dpi if ext == ".png" else None,
-                                              "bytes": len(data)}
-            written.append(path)
-            if log:
-                log(f"wrote {path}")
+        for _ in range(100):  # another writer in the same folder may take the name first
+            mine = len(written)
+            try:
+                _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite,
+                             manifest, log, written, prov, cache, svgs)
+                break
+            except _Taken:
+                for path in written[mine:]:
+                    path.unlink(missing_ok=True)
+                    manifest["figures"].pop(path.name, None)
+                del written[mine:]
+        else:
+            raise ExportError(f"{out}: no free name for figure {name!r} (others took them)")
     save_manifest(manifest_path, manifest)
 
 
-def save_manifest(path: Path, manifest: dict) -> None:
-    """Replace the manifest at ``path`` at once (never a half-written one)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+def _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
+                 written, prov, cache, svgs) -> None:
+    """One chart in every format under the next free name (see :func:`_write_all`)."""
+    base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
+                      formats, overwrite)
+    spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
+    meta = (spec.get("usermeta") or {}).get("fitgpp", {})
+    record = {"chart": name, "caption": _caption(chart), "config": cfg,
+              "differs_from_defaults": diff if defaults is not None else None,
+              "preset": meta.get("preset"), "inches": meta.get("inches"),
+              **prov,
+              "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+    text = json.dumps({k: record[k] for k in ("chart", "config", "differs_from_defaults",
+                                              "fitgpp_version")}, sort_keys=True)
+    for ext in formats:
+        data = (svgs[name] if ext == ".svg" and name in (svgs or {})
+                else _render(chart, ext, dpi, cache))
+        if ext == ".png":
+            data = embed_png(data, text)
+        elif ext == ".svg":
+            data = embed_svg(data, text)
+        else:
+            data = embed_pdf(data, text, record["caption"] or name)
+        path = out / f"{base}{ext}"
+        _write(path, data, overwrite)
+        manifest["figures"][path.name] = {**record, "format": ext[1:],
+                                          "inches": round(file_inches(data, ext, dpi), 3),
+                                          "dpi": dpi if ext == ".png" else None,
+                                          "bytes": len(data)}
+        written.append(path)
+        if log:
+            log(f"wrote {path}")
 
 
 # ------------------------------------------------------------------ tables
 def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
-    """Write ``t`` as ``NAME.csv`` (:func:`~fitgpp.analysis.tables.to_csv`) and ``NAME.tex``
-    (:func:`~fitgpp.analysis.tables.to_latex`) in ``out_dir``, recorded under ``"tables"`` in the figures' ``manifest.json`` with
-    ``config``; an existing file is never replaced (both get the next free name,
-    ``NAME-2``). Returns the two paths."""
+    """Write ``t`` as ``NAME.csv`` (:func:`~fitgpp.analysis.tables.to_csv`, text cells a
+    spreadsheet would run as formulas defused) and ``NAME.tex``
+    (:func:`~fitgpp.analysis.tables.to_latex`) in ``out_dir``, recorded under ``"tables"``
+    in the figures' ``manifest.json`` with ``config``; an existing file is never replaced
+    (both get the next free name, ``NAME-2``). A write that fails is an
+    :class:`ExportError` and leaves no file behind. Returns the two paths."""
     import datetime as dt
 
     from fitgpp.analysis.tables import to_csv, to_latex
@@ -438,10 +455,18 @@ def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
               **provenance(),
               "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
     paths = []
-    for ext, text in ((".csv", to_csv(t)), (".tex", to_latex(t))):
-        path = out / f"{base}{ext}"
-        _write(path, text.encode(), False)
-        paths.append(path)
-        manifest.setdefault("tables", {})[path.name] = {**record, "format": ext[1:]}
-    save_manifest(out / MANIFEST, manifest)
+    try:
+        for ext, text in ((".csv", to_csv(t)), (".tex", to_latex(t))):
+            path = out / f"{base}{ext}"
+            _write(path, text.encode(), False)
+            paths.append(path)
+            manifest.setdefault("tables", {})[path.name] = {**record, "format": ext[1:]}
+        save_manifest(out / MANIFEST, manifest)
+    except BaseException as exc:  # leave no file the manifest does not list
+        for path in paths:
+            path.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise ExportError(f"cannot write table {name!r} in {out} "
+                              f"({exc.strerror or exc})") from None
+        raise
     return paths

@@ -1,10 +1,14 @@
-"""What a written figure file is: the manifest's name beside it, and a file's printed width read
-from its own bytes (PNG pixels and resolution, SVG ``width``, PDF page box)."""
+"""What a written figure file is: the manifest beside it (read, and written merged under a
+lock), and a file's printed width read from its own bytes (PNG pixels and resolution, SVG
+``width``, PDF page box)."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import struct
+from pathlib import Path
 
 from fitgpp.errors import FitgppError
 from fitgpp.figures.plots.base import DPI
@@ -38,3 +42,44 @@ def file_inches(data: bytes, ext: str, dpi: int = DPI) -> float:
                       data)
         return (float(m.group(3)) - float(m.group(1))) / 72
     raise ExportError(f"cannot measure a {ext} file")
+
+
+def _read_manifest(path: Path) -> dict:
+    """The manifest already in the folder (an empty one if there is none), checked to be
+    what :func:`export` writes before anything is written beside it."""
+    from fitgpp.sim.validate import loads_json, read_regular
+    if not os.path.lexists(path):
+        return {"figures": {}}
+    manifest = loads_json(read_regular(path, "figure manifest", ExportError, limit=None),
+                          str(path), ExportError)
+    if not isinstance(manifest, dict) or not isinstance(manifest.setdefault("figures", {}), dict):
+        raise ExportError(f"{path}: not a figure manifest (a JSON object whose 'figures' is "
+                          "an object); move it away or fix it")
+    return manifest
+
+
+def save_manifest(path: Path, manifest: dict) -> None:
+    """Replace the manifest at ``path`` at once (never a half-written one), merged with what
+    another writer recorded there since it was read: under a lock on the folder, the
+    entries on disk that ``manifest`` lacks are kept (two exports into one folder at once
+    both end up listed)."""
+    import fcntl
+    held = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            on_disk = _read_manifest(path)
+        except ExportError:
+            on_disk = {}
+        merged = {**on_disk, **manifest}
+        for key in ("figures", "tables"):
+            if isinstance(on_disk.get(key), dict) or key in manifest:
+                merged[key] = {**(on_disk.get(key) or {}), **(manifest.get(key) or {})}
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    finally:
+        os.close(held)  # (closing releases the lock)

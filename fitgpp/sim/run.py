@@ -97,7 +97,7 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
         raise SimulationError(f"cluster must be a fitgpp.Cluster, got {type(cluster).__name__}")
     if policy_params and not isinstance(policy, (str, type)):
         raise SimulationError("policy parameters go into the policy object when one is given")
-    policy = make_policy(policy, **policy_params)
+    policy = registry.recordable(make_policy(policy, **policy_params))  # (as it is kept)
     from fitgpp.sim.validate import check_tick
     tick = check_tick(tick, "tick", SimulationError)
     sample_ticks = None
@@ -296,31 +296,33 @@ def format_table(table: pd.DataFrame) -> list[str]:
 
 
 def save(ds: xr.Dataset, path: str | os.PathLike) -> None:
-    """Write a result as netCDF4 (h5netcdf engine).
-
-    A simulation result (1-D float64, int64 and string variables, dimension coordinates,
-    number and string attrs, no encoding set) is written through h5netcdf directly, with
-    the calls and values xarray's h5netcdf store makes (floats get ``_FillValue`` NaN,
-    strings are variable-length): xarray's encoders build each variable anew, and that
-    asks whether it is a dask array, which imports dask.array (~0.3 s of a small ``fitgpp
-    simulate``). Anything else goes through xarray's h5netcdf store with HDF5's
-    process-wide lock, not ``Dataset.to_netcdf``, which imports dask.distributed (about
-    0.15 s) only to ask which dask scheduler is active (a result holds no dask arrays).
-    Either way the file is the one ``Dataset.to_netcdf(engine="h5netcdf")`` writes."""
+    """Write a result as netCDF4 (h5netcdf engine): the file ``Dataset.to_netcdf(engine=
+    "h5netcdf")`` writes. A plain result (see :func:`_plain`) is written through h5netcdf
+    directly, as xarray's h5netcdf store would (xarray's encoders import dask.array, ~0.3 s
+    of a small ``fitgpp simulate``); anything else through that store, with HDF5's lock
+    (``to_netcdf`` imports dask.distributed). Made in memory, then written in one go: a
+    full disk fails as an :class:`OSError` and leaves no partial file (HDF5 crashes the
+    process when its own write fails)."""
     path = os.fspath(path)
-    if _plain(ds):
-        _save_plain(ds, path)
-    else:
-        _save_xarray(ds, path)
+    data = (_save_plain if _plain(ds) else _save_xarray)(ds, None)
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError:  # what was written of it is removed
+        os.unlink(path) if os.path.lexists(path) else None
+        raise
 
 
-def _save_xarray(ds: xr.Dataset, path: str) -> None:
+def _save_xarray(ds: xr.Dataset, path: str | None) -> bytes | None:  # None: the bytes
+    import io
     from xarray.backends.locks import HDF5_LOCK
-    store = xr.backends.H5NetCDFStore.open(path, mode="w", lock=HDF5_LOCK, invalid_netcdf=False)
+    buf = io.BytesIO() if path is None else path
+    store = xr.backends.H5NetCDFStore.open(buf, mode="w", lock=HDF5_LOCK, invalid_netcdf=False)
     try:
         ds.dump_to_store(store)
     finally:
         store.close()
+    return buf.getvalue() if path is None else None
 
 
 def _attr_ok(v) -> bool:
@@ -344,15 +346,17 @@ def _plain(ds: xr.Dataset) -> bool:
     return True
 
 
-def _save_plain(ds: xr.Dataset, path: str) -> None:
+def _save_plain(ds: xr.Dataset, path: str | None) -> bytes | None:
     """What xarray's ``H5NetCDFStore`` does for a plain Dataset (see :func:`_plain`):
     root attrs, then each dimension in order of first use, then each variable in order,
-    floats with a NaN fill value (netCDF's ``_FillValue``), strings variable-length."""
+    floats with a NaN fill value (netCDF's ``_FillValue``), strings variable-length.
+    ``path`` None: made in memory (HDF5's core driver), the file's bytes returned."""
     import h5netcdf
     import h5py
     from xarray.backends.locks import HDF5_LOCK
-    with HDF5_LOCK, h5netcdf.File(path, "w", invalid_netcdf=False, decode_vlen_strings=True,
-                                  format="NETCDF4") as f:
+    mem = {} if path else {"driver": "core", "backing_store": False}
+    with HDF5_LOCK, h5netcdf.File(path or f"fitgpp-{id(ds)}.nc", "w", invalid_netcdf=False,
+                                  decode_vlen_strings=True, format="NETCDF4", **mem) as f:
         for k, a in ds.attrs.items():
             f.attrs[k] = a
         for v in ds.variables.values():
@@ -368,6 +372,10 @@ def _save_plain(ds: xr.Dataset, path: str) -> None:
             for k, a in v.attrs.items():
                 var.attrs[k] = a
             var[...] = v.values.astype(object) if text else v.values
+        if not path:
+            f.flush()  # (h5netcdf's own last attrs), then HDF5's
+            f._h5file.flush()
+            return bytes(f._h5file.id.get_file_image())
 
 
 def load(path: str | os.PathLike) -> xr.Dataset:

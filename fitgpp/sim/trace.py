@@ -125,11 +125,14 @@ def read_trace(
     else:
         path = Path(src)
         name = str(path)
-        if not path.exists():
-            raise TraceError(name, None, "no such file")
-        if not path.is_file():
-            raise TraceError(name, None, "not a file")
-        data = path.read_bytes()
+        try:
+            if not path.exists():
+                raise TraceError(name, None, "no such file")
+            if not path.is_file():
+                raise TraceError(name, None, "not a file")
+            data = path.read_bytes()
+        except OSError as exc:  # unreadable, a name too long, an I/O error
+            raise TraceError(name[:300], None, f"cannot read ({exc.strerror or exc})") from None
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -336,3 +339,4 @@ def write_trace(trace: Trace | pd.DataFrame, path: str | os.PathLike) -> None:
     """Write the SPEC columns (and extras) as CSV, full float precision."""
     jobs = trace.jobs if isinstance(trace, Trace) else trace
     jobs.to_csv(path, index=False, float_format="%.17g")
+

@@ -97,8 +97,13 @@ class Study:
     def grid(self):
         """The sweep's policy grid (an :class:`~fitgpp.sweep.Experiment` on a stand-in
         workload): what the policies' fields make of the declared ``policies``."""
-        from fitgpp.sweep import Experiment
-        return Experiment(workload={"model": "paper-default"}, policies=self.policies)
+        from fitgpp.sweep import Experiment, ExperimentError
+        exp = Experiment(workload={"model": "paper-default"}, policies=self.policies)
+        if self.variants and self.variant_dim in exp.grid_params:
+            raise ExperimentError(f"{self.key}: a policy has a parameter {self.variant_dim!r}, "
+                                  "the name of the study's dimension of model variants; "
+                                  "rename the field (or the study's variant_dim)")
+        return exp
 
     def params(self) -> tuple[str, ...]:
         """The policy fields that are dimensions of the results: every field (but ``seed``)

@@ -23,6 +23,7 @@ import pandas as pd
 from fitgpp.figures import plots
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import CI_NOTE, METRICS, brief, change, percent
+from fitgpp.analysis.tables import safe_csv
 from fitgpp.studies import STUDIES, Study
 from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
                            _LazyCluster, label_of)
@@ -261,7 +262,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     if size.workers != 0:
         scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
     try:
-        for key in which or STUDIES:
+        for key in dict.fromkeys(which or STUDIES):  # a key given twice runs once
             t = time.perf_counter()
             if key == "rq5" and which is None and not ALIBABA.is_file():
                 # asked for everything, and RQ5's input is not on this machine: say so, go on
@@ -274,7 +275,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
             written = _export(r, out, formats, figure_cache)
             figures += [p for ps in written.values() for p in ps]
             pngs.update({n: ps[0] for n, ps in written.items() if ps and ps[0].suffix == ".png"})
-            r.table.to_csv(out / f"{key}.csv", index=False)
+            (out / f"{key}.csv").write_text(safe_csv(r.table))
             s = r.stats
             log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
                 f"({s['computed']} simulated, {s['cached']} from the cache) — {r.finding}")

@@ -45,6 +45,7 @@ from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import MIN_CI_VALUES
 from fitgpp.sim.policies import registry
 from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
+from fitgpp.workbook.panel_values import SIZE_DIMS, cast_value
 from fitgpp.workbook.views import (LABELS, PanelError, caption, cell_view, label,
                                    selection_numbers, tradeoff_view, _nearest)
 
@@ -53,8 +54,6 @@ if TYPE_CHECKING:  # the annotations name the class by its full path (two classe
 
 #: The sizes a panel offers.
 SIZES = {"quick": QUICK, "full": FULL}
-#: Dimensions that belong to the size (one value per run), not to the study's grid.
-SIZE_DIMS = ("n_jobs", "load")
 
 
 # ------------------------------------------------------------------ the plain functions
@@ -69,15 +68,14 @@ def extend(study: Study, size: fitgpp.studies.reproduce.Size, dim: str,
             raise PanelError(f"seeds: need at least 1, got {value!r}")
         return study, dataclasses.replace(size, seeds=tuple(range(n)))
     if dim in SIZE_DIMS:
-        v = int(value) if dim == "n_jobs" else float(value)
+        v = cast_value(study, dim, value)
         return study, dataclasses.replace(size, **{dim: v})
     if dim == "model":
         return study.replace(model=str(value)), size
-    if dim in study.params() or any(dim in registry.declared(g.cls) and dim != "seed"
-                                    for g in study.grid().policies):
+    if dim in study.params() or any(dim in g.params for g in study.grid().policies):
         return _add_param(study, dim, value), size
     if dim in study.knobs:
-        vals = tuple(sorted({*map(float, study.knobs[dim]), float(value)}))
+        vals = tuple(sorted({*map(float, study.knobs[dim]), cast_value(study, dim, value)}))
         return study.replace(knobs={**study.knobs, dim: vals}), size
     raise PanelError(f"{study.key}: cannot add a value to {dim!r}; it takes values for "
                      f"{sorted([*study.params(), *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
@@ -86,14 +84,13 @@ def extend(study: Study, size: fitgpp.studies.reproduce.Size, dim: str,
 def _add_param(study: Study, dim: str, value) -> Study:
     """``study`` with ``value`` added to field ``dim`` of every policy that takes it (cast
     to the field's declared type)."""
+    value = cast_value(study, dim, value)
     pols, added = {}, False
     for (name, spec), grid in zip(study.policies.items(), study.grid().policies):
         spec = dict(spec)
-        fields = registry.declared(grid.cls)
-        if dim in fields:
-            kind = fields[dim][0]
-            cast = kind if kind in (int, float) else (lambda v: v)
-            spec[dim] = sorted({*map(cast, grid.params[dim]), cast(value)})
+        if dim in grid.params:
+            old = grid.params[dim]
+            spec[dim] = [*old, value] if value not in old else list(old)
             added = True
         pols[name] = spec
     if not added:
@@ -379,15 +376,12 @@ class Panel(W.VBox):
     def _add(self) -> None:
         def go():
             text = self.add_value.value.strip()
-            try:
-                value = float(text)
-            except ValueError:
-                raise PanelError(f"add a value to {self.add_dim.value}: {text!r} is not a number")
+            value = cast_value(self.study, self.add_dim.value, text)
             self.study, self.size = extend(self.study, self.size, self.add_dim.value, value)
             self.compute()
             self._build_controls()
             w = self.controls.get(self.add_dim.value)
-            match = [v for _, v in (w.options if w is not None else ()) if float(v) == value]
+            match = [v for _, v in (w.options if w is not None else ()) if v == value]
             if match:   # select the added value
                 self._quiet = True
                 w.value = match[0]

@@ -13,7 +13,7 @@ from fitgpp.errors import FitgppError
 from fitgpp.sim.cluster import Cluster
 from fitgpp.sim.policies import registry
 from fitgpp.sim.run import SimulationError, simulate
-from fitgpp.sim.trace import read_trace
+from fitgpp.sim.trace import Trace, read_trace
 
 
 class RerunWarning(UserWarning):
@@ -42,8 +42,6 @@ def rerun(ds: xr.Dataset, *, policy=None, allow_modules=()) -> xr.Dataset:
     file that moved or changed is refused), and :class:`fitgpp.PolicyError` if the policy
     is not allowed or cannot be built.
     """
-    import hashlib
-    from fitgpp.sim.validate import read_regular
     a = ds.attrs
     source, cluster, policy, tick, sample_every = _rerun_attrs(a, policy, allow_modules)
     recorded = a.get("policy_digest")
@@ -57,17 +55,13 @@ def rerun(ds: xr.Dataset, *, policy=None, allow_modules=()) -> xr.Dataset:
         if kind == "synthetic":
             from fitgpp.workload import from_recipe
             trace = from_recipe(_checked_recipe(source))
-        elif kind == "csv":
-            path = source.get("path")
-            data = read_regular(path, "trace file of this result", SimulationError, limit=None)
-            digest = hashlib.sha256(data).hexdigest()
-            if digest != source.get("sha256"):
-                raise SimulationError(f"trace file {path} changed since this result was made "
-                                      f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})")
-            trace = read_trace(path, source=source)
+        elif kind in ("csv", "tiresias"):  # read again, checked by sha256
+            trace = trace_file_again(source, SimulationError)
         else:
             raise SimulationError(f"workload of kind {kind!r} carries no recipe to rerun from "
-                                  "(pass a CSV path or a synthesized Trace to simulate to keep one)")
+                                  "(pass a CSV path, a Tiresias CSV read by "
+                                  "fitgpp.sim.tiresias.read_tiresias, or a synthesized Trace "
+                                  "to simulate to keep one)")
         return simulate(trace, cluster, policy, tick=tick, sample_every=sample_every)
     except FitgppError:
         raise
@@ -131,3 +125,28 @@ def _checked_recipe(source: dict) -> dict:
         if source.get(k) is not None and not isinstance(source[k], str):
             raise SimulationError(f"{where}: {k} must be a string or null")
     return source
+
+
+def trace_file_again(source: dict, error=SimulationError) -> Trace:
+    """The trace a result's ``source`` names, read again from its file (a SPEC CSV, or a
+    Tiresias CSV with the conversion recorded), refused with ``error`` if the file's sha256
+    is not the one recorded (it moved, changed, or the record has none)."""
+    import hashlib
+
+    from fitgpp.sim.validate import read_regular
+    path, kind = source.get("path"), source.get("kind")
+    data = read_regular(path, "trace file of this result", error, limit=None)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != source.get("sha256"):
+        raise error(f"trace file {path} changed since this result was made "
+                    f"(sha256 {digest[:12]} != {str(source.get('sha256'))[:12]})"[:300])
+    if kind == "tiresias":
+        from fitgpp.sim.tiresias import read_tiresias
+        node_gpu, cls = source.get("node_gpu"), source.get("cls", "BE")
+        if node_gpu is not None and (isinstance(node_gpu, bool) or not isinstance(node_gpu, int)
+                                     or node_gpu < 1):
+            raise error(f"result attr 'workload': node_gpu must be an integer >= 1, "
+                        f"got {node_gpu!r}"[:300])
+        t = read_tiresias(path, node_gpu=node_gpu, cls=cls)
+        return Trace(jobs=t.jobs, source=source, dropped=t.dropped)
+    return read_trace(path, source=source)

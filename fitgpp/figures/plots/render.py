@@ -29,8 +29,10 @@ def render(chart, ext: str, *, dpi: int = DPI, cache=None) -> bytes:
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
     spec = json.dumps(spec, sort_keys=True)
     hit = None if cache is None else _cached_file(spec, ext, dpi, cache)
-    if hit is not None and hit.is_file():
-        return hit.read_bytes()
+    if hit is not None:
+        kept = _read_kept(hit, ext)
+        if kept is not None:
+            return kept
     if ext == ".png":
         data = vlc.vegalite_to_png(spec, scale=1, ppi=dpi)  # ppi scales: dpi / 72 px per pt
     elif ext == ".svg":
@@ -38,11 +40,53 @@ def render(chart, ext: str, *, dpi: int = DPI, cache=None) -> bytes:
     else:
         data = vlc.vegalite_to_pdf(spec)
     if hit is not None:
-        hit.parent.mkdir(parents=True, exist_ok=True)
-        tmp = hit.with_name(f".{hit.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, hit)
+        keep(hit, data)
     return data
+
+
+def _read_kept(path: Path, ext: str) -> bytes | None:
+    """The rendered file the figure cache holds at ``path``, or None if it holds none that
+    is whole (cut short, empty, or a directory in its place: it is rendered again)."""
+    try:
+        data = path.read_bytes()
+    except OSError:  # missing, a directory, unreadable
+        return None
+    return data if whole(data, ext) else None
+
+
+def whole(data: bytes, ext: str) -> bool:
+    """Whether ``data`` is a complete file of its format, not one cut short: a PNG ends in
+    its ``IEND`` chunk, a PDF holds ``%%EOF`` near its end, an SVG parses as XML whose root
+    is ``svg``."""
+    if ext == ".png":
+        return data[:8] == b"\x89PNG\r\n\x1a\n" and data[-12:] == b"\0\0\0\0IEND\xaeB`\x82"
+    if ext == ".pdf":
+        return data[:5] == b"%PDF-" and b"%%EOF" in data[-1024:]
+    import xml.etree.ElementTree as ET
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError:
+        return False
+    return root.tag.rsplit("}", 1)[-1] == "svg"
+
+
+def keep(path: Path, data: bytes) -> None:
+    """Put ``data`` in a cache at ``path`` at once (a temporary file, then a rename); a
+    directory in its place is removed first. A cache that cannot be written (a full disk, a
+    read-only folder) is gone on without, and leaves no temporary file behind."""
+    import shutil
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def save(chart, path, *, dpi: int = DPI, cache=None) -> Path:
@@ -75,7 +119,8 @@ def _spec(chart, formats, dpi: int, cache) -> dict:
     if cache is not None:
         spec = chart.to_dict(validate=False)
         text = json.dumps(spec, sort_keys=True)
-        if all(_cached_file(text, ext.lower(), dpi, cache).is_file() for ext in formats):
+        if all(_read_kept(_cached_file(text, ext.lower(), dpi, cache), ext.lower()) is not None
+               for ext in formats):
             return spec
     return chart.to_dict()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import altair as alt
@@ -103,13 +102,8 @@ def _cached_interval(x, q, *, cache=None, **kw) -> tuple[float, float]:
     except (OSError, ValueError, TypeError):
         pass  # missing or unreadable: compute it again
     lo, hi = bootstrap_interval(x, q, **kw)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps([lo, hi]))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache: the interval is still right, just not kept
+    from fitgpp.figures.plots.render import keep
+    keep(path, json.dumps([lo, hi]).encode())  # (not kept in a cache it cannot write)
     return lo, hi
 
 

@@ -35,6 +35,18 @@ from fitgpp.sim.engine import RUNNING, WAITING
 from fitgpp.sim.policies.base import PolicyError
 
 
+#: Bounds of LAS's parameters: more queues than this only slows every step (Tiresias uses
+#: two or three); a threshold beyond this many GPU-seconds (30,000 GPU-years) is never
+#: reached, and floats there are too coarse to count ticks of service.
+MAX_QUEUES = 64
+MAX_THRESHOLD = 1e15
+
+
+def _short(v) -> str:
+    r = repr(v)
+    return r if len(r) <= 80 else f"{r[:80]}... ({len(r)} characters)"
+
+
 @dataclass(frozen=True)
 class Las:
     thresholds: tuple = field(default=(3250.0, 7200.0), metadata={
@@ -48,17 +60,20 @@ class Las:
     def __post_init__(self):
         th = self.thresholds
         if isinstance(th, (str, bytes)) or not hasattr(th, "__iter__"):
-            raise PolicyError(f"las: thresholds must be a list of numbers, got {th!r}")
+            raise PolicyError(f"las: thresholds must be a list of numbers, got {_short(th)}")
         th = tuple(th)
+        if len(th) > MAX_QUEUES - 1:
+            raise PolicyError(f"las: at most {MAX_QUEUES - 1} thresholds ({MAX_QUEUES} queues), "
+                              f"got {len(th)}")
         ok = all(isinstance(x, numbers.Real) and not isinstance(x, bool)
-                 and math.isfinite(x) and x > 0 for x in th)
+                 and 0 < x <= MAX_THRESHOLD for x in th)  # (no float(): a huge int overflows)
         if not ok or any(a >= b for a, b in zip(th, th[1:])):
-            raise PolicyError("las: thresholds must be increasing finite numbers > 0 "
-                              f"(GPU-seconds), got {self.thresholds!r}")
+            raise PolicyError("las: thresholds must be increasing numbers > 0 and <= "
+                              f"{MAX_THRESHOLD:g} (GPU-seconds), got {_short(self.thresholds)}")
         object.__setattr__(self, "thresholds", tuple(float(x) for x in th))
         if self.demotion not in ("exact", "tiresias"):
             raise PolicyError("las: demotion must be 'exact' or 'tiresias', "
-                              f"got {self.demotion!r}")
+                              f"got {_short(self.demotion)}")
 
     def bind(self, eng) -> None:
         k = len(self.thresholds) + 1

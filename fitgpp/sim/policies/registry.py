@@ -147,6 +147,27 @@ def resolve(spec, **parameters):
         raise PolicyError(f"policy {label(cls)!r}: {exc}") from None
 
 
+def recordable(policy):
+    """``policy`` itself if a result can record its parameters (JSON: finite numbers,
+    strings, booleans, None, and lists or tables of them, as ``policy_params``), else a
+    :class:`PolicyError` naming the field: a rerun builds the policy from that record."""
+    for k, v in params_of(policy).items():
+        try:
+            json.dumps(v, allow_nan=False)
+        except (TypeError, ValueError):
+            raise PolicyError(
+                f"policy {label(policy)!r}: parameter {k} = {_short(v)} is not a value a result "
+                "can record (a finite number, string, boolean, None, or a list or table of "
+                "them); give the field such a value (an enum's .value, say), or make it a "
+                "ClassVar if it is no parameter") from None
+    return policy
+
+
+def _short(v) -> str:
+    r = repr(v)
+    return r if len(r) <= 80 else f"{r[:80]}... ({len(r)} characters)"
+
+
 # ------------------------------------------------------------------ naming
 def ref(policy) -> str:
     """What :func:`resolve` needs to build this policy's class again: its registry name
