@@ -403,6 +403,8 @@ def compare(a_values, b_values, *, a: str, b: str, title: str, better: Better = 
                           math.nan, math.nan, math.nan, sentence)
     from scipy import stats
     d = x - y
+    # the t statistic is undefined when every seed gives the same difference: equal values
+    # are no difference (p = 1), the same nonzero difference on 3+ seeds a detectable one
     p = float(stats.ttest_rel(x, y).pvalue) if np.any(d != d[0]) else (1.0 if d[0] == 0 else 0.0)
     mean, lo, hi = t_interval(d)
     if p < alpha:
