@@ -32,7 +32,8 @@ KEYS = (("te_p95", "TE", "slowdown_p95"), ("be_median", "BE", "slowdown_median")
 
 #: Short forms of :func:`fitgpp.analysis.verdicts.against_paper`'s verdicts for the table.
 SHORT = {"matches": "match", "same sign, larger": "larger", "same sign, smaller": "smaller",
-         "differs in sign": "sign", "no change": "none", "not measured": "n/a"}
+         "differs in sign": "sign", "no detectable change": "none", "cannot tell": "?",
+         "not measured": "n/a"}
 
 
 def seeds_at(n: int, seeds: int) -> int:
@@ -65,16 +66,17 @@ def run_cell(load: float, n: int, seed: int) -> dict:
 
 
 def cell_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Medians over seeds per (load, jobs), steady counts and the paper verdict."""
-    from fitgpp.analysis.verdicts import against_paper_all
+    """Medians over seeds per (load, jobs), steady counts and the paper verdict (from the
+    per-seed changes' intervals: "?" below 3 seeds)."""
+    from fitgpp.analysis.verdicts import Estimate, against_paper_all
     g = rows.groupby(["load", "jobs"])
     out = g[["fifo_te_p95", "fitgpp_be_median", "te_p95", "be_median", "be_p95",
              "win_te_p95", "win_be_median", "win_be_p95"]].median()
     out["seeds"] = g.size()
     out["steady_fifo"] = g["steady_fifo"].sum().astype(int)
     out["steady_fitgpp"] = g["steady_fitgpp"].sum().astype(int)
-    out["paper"] = [" / ".join(SHORT[v.verdict] for v in against_paper_all(r))
-                    for _, r in out.iterrows()]
+    out["paper"] = [" / ".join(SHORT[v.verdict] for v in against_paper_all(
+        {k: Estimate.of(cell[k]) for k, _, _ in KEYS})) for _, cell in g]
     return out
 
 

@@ -23,10 +23,9 @@ _EXPORTS = {
                     "sim.cluster"),
     **dict.fromkeys(("POLICIES", "Fifo", "FitGpp", "Las", "Lrtp", "PolicyError", "Prio", "Rand",
                      "TwoQueuePolicy", "make_policy"), "sim.policies"),
-    **dict.fromkeys(("SimulationError", "load", "save", "simulate"), "sim.run"),
+    **dict.fromkeys(("SimulationError", "load", "save"), "sim.run"),
     **dict.fromkeys(("COLUMNS", "Trace", "TraceError", "read_trace", "write_trace"), "sim.trace"),
     **dict.fromkeys(("load_model", "synthesize"), "workload"),
-    "rerun": "workload.rerun",
     "summarize": "analysis.metrics",
     **dict.fromkeys(("STUDIES", "Study"), "studies"),
     "__version__": "_version",
@@ -52,7 +51,30 @@ _MOVED = {
     "commands": ("cli",),
 }
 
-__all__ = sorted(["FitgppError", *_EXPORTS])
+__all__ = sorted(["FitgppError", "rerun", "simulate", *_EXPORTS])
+
+
+def simulate(trace, cluster, policy="fitgpp", **kwargs):
+    """Simulate ``trace`` on ``cluster`` under ``policy``: :func:`fitgpp.sim.run.simulate`
+    (every argument as there), then the run's steady-state verdict in its attrs
+    (:func:`fitgpp.analysis.stability.judge`: ``steady_state`` is "steady", "not steady" or "cannot
+    tell", with ``steady_state_text`` saying why), so a single run says whether its queue
+    settled or grew for the whole run."""
+    from fitgpp.analysis.stability import judge
+    from fitgpp.sim.run import simulate as run
+    return judge(run(trace, cluster, policy, **kwargs))
+
+
+def rerun(ds, **kwargs):
+    """:func:`fitgpp.workload.rerun.rerun` (every argument as there); when ``ds`` carries a
+    steady-state verdict (:func:`fitgpp.simulate` wrote one), the rerun gets its own, so a
+    rerun of a result is identical to it."""
+    from fitgpp.workload.rerun import rerun as again
+    out = again(ds, **kwargs)
+    if "steady_state" in ds.attrs:
+        from fitgpp.analysis.stability import judge
+        judge(out)
+    return out
 
 
 def __getattr__(name: str):

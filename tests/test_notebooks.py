@@ -12,9 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from fitgpp.studies import reproduce
-from fitgpp.analysis.metrics import METRICS, change, percent
-from fitgpp.analysis.verdicts import PAPER, against_paper_all, cost_or_gain, holds_together
+from fitgpp import reproduce
+from fitgpp.analysis.metrics import METRICS, percent
+from fitgpp.analysis.verdicts import PAPER, Estimate, against_paper_row, cost_or_gain, holds_together
 from fitgpp.studies.reproduce import ALIBABA
 from nbclient import NotebookClient
 from papermill.parameterize import parameterize_notebook
@@ -122,10 +122,11 @@ def check_findings(stem: str, nb, cache) -> None:
     and no printed number carries an interval from fewer than 3 seeds."""
     text = "\n".join(outputs_text(nb))
     for key in RQ[stem]:
-        r = reproduce.STUDIES[key].result(reproduce.QUICK, cache=cache)
+        study = reproduce.STUDIES[key]
+        r = study.result(reproduce.QUICK, cache=cache)
         assert r.stats["computed"] == 0, f"{stem}: the notebook did not run {key}'s cells"
         assert r.finding in text, f"{stem}: the finding shown is not {key}'s analysis of its results"
-        assert_finding_matches_table(key, r)
+        assert_finding_matches_table(key, r, study.run(reproduce.QUICK, cache=cache))
     assert not re.search(r"\bnan\b", text, re.I), f"{stem}: an output shows NaN"
     interval = re.search(r"\[[-+]?\d[\d.e+-]* ?%?, [-+]?\d", text)
     assert not interval, (f"{stem}: {interval and interval.group(0)}: an interval from "
@@ -135,49 +136,57 @@ def check_findings(stem: str, nb, cache) -> None:
     assert not stated, f"{stem}: fixed prose states results {stated}: compute them from the result"
 
 
-def assert_finding_matches_table(key: str, r) -> None:
-    """Every percentage in ``r.finding`` is a change (or a bound of one) in ``r.table``; its
-    verdict follows from the table's numbers."""
+def assert_finding_matches_table(key: str, r, o=None) -> None:
+    """Every percentage in ``r.finding`` is a change (or a bound of one) in ``r.table``, or
+    one seed's change (below 3 seeds a finding gives the seeds' range, from outcome ``o``);
+    its verdict follows from the table's numbers by the grammar of fitgpp.analysis.verdicts."""
     t = r.table
     changes = {percent(x) for c in t.columns if c.startswith("change_") for x in t[c].dropna()}
     changes |= {percent(abs(x), sign=False) for c in t.columns if c.startswith("change_")
                 for x in t[c].dropna()}
+    if o is not None:
+        for conf in o.configurations():
+            for k in PAPER:
+                changes |= {percent(x) for x in o.change(conf, METRICS[k])}
     fit = t[t["family"] == "FitGpp"]
     if key == "rq3":     # means over seeds of the per-seed changes: the table's change columns
         changes |= {percent(x) for x in fit["change_te_p95"]} | {percent(x) for x in fit["change_be_p95"]}
     quoted = (set(re.findall(r"[-+]?\d+(?:\.\d+)? %", r.finding))
               - {"-96.6 %", "+18.0 %", "+23.9 %"})
-    if key in ("rq2", "rq2w"):   # the BE p95 trend across s (mean over P), from the table
-        be, te = (fit.groupby("s")[c].mean() for c in ("be_p95", "te_p95"))
-        changes.add(percent(change(be.iloc[-1], be.iloc[0])))
-        assert f"moves {te.iloc[0]:.2f} -> {te.iloc[-1]:.2f}" in r.finding, r.finding
-        assert f"BE p95 {be.iloc[0]:.2f} -> {be.iloc[-1]:.2f}" in r.finding, r.finding
+    if key in ("rq2", "rq2w"):   # the trend across s at each P, from the table
+        for p, at in fit.groupby("P"):
+            at = at.set_index("s").sort_index()
+            te, be = at["te_p95"], at["be_p95"]
+            assert (f"at P={int(p)}, TE p95 slowdown {te.iloc[0]:.3g} -> {te.iloc[-1]:.3g} and "
+                    f"BE p95 {be.iloc[0]:.3g} -> {be.iloc[-1]:.3g}") in r.finding, r.finding
+        assert "flat" not in r.finding and "Agrees" not in r.finding, r.finding
     elif key.startswith("rq7"):   # counts of paired verdicts, no changes quoted
         from fitgpp.studies import rq7
         assert r.finding.startswith(rq7.summary(r.datasets["comparisons"])), r.finding
     else:
         assert quoted, f"{key}: the finding quotes no change: {r.finding}"
     assert quoted <= changes, f"{key}: {quoted - changes} in the finding are not in the table"
-    said = lambda row: against_paper_all({k: row[f"change_{k}"] for k in PAPER})  # noqa: E731
+    said = against_paper_row
     if key == "rq1":
         row = fit[fit["policy"] == "FitGpp s=4"].iloc[0]
         assert r.finding.count("Agrees") == int(holds_together(said(row))), r.finding
         for v in said(row):
-            assert f"{v.title} " in r.finding and f": {v.verdict}" in r.finding
+            assert v.sentence in r.finding, r.finding
     if key in ("rq2", "rq2w"):
         meets = sum(holds_together(said(row)) for _, row in fit.iterrows())
         assert r.finding.startswith(f"{meets} of {len(fit)} "), r.finding
     if key == "rq3":     # two seeds at the quick size: the paired test cannot tell
         assert "cannot tell" in r.finding and " is better than " not in r.finding, r.finding
     if key == "rq4":
-        n = sum(cost_or_gain(x) == "gain" for x in fit["change_te_p95"])
+        n = sum(cost_or_gain(Estimate.from_row(row, "change_te_p95")) == "gain"
+                for _, row in fit.iterrows())
         assert f"in {n} of {len(fit)} mixes" in r.finding, r.finding
     if key == "rq5":
         row = fit.iloc[0]
-        for k in PAPER:
-            kind = cost_or_gain(row[f"change_{k}"])
-            word = {"gain": "improves", "cost": "worsens", "none": "does not change"}[kind]
-            assert f"{METRICS[k].title} {word}" in r.finding, r.finding
+        for k in PAPER:   # one run of one trace: the change, "cannot tell", no direction
+            assert cost_or_gain(Estimate.from_row(row, f"change_{k}", seeds=1)) == "cannot tell"
+            assert f"{METRICS[k].title} changes by {percent(row[f'change_{k}'])} (one run): " \
+                "cannot tell" in r.finding, r.finding
     if key == "runlen":
         from fitgpp.studies.run_length import usable_capacity
         cap = usable_capacity(r.steadiness)

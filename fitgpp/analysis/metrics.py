@@ -13,6 +13,10 @@
 - **Against a baseline** (:func:`change`): always a *fraction*, ``(x - base) / base``;
   ``-0.966`` is a 96.6 % drop. Text shows it in percent through :func:`percent`, and
   nothing else converts.
+- **Intervals shown** (:func:`cut_interval`, the one function that does it): every interval
+  printed anywhere is cut at its quantity's range (:func:`value_range`: a slowdown is at
+  least 1, a change at least -100 %, a count or share at least 0) and every cut bound is
+  marked ``*`` (:data:`CLIP_NOTE`).
 - **GPU time** (:func:`gpu_hours`, :func:`reload_gpu_hours`, :func:`work_gpu_hours`):
   per-job seconds x GPUs per task x tasks, summed, in GPU-hours (RQ6's GPU-hours lost to
   reloads and the BE work they are a share of).
@@ -304,3 +308,95 @@ def summarize(ds: xr.Dataset) -> pd.DataFrame:
     """Per class: jobs, median / p95 / p99 slowdown, mean wait, total and per-job
     preemptions (see :func:`fitgpp.analysis.metrics.class_table`)."""
     return class_table(ds)
+
+
+#: Range of a slowdown, of a change against a baseline (a fraction), of a count or share.
+SLOWDOWN_RANGE = (1.0, math.inf)
+CHANGE_RANGE = (-1.0, math.inf)
+COUNT_RANGE = (0.0, math.inf)
+UNBOUNDED = (-math.inf, math.inf)
+CLIP_NOTE = ("* an interval bound cut at the quantity's limit (a slowdown is at least 1, "
+             "a change at least -100 %, a count or share at least 0)")
+
+
+# ------------------------------------------------------------------ intervals shown: cut, marked
+def _nan(x) -> bool:
+    try:
+        return math.isnan(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _g(x: float) -> str:
+    return f"{x:.3g}"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean and its interval, cut at the quantity's range (``clipped_low`` and
+    ``clipped_high`` say which bounds were)."""
+    mean: float
+    low: float
+    high: float
+    clipped_low: bool = False
+    clipped_high: bool = False
+
+    def text(self, *, as_percent: bool = False, fmt=None) -> str:
+        """``"1.01 [1*, 1.04]"`` (a ``*`` marks a cut bound, :data:`CLIP_NOTE`); ``fmt``
+        formats a number (default: percent of a fraction, or 3 significant digits)."""
+        f = fmt or (percent if as_percent else _g)
+        if _nan(self.low) or _nan(self.high):
+            return f(self.mean)
+        return (f"{f(self.mean)} [{f(self.low)}{'*' * self.clipped_low}, "
+                f"{f(self.high)}{'*' * self.clipped_high}]")
+
+    @property
+    def clipped(self) -> bool:
+        return self.clipped_low or self.clipped_high
+
+
+def value_range(name: str) -> tuple[float, float]:
+    """The range of the quantity in column ``name``: ``change_*`` (a change against a
+    baseline) at least -1; a declared metric from its :attr:`~fitgpp.analysis.metrics.Metric.lowest`
+    (1 for a slowdown, 0 for a count or share); RQ6's ``te_gain`` (at most 1: TE p95 cannot
+    fall below 0) and ``be_*_cost`` (a change: at least -1); else unbounded."""
+    base = name.removesuffix("_lo").removesuffix("_hi")
+    if base.startswith("change_") or base.endswith("_cost") or "_cost_" in base:
+        return CHANGE_RANGE
+    if base.startswith("te_gain"):
+        return (-math.inf, 1.0)
+    if base.startswith("reload_share") or base.startswith("preemptions_per"):
+        return COUNT_RANGE
+    m = METRICS.get(base)
+    if m is not None and m.lowest is not None:
+        return (float(m.lowest), math.inf)
+    return UNBOUNDED
+
+
+def cut_interval(mean: float, low: float, high: float,
+                 value_range: tuple[float, float] = SLOWDOWN_RANGE) -> Interval:
+    """The one place an interval is cut: ``low``..``high`` limited to ``value_range``, each cut
+    bound marked (NaN bounds stay NaN: no interval)."""
+    a, b = value_range
+    lo_cut = not _nan(low) and low < a
+    hi_cut = not _nan(high) and high > b
+    return Interval(float(mean), a if lo_cut else float(low), b if hi_cut else float(high),
+                    bool(lo_cut), bool(hi_cut))
+
+
+def bounded_interval(values, value_range: tuple[float, float] = SLOWDOWN_RANGE) -> Interval:
+    """The Student-t interval of the mean of ``values``, cut by :func:`cut_interval`."""
+    return cut_interval(*t_interval(values), value_range)
+
+
+def interval_cell(mean, low, high, name: str, *, as_percent: bool = False, fmt=None) -> str:
+    """The text of one table cell: the interval of column ``name`` cut at its range
+    (:func:`value_range`) and marked; the mean alone without bounds."""
+    return cut_interval(mean, low, high, value_range(name)).text(as_percent=as_percent, fmt=fmt)
+
+
+def percent_values(fractions):
+    """Fractions as the numbers a column headed "(%)" holds: ``-0.966`` -> ``-96.6``."""
+    return np.asarray(fractions, dtype=float) * 100.0
+
+

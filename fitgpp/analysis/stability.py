@@ -70,11 +70,18 @@ class Stability:
     slope_units: str = "waiting jobs per hour"
     rule: str = RULE
 
+    @property
+    def verdict(self) -> str:
+        """``"steady"``, ``"not steady"`` (the queue grows) or ``"cannot tell"`` (too short a
+        window between warm-up and drain to judge)."""
+        return "cannot tell" if math.isnan(self.slope) else \
+            "steady" if self.steady else "not steady"
+
     def text(self) -> str:
         """One sentence: the verdict, the slope with its interval, the window."""
-        word = "steady" if self.steady else "not steady"
+        word = self.verdict
         if math.isnan(self.slope):
-            return f"{word}: {self.reason}"
+            return self.reason   # "cannot tell: ..."
         return (f"{word}: the queue changes by {self.slope:+.3g} {self.slope_units} "
                 f"[{self.slope_low:+.3g}, {self.slope_high:+.3g}] between "
                 f"{self.warmup_end / 3600:.3g} h and {self.drain_start / 3600:.3g} h; {self.reason}")
@@ -88,7 +95,7 @@ def queued(ds) -> tuple[np.ndarray, np.ndarray]:
 
 def drain_start(ds) -> float:
     """The last arrival [s]: from here on nothing arrives and the queue only drains."""
-    return float(ds["submit"].max())
+    return float(ds["submit"].to_numpy().max())   # numpy: an xarray reduction imports dask.array
 
 
 def mser_warmup(t: np.ndarray, x: np.ndarray, batch: int = BATCH) -> float:
@@ -167,3 +174,27 @@ def window_summary(ds, result: Stability | None = None):
     table.attrs.update(warmup_end=result.warmup_end, drain_start=result.drain_start,
                        steady=result.steady)
     return table
+
+
+def judge(ds):
+    """``ds`` (a simulation Dataset) with the verdict of :func:`stability` in its attrs:
+    ``steady_state`` (:attr:`Stability.verdict`), ``steady_state_text`` (its sentence),
+    ``steady_state_rule`` (:data:`RULE`) and ``queue_slope_per_h`` with its interval
+    ``queue_slope_low``/``queue_slope_high`` (NaN when it cannot tell). :func:`fitgpp.simulate`
+    calls it on every run, so every saved result says whether it reached a steady state.
+    Returns ``ds`` (changed in place)."""
+    st = stability(ds)
+    ds.attrs.update(steady_state=st.verdict, steady_state_text=st.text(), steady_state_rule=RULE,
+                    queue_slope_per_h=float(st.slope), queue_slope_low=float(st.slope_low),
+                    queue_slope_high=float(st.slope_high))
+    return ds
+
+
+def summary_line(ds) -> str:
+    """``"steady state: not steady (the queue changes by +12.3 waiting jobs per hour
+    [...])"``: the line ``fitgpp simulate`` and the workbench print, from ``ds``'s attrs
+    when :func:`judge` wrote them, else judged now."""
+    text = ds.attrs.get("steady_state_text")
+    if not text:
+        text = stability(ds).text()
+    return f"steady state: {text}"

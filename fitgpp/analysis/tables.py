@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from fitgpp.errors import FitgppError
-from fitgpp.analysis.metrics import METRICS, MIN_CI_VALUES, brief, t_interval
+from fitgpp.analysis.metrics import (CLIP_NOTE, METRICS, MIN_CI_VALUES, UNBOUNDED, brief, cut_interval,
+                      t_interval, value_range)
 
 #: Columns that say which configuration a row is, with their headings.
 ID_COLUMNS = {"grace": "grace periods", "te_fraction": "TE share", "grace_scale": "grace scale",
@@ -107,8 +108,8 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     ``x [lo, hi]`` when ``<column>_lo``/``_hi`` exist. Columns named ``change_*`` get a
     sign. ``percent``: columns holding fractions (:func:`fitgpp.analysis.metrics.change`), shown in
     percent (``-0.175`` as ``-17.5``; give them a heading ending in ``(%)``). The lower
-    bound of an interval is cut at the least value its metric can take
-    (:func:`floor`: 1 for a slowdown).
+    interval is cut at its quantity's range and each cut bound marked ``*``
+    (:func:`fitgpp.analysis.metrics.cut_interval`: a slowdown at least 1, a change at least -100 %).
     ``ids``: ``{column: heading}`` of the columns that name a row (shown as they
     are). ``seeds``: the column counting the values behind each interval; a row with fewer
     than 3 shows no interval (a Student-t interval from 2 values means little), and a note
@@ -127,19 +128,22 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     if bad:
         raise TableError(f"percent column(s) {bad} are not among the columns shown "
                          f"{list(columns)}")
-    cut = {}     # heading -> the floor its interval was cut at
+    cut = False    # whether some bound was cut at its range (and marked *)
     for c, head in columns.items():
         k = 100.0 if c in percent else 1.0
-        x, lo, hi = (None if n not in df else df[n] * k if k != 1 else df[n]
-                     for n in (c, f"{c}_lo", f"{c}_hi"))
-        if lo is not None and floor(c) is not None:
-            if bool((lo < floor(c)).any()):
-                cut[head] = floor(c)
-            lo = lo.clip(lower=floor(c))
-        shown[head] = [cell(v, None if lo is None or f else lo.iloc[i],
-                            None if hi is None or f else hi.iloc[i], digits,
-                            signed=c.startswith("change_"))
-                       for i, (v, f) in enumerate(zip(x, few))]
+        x = df[c].to_numpy()      # numbers, or cells already written as text
+        lo, hi = (None if n not in df else df[n].to_numpy(float) for n in (f"{c}_lo", f"{c}_hi"))
+        fmt = (lambda v, k=k, c=c: sig(v if k == 1 else k * v, digits,
+                                       signed=c.startswith("change_")))
+        cells = []
+        for i, (v, f) in enumerate(zip(x, few)):
+            if lo is None or hi is None or f:
+                cells.append(fmt(v))
+                continue
+            iv = cut_interval(v, lo[i], hi[i], value_range(c))
+            cut |= iv.clipped
+            cells.append(iv.text(fmt=fmt))
+        shown[head] = cells
     shown.attrs["id_columns"] = len(ids)
     shown.attrs["sources"] = {**{h: c for c, h in ids.items()},
                               **{h: c for c, h in columns.items()}}   # heading -> column
@@ -147,8 +151,7 @@ def people_table(df: pd.DataFrame, columns, *, ids=None, digits: int = 3,
     if any(f"{c}_lo" in df for c in columns):
         notes.append("Cells: value [95 % interval].")
     if cut:
-        notes.append("Intervals cut at the least value the quantity can take: "
-                     + "; ".join(f"{h} at {v:g}" for h, v in cut.items()) + ".")
+        notes.append(CLIP_NOTE[0].upper() + CLIP_NOTE[1:] + ".")
     if few.any():
         n = sorted(set(df.loc[few, seeds].astype(int)))
         notes.append(f"No interval where fewer than {MIN_SEEDS_FOR_INTERVAL} seeds stand "
@@ -189,17 +192,18 @@ def rq_table(result, *, digits: int = 3) -> PeopleTable:
                         percent=[c for c in cols if c.startswith("change_")])
 
 
-def interval_text(x: np.ndarray, fmt, *, floor: float | None = None) -> str:
+def interval_text(x: np.ndarray, fmt, *, floor: float | None = None,
+                  value_range: tuple[float, float] | None = None) -> str:
     """``mean [lo, hi]`` (95 % Student-t) from 3 or more values, ``mean (range lo to hi)``
-    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number. ``floor``:
-    the least value the quantity can take (1 for a slowdown, :func:`floor`); ``lo`` is cut
-    there."""
+    from two, the value alone (``(1 seed)``) from one; ``fmt`` formats a number. The interval
+    is cut at ``value_range`` (or at ``floor`` from below: 1 for a slowdown) by
+    :func:`fitgpp.analysis.metrics.cut_interval`, each cut bound marked ``*``."""
     m, lo, hi = t_interval(x)
     if np.isnan(m):
         return "–"
     if len(x) >= MIN_CI_VALUES:
-        lo = lo if floor is None else max(lo, floor)
-        return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]"
+        rng = value_range or ((floor, np.inf) if floor is not None else UNBOUNDED)
+        return cut_interval(m, lo, hi, rng).text(fmt=fmt)
     if len(x) == 1:   # the caption says there is one run
         return fmt(m)
     lo, hi = fmt(np.min(x)), fmt(np.max(x))
@@ -279,8 +283,29 @@ def safe_csv(df: pd.DataFrame) -> str:
 
 def to_csv(t: PeopleTable) -> str:
     """``t.full`` (every column, full precision: floats written as Python's ``repr``, so
-    they read back equal) as CSV, text cells that would be spreadsheet formulas defused
-    (:func:`safe_csv`)."""
-    return safe_csv(t.full)
+    they read back equal) as CSV: each interval bound (``<col>_lo``, ``<col>_hi``) cut at its
+    quantity's range by :func:`fitgpp.analysis.metrics.cut_interval` and marked in a column
+    ``<col>_lo_cut`` / ``<col>_hi_cut`` (True where cut), added only where a bound was cut;
+    text cells that would be spreadsheet formulas defused (:func:`safe_csv`)."""
+    return safe_csv(cut_bounds(t.full))
+
+
+def cut_bounds(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every interval (``<col>``, ``<col>_lo``, ``<col>_hi``) cut at its range
+    (:func:`fitgpp.analysis.metrics.cut_interval`), a boolean ``<col>_lo_cut``/``<col>_hi_cut``
+    beside each bound that was cut somewhere."""
+    out = df.copy()
+    for c in [c for c in df.columns if f"{c}_lo" in df and f"{c}_hi" in df]:
+        try:
+            x, lo, hi = (df[n].to_numpy(float) for n in (c, f"{c}_lo", f"{c}_hi"))
+        except (TypeError, ValueError):
+            continue
+        ivs = [cut_interval(*v, value_range(c)) for v in zip(x, lo, hi)]
+        for side in ("lo", "hi"):
+            flags = [getattr(iv, f"clipped_{'low' if side == 'lo' else 'high'}") for iv in ivs]
+            if any(flags):
+                out[f"{c}_{side}"] = [getattr(iv, "low" if side == "lo" else "high") for iv in ivs]
+                out.insert(out.columns.get_loc(f"{c}_{side}") + 1, f"{c}_{side}_cut", flags)
+    return out
 
 

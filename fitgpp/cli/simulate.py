@@ -145,6 +145,8 @@ def run(args) -> int:
     with tqdm(total=len(trace), unit="job", desc="simulate", disable=None, leave=False) as bar:
         ds = simulate(trace, cluster, cls, tick=args.tick, sample_every=args.sample_every,
                       progress=lambda done: bar.update(done - bar.n), **params)
+    from fitgpp.analysis.stability import judge
+    judge(ds)   # the steady-state verdict goes into the file and the summary
     atomic_write(args.out, lambda tmp: save(ds, tmp))
     print(format_summary(ds, summarize(ds)), file=sys.stdout)
     print(f"wrote {args.out}")
@@ -183,4 +185,6 @@ def format_summary(ds, table) -> str:
              f"{ds.attrs['cluster_description']}, tick {ds.attrs['tick']:g} s"]
     lines += format_table(table)
     lines.append(f"GPU utilization {ds.attrs['gpu_util_mean']:.3f}")
+    from fitgpp.analysis.stability import summary_line
+    lines.append(summary_line(ds))
     return "\n".join(lines)

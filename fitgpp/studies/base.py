@@ -28,7 +28,8 @@ import xarray as xr
 
 from fitgpp.figures import plots
 from fitgpp._version import __version__
-from fitgpp.analysis.metrics import METRICS, Metric, brief, paired_change, percent, t_interval
+from fitgpp.analysis.metrics import (METRICS, Metric, brief, paired_change,
+                      t_interval)
 from fitgpp.studies._lazy import _LazyCluster
 from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 
@@ -372,20 +373,28 @@ def label_of(name: str, params: dict, exp) -> str:
 
 def generic(o: Outcome) -> RQResult:
     """The analysis of a study that declares none: its table, no figures, and a finding
-    computed from the table: for each brief metric, the best configuration (in the metric's
-    better direction) and its change against the baseline."""
+    computed from the per-seed values: for each brief metric, which configuration is best by
+    the paired test (:func:`fitgpp.analysis.verdicts.best_of`: "best" only when it is detectably better
+    than every other, ties named, "cannot tell" below 3 seeds), and the change of the
+    best-mean configuration against the baseline in the words its interval earns."""
+    from fitgpp.analysis.verdicts import Estimate, best_of, change_text
     t = o.table()
+    confs = o.configurations()
     parts = []
     for m in brief(o.study.columns):
         if m.name not in t or t[m.name].isna().all():
             continue
-        best = t.loc[t[m.name].idxmin() if m.better == "lower" else t[m.name].idxmax()]
-        ch = best.get(f"change_{m.name}", np.nan)
-        parts.append(f"{m.title}: best {best['policy']} ({best[m.name]:.3g}"
-                     + ("" if np.isnan(ch) else f", {percent(ch)} against "
-                        f"{o.baseline_label()}") + ")")
+        vals = {c["label"]: o.metric_values(c, m) for c in confs}
+        best = best_of(vals, title=m.title, better=m.better)
+        text = best.sentence.rstrip(".")
+        lead = t.loc[t["policy"] == best.ties[0]].iloc[0]
+        if f"change_{m.name}" in t and not np.isnan(lead[f"change_{m.name}"]) \
+                and lead["policy"] != o.baseline_label():
+            e = Estimate.of(o.change(confs[int(lead.name)], m))
+            text += (f"; {change_text(e, f'{best.ties[0]} against {o.baseline_label()}', m.better)}")
+        parts.append(text)
     st = o.study
-    return RQResult(st.key, st.title, st.question, t, {}, finding="; ".join(parts) + ".",
+    return RQResult(st.key, st.title, st.question, t, {}, finding=". ".join(parts) + ".",
                     config=_config(o))
 
 
@@ -420,15 +429,17 @@ def _bars(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None) -> str:
-    """A mean with its interval; a change (a fraction) in percent. A bound below the
-    metric's range (a change below -100 %, or below ``floor``: 1 for a slowdown) is clipped
-    to it and marked ``*`` (:data:`fitgpp.analysis.verdicts.CLIP_NOTE`)."""
-    from fitgpp.analysis.verdicts import Interval
-    low = floor if floor is not None else -1.0 if is_change else -np.inf
-    if np.isnan(lo) or np.isnan(hi):
-        return percent(m) if is_change else f"{m:.3g}"
-    return Interval(m, max(lo, low), hi, bool(lo < low)).text(as_percent=is_change)
+def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None,
+         name: str | None = None) -> str:
+    """A mean with its interval; a change (a fraction) in percent. The interval is cut at the
+    quantity's range by :func:`fitgpp.analysis.metrics.cut_interval` and each cut bound marked ``*``
+    (:data:`fitgpp.analysis.metrics.CLIP_NOTE`): the range of column ``name``
+    (:func:`fitgpp.analysis.metrics.value_range`), else a change's (at least -100 %), else from
+    ``floor`` (1 for a slowdown)."""
+    from fitgpp.analysis.metrics import CHANGE_RANGE, UNBOUNDED, cut_interval, value_range
+    rng = value_range(name) if name is not None else CHANGE_RANGE if is_change else \
+        (floor, np.inf) if floor is not None else UNBOUNDED
+    return cut_interval(m, lo, hi, rng).text(as_percent=is_change)
 
 
 def _config(o: Outcome, **extra) -> dict:

@@ -29,8 +29,8 @@ from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQ
                            _LazyCluster, label_of)
 from fitgpp.studies.rq1 import HEADLINE
 from fitgpp.studies.steady import steady_markdown
-from fitgpp.analysis.verdicts import (CLIP_NOTE, PAPER, PAPER_CLAIMS, against_paper,
-                                      against_paper_all, paper_summary)
+from fitgpp.analysis.verdicts import (CLIP_NOTE, PAPER, PAPER_CLAIMS, Estimate, against_paper,
+                       against_paper_row, paper_summary)
 from fitgpp.studies.rq2 import P_VALUES, S_VALUES
 from fitgpp.studies.rq3 import GRACE_SCALES
 from fitgpp.studies.rq4 import GRACE_SHAPES, TE_FRACTIONS, grace_variant
@@ -72,18 +72,18 @@ RQS = {**{k: _study_fn(s) for k, s in STUDIES.items()}, "rq2": rq2}
 
 # ---------------------------------------------------------------- the report
 def headline_table(r1: RQResult) -> str:
-    """The paper's three numbers against FitGpp s=4's, each with its verdict by
-    :func:`fitgpp.analysis.verdicts.against_paper` (direction first), then the one-line summary."""
+    """The paper's three numbers against FitGpp s=4's, each with its verdict from its interval
+    by :func:`fitgpp.analysis.verdicts.against_paper`, then the one-line summary."""
     row = r1.table.set_index("policy").loc[HEADLINE]
     lines = ["| metric (change vs FIFO) | paper | ours: FitGpp s=4, mean [95 % CI] | verdict |",
              "|---|---|---|---|"]
     said = []
     for c in PAPER_CLAIMS:
-        v = against_paper(row[f"change_{c.key}"], c)
+        v = against_paper(Estimate.from_row(row, f"change_{c.key}"), c)
         said.append(v)
         lines.append(f"| {c.title} | {percent(c.change)} | "
                      f"{_fmt(*(row[f'change_{c.key}{x}'] for x in ('', '_lo', '_hi')), True)} | "
-                     f"{v.verdict} |")
+                     f"{v.phrase} |")
     return "\n".join(lines + ["", paper_summary(said)])
 
 
@@ -117,8 +117,8 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
     # shortfall: how many points the worst of the three misses the paper by (<= 0: meets)
     fit["shortfall"] = np.max([fit[f"change_{k}"] - PAPER[k] for k in PAPER], axis=0)
     fit = fit.sort_values("shortfall")
-    fit["verdicts"] = [" / ".join(v.verdict for v in against_paper_all(
-        {c.key: r[f"change_{c.key}"] for c in PAPER_CLAIMS})) for _, r in fit.iterrows()]
+    fit["verdicts"] = [" / ".join(v.phrase for v in against_paper_row(r))
+                       for _, r in fit.iterrows()]
     lines = ["## Where the headline sits on the s/P trade-off", "",
              f"A TE p95 slowdown cannot fall below 1, so the largest possible TE p95 cut against "
              f"FIFO is 1 - 1/{te_fifo:.3g} = {percent(-change(1.0, te_fifo), sign=False)} on this "
@@ -153,15 +153,13 @@ def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = 
     heads = {m.name: m.title for m in METRICS.values()}
     heads.update({f"change_{m.name}": f"{m.label} vs {baseline}" for m in METRICS.values()})
     head = id_cols + [heads.get(c, c) for c in cols]
-    # the range of each column: a slowdown is at least 1, a change at least -100 %, a
-    # fraction of another kind (a gain, a cost, a share) unclipped
-    floors = {**{c: -np.inf for c in fractions},
-              **{m.name: 1.0 for m in METRICS.values() if "slowdown" in m.title}}
+    # the range of each column (fitgpp.analysis.metrics.value_range): a slowdown at least 1, a change
+    # at least -100 %, a count or share at least 0; every cut bound marked *
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
         cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
         cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_") or c in fractions,
-                       floors.get(c)) for c in cols]
+                       name=c) for c in cols]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -176,8 +174,8 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
           f"`{size.model}`, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
           f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated.",
           f"Means over seeds; {CI_NOTE}. Changes against FIFO are paired per seed and shown in "
-          f"percent. {CLIP_NOTE}. Verdicts follow the rules of `fitgpp.analysis.verdicts` "
-          "(docs/run-length.md).", ""]
+          f"percent. {CLIP_NOTE}. Verdicts follow the grammar of `fitgpp.analysis.verdicts` "
+          "(docs/verdicts.md, \"How findings are worded\").", ""]
     if "rq1" in results:
         md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), "",
                run_length_note(results["rq1"]), ""]

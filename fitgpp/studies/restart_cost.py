@@ -26,10 +26,11 @@ change in fitgpp, fractions from :func:`fitgpp.analysis.metrics.change`, shown i
   tail preemption removes);
 - *BE cost*: ``change(BE p95, PRIO's BE p95) = BE p95 / PRIO's - 1`` (how much longer the BE
   tail gets);
-- preempting *stops paying off* at the first overhead where the BE cost exceeds the TE gain
-  (both relative, same workload and seed) or where there is no TE gain at all (a BE change
-  with no TE gain is not what preemption is for: with almost no preemptions it is noise),
-  and *stops helping TE* at the first overhead where the TE p95 is no lower than PRIO's.
+- the *net* is TE gain minus BE p95 cost, per seed. Preempting *stops paying off* at the first
+  overhead where the net's interval over seeds lies below 0, and *stops helping TE* at the
+  first overhead where the TE gain's interval does not lie above 0 (no detectable TE gain).
+  With fewer than 3 seeds there is no interval and both are "cannot tell"
+  (:mod:`fitgpp.analysis.verdicts`). A BE p95 change below PRIO's is a BE gain, never a negative cost.
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ import math
 import numpy as np
 import pandas as pd
 from fitgpp.errors import FitgppError
-from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent,
-                                     reload_gpu_hours, t_interval, work_gpu_hours)
+from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent, reload_gpu_hours,
+                      t_interval, work_gpu_hours)
 from fitgpp.analysis.tables import sig
+from fitgpp.analysis.verdicts import MIN_SEEDS, change_range
 
 #: The workloads of RQ6: shipped model names.
 WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
@@ -55,7 +57,7 @@ RUN_METRICS = ("te_p95", "be_median", "be_p95", "preemptions_per_be", "reload_gp
 #: Columns that are fractions (changes against PRIO, shares): shown through metrics.percent.
 FRACTIONS = ("reload_share", "te_gain", "be_p95_cost", "be_median_cost", "net", "be_p95_growth",
              "reload_share_max", "te_gain_0", "te_gain_max", "be_p95_cost_0", "be_p95_cost_max",
-             "be_median_cost_max")
+             "be_median_cost_max", "net_0", "net_max")
 #: The restart overheads [s] ``fitgpp reproduce`` sweeps (at both sizes): 0, 10, 30 and 60
 #: min, which keeps
 #: ``fitgpp reproduce --quick`` within about 20 s more than RQ1-RQ5.
@@ -157,7 +159,9 @@ def _first(ovh, cond) -> float:
 
 def findings_table(table: pd.DataFrame) -> pd.DataFrame:
     """One row per workload and preempting policy: its numbers at no overhead and at the
-    largest, where it stops paying off against PRIO, and how fast it degrades."""
+    largest, where it stops paying off against PRIO (the net's interval below 0) and stops
+    helping TE (the TE gain's interval not above 0), the fewest ``seeds`` behind them, and
+    how fast it degrades."""
     rows = []
     for (wl, pol), g in table[table["policy"] != "PRIO"].groupby(["workload", "policy"],
                                                                  sort=False):
@@ -166,29 +170,35 @@ def findings_table(table: pd.DataFrame) -> pd.DataFrame:
         a, b = g.iloc[0], g.iloc[-1]
         rows.append({
             "workload": wl, "policy": pol, "max_overhead_min": b["overhead_min"],
+            "seeds": int(g["seeds"].min()),
             "te_gain_0": a["te_gain"], "te_gain_max": b["te_gain"],
             "be_p95_cost_0": a["be_p95_cost"], "be_p95_cost_max": b["be_p95_cost"],
             "be_median_cost_max": b["be_median_cost"],
+            "net_0": a["net"], "net_0_lo": a["net_lo"], "net_0_hi": a["net_hi"],
+            "net_max": b["net"], "net_max_lo": b["net_lo"], "net_max_hi": b["net_hi"],
             "be_p95_growth": change(b["be_p95"], a["be_p95"]),
             "preemptions_per_be_0": a["preemptions_per_be"],
             "preemptions_per_be_max": b["preemptions_per_be"],
             "reload_gpu_h_max": b["reload_gpu_h"], "reload_share_max": b["reload_share"],
-            "stops_paying_min": _first(ovh, (g["net"].to_numpy() < 0)
-                                       | (g["te_gain"].to_numpy() <= 0)),
-            "stops_helping_te_min": _first(ovh, g["te_gain"].to_numpy() <= 0),
+            "stops_paying_min": _first(ovh, g["net_hi"].to_numpy() < 0),
+            "stops_helping_te_min": _first(ovh, ~(g["te_gain_lo"].to_numpy() > 0)),
         })
     return pd.DataFrame(rows)
 
 
-def _when(x: float, top: float) -> str:
-    return (f"beyond {top:g} min" if math.isnan(x) else
+def _when(x: float, top: float, seeds: int = MIN_SEEDS) -> str:
+    if seeds < MIN_SEEDS:
+        return f"cannot tell ({seeds} seed{'s' * (seeds != 1)}: fewer than {MIN_SEEDS})"
+    return (f"at no overhead up to {top:g} min (no detectable net loss)" if math.isnan(x) else
             "already at 0 min" if x == 0 else f"at {x:g} min")
 
 
-def describe(findings: pd.DataFrame) -> str:
-    """The finding, in sentences computed from :func:`findings_table` (no fixed result)."""
+def describe(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
+    """The finding, in sentences computed from :func:`findings_table` (no fixed result).
+    Changes against PRIO are named "change" (a BE p95 change below 0 is a BE gain, never a
+    negative cost); ``per_seed``: see :func:`summary`."""
     def pct(x):
-        return percent(x, 0, sign=False)
+        return percent(x, 0)
     out = []
     for wl, g in findings.groupby("workload", sort=False):
         g = g.set_index("policy")
@@ -196,40 +206,57 @@ def describe(findings: pd.DataFrame) -> str:
         parts = []
         for pol, r in g.iterrows():
             parts.append(
-                f"{pol}: TE gain over PRIO {pct(r['te_gain_0'])} -> {pct(r['te_gain_max'])}, "
-                f"BE p95 cost {percent(r['be_p95_cost_0'], 0)} -> "
-                f"{percent(r['be_p95_cost_max'], 0)}, "
+                f"{pol}: TE gain over PRIO {percent(r['te_gain_0'], 0, sign=False)} -> "
+                f"{percent(r['te_gain_max'], 0, sign=False)}, BE p95 change "
+                f"{pct(r['be_p95_cost_0'])} -> {pct(r['be_p95_cost_max'])}, "
                 f"{r['preemptions_per_be_max']:.2f} preemptions per BE job, "
                 f"{sig(r['reload_gpu_h_max'])} GPU-h lost to reloads "
                 f"({percent(r['reload_share_max'], 1, sign=False)} of BE work); stops paying off "
-                f"{_when(r['stops_paying_min'], top)}")
-        verdict = _verdict(g, top)
+                f"{_when(r['stops_paying_min'], top, int(r['seeds']))}")
+        verdict = _verdict(g, top, (per_seed or {}).get(wl))
         out.append(f"{wl}, restart overhead 0 -> {top:g} min. " + "; ".join(parts) + "."
                    + (f" {verdict}" if verdict else ""))
     return "\n".join(out)
 
 
-def _verdict(g: pd.DataFrame, top: float) -> str:
+def _verdict(g: pd.DataFrame, top: float, per_seed: dict | None = None) -> str:
     """FitGpp against LRTP and RAND at the largest overhead ``top`` [min], from the findings
     of one workload indexed by policy ("" without both)."""
     fit = g[g.index.str.startswith("FitGpp")]
     oth = g[~g.index.str.startswith("FitGpp")]
     if not (len(fit) and len(oth)):
         return ""
-    best_fit = fit["be_p95_cost_max"].idxmin()
     return (f"At {top:g} min: " + _each_against(fit, oth, "reload_gpu_h_max",
-                                                 "GPU-hours lost to reloads")
-            + " " + _each_against(fit, oth, "be_p95_cost_max", "BE p95 cost over PRIO")
-            + f" The mildest FitGpp is {best_fit}.")
+                                                 "GPU-hours lost to reloads", per_seed)
+            + " " + _each_against(fit, oth, "be_p95_cost_max", "BE p95 change over PRIO",
+                                  per_seed, fmt=percent))
 
 
-def _each_against(fit: pd.DataFrame, oth: pd.DataFrame, col: str, title: str) -> str:
-    """Where every FitGpp setting's ``col`` sits against each other policy's, named setting
-    by setting (:func:`fitgpp.analysis.verdicts.order_against`): one run's point values, so "lower"
-    and "higher", never a claim about every setting that only its extremes support."""
+def per_seed_at_max(runs: pd.DataFrame) -> dict:
+    """``{workload: {(policy, column): per-seed values}}`` at each workload's largest overhead
+    for ``reload_gpu_h_max`` and ``be_p95_cost_max`` (``runs``: one row per run, as the
+    study's cells give them), so FitGpp is set against LRTP and RAND by the paired test."""
+    r = _vs_prio(runs)
+    out: dict = {}
+    for wl, g in r.groupby("workload", sort=False):
+        g = g[g["overhead_s"] == g["overhead_s"].max()].sort_values("seed")
+        out[wl] = {(p, f"{c}_max"): d[c].to_numpy(float) for p, d in g.groupby("policy")
+                   for c in ("reload_gpu_h", "be_p95_cost")}
+    return out
+
+
+def _each_against(fit: pd.DataFrame, oth: pd.DataFrame, col: str, title: str,
+                  per_seed: dict | None = None, fmt=sig) -> str:
+    """Where every FitGpp setting's ``col`` sits against each other policy's, setting by
+    setting (:func:`fitgpp.analysis.verdicts.order_against`): "lower"/"higher" only by the paired test
+    over seeds (``per_seed``: :func:`per_seed_at_max` of the workload); without per-seed
+    values each number is one run, and no order is claimed."""
     from fitgpp.analysis.verdicts import order_against
-    return " ".join(order_against(fit[col].to_dict(), other, float(v), title=title,
-                                  group="FitGpp setting") for other, v in oth[col].items())
+    seeds = per_seed or {}
+    vals = lambda p: seeds.get((p, col), float(fit[col].get(p, oth[col].get(p))))  # noqa: E731
+    return " ".join(order_against({p: vals(p) for p in fit.index}, other, vals(other),
+                                  title=title, group="FitGpp setting", fmt=fmt)
+                    for other in oth.index)
 
 
 # ---------------------------------------------------------------- charts
@@ -287,38 +314,44 @@ def readable(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def summary(findings: pd.DataFrame) -> str:
+def summary(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
     """The finding in one sentence per workload (computed from :func:`findings_table`): where
-    preempting stops paying off against PRIO, by policy, and the GPU-hours FitGpp loses to
-    reloads against LRTP and RAND at the largest overhead."""
+    preempting stops paying off against PRIO (the net's interval below 0), by policy, the
+    TE and BE p95 changes at the largest overhead (a BE p95 below PRIO's is a gain, never a
+    negative cost), and the GPU-hours FitGpp loses to reloads against LRTP and RAND
+    (``per_seed``: :func:`per_seed_at_max`, for the paired test)."""
     out = []
     for wl, g in findings.groupby("workload", sort=False):
         top = float(g["max_overhead_min"].iloc[0])
         when: dict[str, list] = {}
         for _, r in g.iterrows():
-            when.setdefault(_when(r["stops_paying_min"], top), []).append(r["policy"])
+            when.setdefault(_when(r["stops_paying_min"], top, int(r["seeds"])),
+                            []).append(r["policy"])
         text = (f"{wl}: preempting stops paying off against PRIO "
                 + "; ".join(f"{k} for {', '.join(v)}" for k, v in when.items())
-                + f" (at {top:g} min: TE gain {percent(g['te_gain_max'].min())} to "
-                f"{percent(g['te_gain_max'].max())}, BE p95 cost "
-                f"{percent(g['be_p95_cost_max'].min(), 0)} to "
-                f"{percent(g['be_p95_cost_max'].max(), 0)}")
+                + f" (at {top:g} min: "
+                + change_range(-g["te_gain_max"].to_numpy(float), "TE p95")
+                + ", " + change_range(g["be_p95_cost_max"].to_numpy(float), "BE p95")
+                + ", net (TE gain - BE p95 cost) "
+                + f"{percent(g['net_max'].min(), 0)} to {percent(g['net_max'].max(), 0)}")
         fit = g[g["policy"].str.startswith("FitGpp")]
         oth = g[~g["policy"].str.startswith("FitGpp")]
         text += ")."
         if len(fit) and len(oth):
             text += " " + _each_against(fit.set_index("policy"), oth.set_index("policy"),
-                                        "reload_gpu_h_max", f"GPU-hours lost to reloads at {top:g} min")
+                                        "reload_gpu_h_max",
+                                        f"GPU-hours lost to reloads at {top:g} min",
+                                        (per_seed or {}).get(wl))
         out.append(text)
     return " ".join(out)
 
 
-def details(findings: pd.DataFrame) -> str:
+def details(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
     """Markdown for ``results.md``: how FitGpp fares against LRTP and RAND on each workload,
     then the findings table (fractions in percent)."""
     cols = {"workload": "workload", "policy": "policy",
             "te_gain_0": "TE gain at 0", "te_gain_max": "TE gain at max",
-            "be_p95_cost_0": "BE p95 cost at 0", "be_p95_cost_max": "BE p95 cost at max",
+            "be_p95_cost_0": "BE p95 change at 0", "be_p95_cost_max": "BE p95 change at max",
             "preemptions_per_be_max": "preemptions per BE job at max",
             "reload_gpu_h_max": "GPU-h lost to reloads at max",
             "reload_share_max": "share of BE work at max",
@@ -326,11 +359,13 @@ def details(findings: pd.DataFrame) -> str:
             "stops_helping_te_min": "stops helping TE"}
     t = readable(findings[list(cols)])
     for c in ("stops_paying_min", "stops_helping_te_min"):
-        t[c] = [_when(x, top) for x, top in zip(findings[c], findings["max_overhead_min"])]
+        t[c] = [_when(x, top, int(n)) for x, top, n in
+                zip(findings[c], findings["max_overhead_min"], findings["seeds"])]
     t = t.rename(columns=cols)
     lines = []
     for wl, g in findings.groupby("workload", sort=False):
-        v = _verdict(g.set_index("policy"), float(g["max_overhead_min"].iloc[0]))
+        v = _verdict(g.set_index("policy"), float(g["max_overhead_min"].iloc[0]),
+                     (per_seed or {}).get(wl))
         if v:
             lines.append(f"- {wl}: {v}")
     lines += ["", "Findings per workload and preempting policy (at 0 and at the largest "

@@ -5,38 +5,39 @@ from __future__ import annotations
 import pandas as pd
 
 from fitgpp.figures import plots
-from fitgpp.analysis.metrics import percent
-from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, against_paper_all, order_against,
-                                      paper_summary, size_phrase)
-from fitgpp.studies.base import Outcome, RQResult, Study, _bars, _config, _fmt, _timeline
+from fitgpp.analysis.metrics import METRICS
+from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, against_paper_row, compare, order_against,  # noqa: F401
+                        paper_summary, size_phrase)
+from fitgpp.studies.base import Outcome, RQResult, Study, _bars, _config, _timeline
 
 #: The configuration whose changes are the paper's headline.
 HEADLINE = "FitGpp s=4"
 __all__ = ["HEADLINE", "PAPER", "RQ1", "STUDIES", "headline_finding"]
 
 
-def headline_finding(table: pd.DataFrame, jobs: int, seeds: int) -> str:
+def headline_finding(table: pd.DataFrame, jobs: int, seeds: int,
+                     te_p95: dict | None = None) -> str:
     """The finding of RQ1 from its table (one row per policy, the metrics and their changes
-    against FIFO): each of the three numbers against the paper's by :mod:`fitgpp.analysis.verdicts`,
-    and where FitGpp's TE p95 slowdown sits among the other policies'."""
+    against FIFO with their intervals and ``seeds``): each of the three numbers against the
+    paper's by :func:`fitgpp.analysis.verdicts.against_paper`, and where FitGpp's TE p95 slowdown sits
+    among the other policies' by the paired test (``te_p95``: per-seed values by policy
+    label; without them each policy is one run and no order is claimed)."""
     t = table.set_index("policy")
     fit = t.loc[HEADLINE]
-    verdicts = against_paper_all({c.key: fit[f"change_{c.key}"] for c in PAPER_CLAIMS})
-    shown = "; ".join(
-        f"{c.title} {_fmt(*(fit[f'change_{c.key}{x}'] for x in ('', '_lo', '_hi')), True)} "
-        f"against the paper's {percent(c.change)}: {v.verdict}"
-        for c, v in zip(PAPER_CLAIMS, verdicts))
-    others = {p: float(t.loc[p, "te_p95"]) for p in t.index if p != HEADLINE}
-    text = (f"{HEADLINE} against FIFO {size_phrase(jobs, seeds)}: {shown}. "
+    verdicts = against_paper_row(fit)
+    shown = " ".join(v.sentence for v in verdicts)
+    per = te_p95 or {p: float(t.loc[p, "te_p95"]) for p in t.index}
+    others = {p: per[p] for p in t.index if p != HEADLINE}
+    text = (f"{HEADLINE} against FIFO {size_phrase(jobs, seeds)}: {shown} "
             f"{paper_summary(verdicts)} "
-            + order_against(others, HEADLINE, float(fit["te_p95"]), title="TE p95 slowdown",
+            + order_against(others, HEADLINE, per[HEADLINE], title="TE p95 slowdown",
                             group="policy"))
-    never = [p for p in t.index if t.loc[p, "name"] == "prio"]
-    for p in never:
-        if t.loc[p, "te_p95"] <= fit["te_p95"]:
-            text += (f" {p}, which never preempts, reaches a TE p95 as low as {HEADLINE}'s "
-                     f"({t.loc[p, 'te_p95']:.3g}): on this workload the TE gain does not need "
-                     "preemption.")
+    for p in [p for p in t.index if t.loc[p, "name"] == "prio"]:
+        c = compare(per[p], per[HEADLINE], a=p, b=HEADLINE, title="TE p95 slowdown")
+        if c.verdict in ("better", "no detectable difference"):
+            text += (f" {p}, which never preempts, is not detectably worse than {HEADLINE} on "
+                     "TE p95 slowdown: on this workload the TE gain does not need preemption"
+                     " as far as these seeds can tell.")
     return text
 
 
@@ -56,7 +57,8 @@ def _utilization(kept) -> dict:
 def _rq1(o: Outcome) -> RQResult:
     st, size = o.study, o.size
     table = o.table()
-    finding = headline_finding(table, o.jobs(), len(st.seeds(size)))
+    te_p95 = {c["label"]: o.metric_values(c, METRICS["te_p95"]) for c in o.configurations()}
+    finding = headline_finding(table, o.jobs(), len(st.seeds(size)), te_p95)
     kept = o.kept()
     charts = {
         "rq1_slowdown_cdf": plots.slowdown_cdf(kept),

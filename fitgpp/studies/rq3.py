@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from fitgpp.figures import plots
-import numpy as np
 
-from fitgpp.analysis.metrics import METRICS, percent
-from fitgpp.analysis.verdicts import compare, size_phrase
+from fitgpp.analysis.metrics import METRICS
+from fitgpp.analysis.verdicts import Estimate, compare, size_phrase
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 
 
@@ -22,8 +21,8 @@ def s8_against_s4(s8: dict, s4: dict) -> str:
     parts, said = [], []
     for k in KEYS:
         m = METRICS[k]
-        parts.append(f"{m.title} change vs FIFO, mean over seeds: s=8 "
-                     f"{percent(float(np.mean(s8[k])))}, s=4 {percent(float(np.mean(s4[k])))}.")
+        parts.append(f"{m.title} change vs FIFO: s=8 {Estimate.of(s8[k]).text()}, s=4 "
+                     f"{Estimate.of(s4[k]).text()}.")
         c = compare(s8[k], s4[k], a="s=8", b="s=4", title=f"{m.title} change vs FIFO",
                     better=m.better, as_percent=True)
         parts.append(c.sentence)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from fitgpp.figures import plots
-from fitgpp.analysis.metrics import METRICS
-from fitgpp.analysis.verdicts import cost_or_gain, extremes, size_phrase
+from fitgpp.analysis.metrics import METRICS, percent
+from fitgpp.analysis.verdicts import Estimate, cost_or_gain, extremes, size_phrase
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 
 
@@ -35,20 +35,32 @@ def _grace(sigma: float):
 
 def mix_finding(fit, jobs: int, seeds: int) -> str:
     """The finding of RQ4 from its table's FitGpp rows (one per TE share and grace
-    distribution, with their changes against FIFO): how many mixes see a TE gain, and the
-    largest BE p95 cost and gain, each only among the changes of that kind
+    distribution, with their changes against FIFO, intervals and ``seeds``): in how many
+    mixes the TE change is a detectable gain (its interval below 0), and the largest BE p95
+    cost and gain, each only among the changes whose interval makes them that kind
     (:func:`fitgpp.analysis.verdicts.extremes`)."""
     te, be = METRICS["te_p95"], METRICS["be_p95"]
-    kinds = [cost_or_gain(x, te.better) for x in fit["change_te_p95"]]
+    kinds = [cost_or_gain(Estimate.from_row(r, "change_te_p95"), te.better)
+             for _, r in fit.iterrows()]
     gains = kinds.count("gain")
     labels = [f"TE share {r['te_fraction']:g}, {r['grace']} grace" for _, r in fit.iterrows()]
-    ext = extremes(dict(zip(labels, fit["change_be_p95"])), title=be.label,
+    ext = extremes({lb: Estimate.from_row(r, "change_be_p95")
+                    for lb, (_, r) in zip(labels, fit.iterrows())}, title=be.label,
                    better=be.better)
-    verdict = ("Agrees with the paper's direction: FitGpp keeps a TE gain in every mix and "
-               "grace distribution." if gains == len(fit) else
-               f"Does not fully agree: {len(fit) - gains} of {len(fit)} mixes see no TE gain.")
-    return (f"{te.title} improves against FIFO in {gains} of {len(fit)} mixes "
-            f"{size_phrase(jobs, seeds)}. {ext.sentence} {verdict}")
+    if kinds.count("cannot tell"):
+        verdict = (f"Cannot tell whether FitGpp keeps a TE gain in every mix: "
+                   f"{kinds.count('cannot tell')} of {len(fit)} mixes have fewer than 3 seeds.")
+    elif gains == len(fit):
+        verdict = ("The paper's direction holds in every mix and grace distribution: each TE "
+                   "change is a detectable gain.")
+    else:
+        verdict = (f"The paper's direction does not hold everywhere: {len(fit) - gains} of "
+                   f"{len(fit)} mixes show no detectable TE gain.")
+    means = fit["change_te_p95"].dropna()
+    spread = (f" (means over seeds from {percent(means.min())} to {percent(means.max())})"
+              if len(means) else "")
+    return (f"{te.title} improves detectably against FIFO in {gains} of {len(fit)} mixes "
+            f"{size_phrase(jobs, seeds)}{spread}. {ext.sentence} {verdict}")
 
 
 def _rq4(o: Outcome) -> RQResult:

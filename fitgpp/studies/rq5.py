@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fitgpp.figures import plots
 from fitgpp.analysis.metrics import METRICS
-from fitgpp.analysis.verdicts import describe_change, order_against, size_phrase
+from fitgpp.analysis.verdicts import Estimate, change_text, order_against, size_phrase
 from fitgpp.studies.base import Outcome, ReproduceError, RQResult, Size, Study, _config
 from fitgpp.sim.cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
 from fitgpp.workload.model import models_dir
@@ -49,13 +49,15 @@ def alibaba_trace(path=ALIBABA, *, n_jobs: int | None = None, load: float | None
 
 
 def real_trace_finding(table, jobs: int, dropped: int) -> str:
-    """The finding of RQ5 from its table (one row per policy, one seed): each change of
-    FitGpp s=4 against FIFO in the words its direction earns
-    (:func:`fitgpp.analysis.verdicts.describe_change`), the size of the trace actually run, and where
-    FitGpp's TE p95 slowdown sits among the other policies'."""
+    """The finding of RQ5 from its table (one row per policy, one run of one trace): each
+    change of FitGpp s=4 against FIFO with the words one run earns
+    (:func:`fitgpp.analysis.verdicts.change_text`: "cannot tell", no sign), the size of the trace
+    actually run, and the other policies' TE p95 slowdowns (one run each: no order claimed,
+    :func:`fitgpp.analysis.verdicts.order_against`)."""
     t = table.set_index("policy")
     fit = t.loc["FitGpp s=4"]
-    said = "; ".join(describe_change(fit[f"change_{k}"], METRICS[k].title, METRICS[k].better)
+    said = "; ".join(change_text(Estimate.from_row(fit, f"change_{k}", seeds=1),
+                                 METRICS[k].title, METRICS[k].better)
                      for k in ("te_p95", "be_median", "be_p95"))
     others = {p: float(t.loc[p, "te_p95"]) for p in t.index if p not in ("FitGpp s=4", "FIFO")}
     return (f"On the real trace {size_phrase(jobs, 1)}, {dropped} dropped (they fit no node), "

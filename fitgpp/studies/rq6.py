@@ -54,9 +54,10 @@ def analyze(o):
     runs = pd.DataFrame([rc._row(variant, cell, res) for (variant, cell), res in o.runs.items()])
     table = rc.across_seeds(runs)
     found = rc.findings_table(table)
+    seeds = rc.per_seed_at_max(runs)
     r = RQResult(o.study.key, o.study.title, o.study.question, table, rc.charts(table), {},
-                 rc.summary(found), _config(o, model="per workload (see workload)"))
-    r.details = rc.details(found)
+                 rc.summary(found, seeds), _config(o, model="per workload (see workload)"))
+    r.details = rc.details(found, seeds)
     r.datasets = {"findings": found}
     r.report_columns = (["workload", "overhead_min", "policy"],
                         ["te_p95", "be_median", "be_p95", "preemptions_per_be", "reload_gpu_h",

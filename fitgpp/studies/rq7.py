@@ -192,16 +192,17 @@ def summary(comp: pd.DataFrame) -> str:
             f"paired t-test at level {verdicts.ALPHA:g}. " + "; ".join(parts) + ".")
 
 
-def vs_baseline(table: pd.DataFrame, baseline: str) -> str:
+def vs_baseline(table: pd.DataFrame, baseline: str, changes=None) -> str:
     """Each workload and overhead: the TE p95 change of every FitGpp and LAS setting
-    against the baseline, in words of its direction (:func:`fitgpp.analysis.verdicts.describe_change`),
-    with its interval over seeds (a direction whose interval spans 0 is not a finding)."""
+    against the baseline in the words its interval earns (:func:`fitgpp.analysis.verdicts.change_text`:
+    "improves"/"worsens" only when the interval excludes 0; with fewer than 3 seeds the mean,
+    the seeds' range and "cannot tell"). ``changes``: the per-seed changes of each row, by the
+    table's index (without them a row's interval and seeds are used)."""
     out = []
     keys = [k for k in ("workload", "restart_overhead") if k in table]
     for key, g in (table.groupby(keys, sort=False) if keys else [((), table)]):
         sel = g[g["name"].isin(["fitgpp", "LAS"])]
-        said = "; ".join(verdicts.describe_change(r["change_te_p95"], f"{r['policy']}: TE p95")
-                         + _bounds(_interval(r, "change_te_p95", verdicts.CHANGE_RANGE))
+        said = "; ".join(verdicts.change_text(_estimate(r, changes), f"{r['policy']}: TE p95")
                          for _, r in sel.iterrows())
         where = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
         head = [str(where["workload"])] if "workload" in where else []
@@ -212,18 +213,18 @@ def vs_baseline(table: pd.DataFrame, baseline: str) -> str:
     return "\n".join(out)
 
 
+def _estimate(row, changes=None) -> verdicts.Estimate:
+    """The TE p95 change of ``row``: from its per-seed values ``changes[row.name]`` when
+    given, else its interval and seeds."""
+    if changes is not None:
+        return verdicts.Estimate.of(changes[row.name])
+    return verdicts.Estimate.from_row(row, "change_te_p95")
+
+
 def _interval(row, col: str, value_range) -> verdicts.Interval:
-    """``row[col]`` with its bounds clipped to ``value_range`` (none below 3 seeds)."""
-    m, lo, hi = row[col], row[f"{col}_lo"], row[f"{col}_hi"]
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return verdicts.Interval(m, np.nan, np.nan)
-    a, b = value_range
-    return verdicts.Interval(m, max(lo, a), min(hi, b), bool(lo < a), bool(hi > b))
-
-
-def _bounds(iv: verdicts.Interval) -> str:
-    """`` (mean [low, high])`` in percent, or nothing when there is no interval."""
-    return "" if np.isnan(iv.low) else f" ({iv.text(as_percent=True)})"
+    """``row[col]`` with its bounds cut at ``value_range`` (:func:`fitgpp.analysis.metrics.cut_interval`;
+    none below 3 seeds)."""
+    return verdicts.cut_interval(row[col], row[f"{col}_lo"], row[f"{col}_hi"], value_range)
 
 
 def readable(table: pd.DataFrame) -> pd.DataFrame:
@@ -238,7 +239,7 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
         out = out.rename(columns={"restart_overhead": "restart overhead (min)"})
     for m in COMPARED:
         met = METRICS[m]
-        rng = (0.0 if met.lowest is None else met.lowest, np.inf)   # the declared floor
+        rng = verdicts.value_range(m)   # the declared floor
         out[met.label] = [_interval(r, m, rng).text() for _, r in table.iterrows()]
         if met.vs_baseline and f"change_{m}" in table:
             out[f"{met.label} vs baseline"] = [
@@ -255,8 +256,10 @@ def analyze(o) -> RQResult:
     table = o.table()
     runs = per_seed(o)
     comp = comparisons(runs)
+    changes = dict(zip(table.index, (o.change(c, METRICS["te_p95"])
+                                     for c in o.configurations())))
     r = RQResult(st.key, st.title, st.question, table, {}, {}, summary(comp), _config(o))
-    r.details = (vs_baseline(table, o.baseline_label()) + "\n\n"
+    r.details = (vs_baseline(table, o.baseline_label(), changes) + "\n\n"
                  + "\n".join(f"- {s}" for s in comp["sentence"]))
     r.datasets = {"comparisons": comp, "runs": runs}
     return r

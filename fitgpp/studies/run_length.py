@@ -17,8 +17,7 @@ import math
 import pandas as pd
 
 from fitgpp.figures import plots
-from fitgpp.analysis.metrics import percent
-from fitgpp.analysis.verdicts import PAPER_CLAIMS, against_paper_all, holds_together
+from fitgpp.analysis.verdicts import PAPER_CLAIMS, Estimate, against_paper_row, holds_together
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 from fitgpp.studies.steady import steadiness
 
@@ -41,12 +40,12 @@ def usable_capacity(steady: pd.DataFrame, policy: str = FITGPP) -> float:
 
 
 def paper_cells(table: pd.DataFrame) -> pd.DataFrame:
-    """FitGpp's rows with the verdict on each of the paper's numbers (``verdicts``: TE p95 /
-    BE median / BE p95) and whether all three hold together (``holds``)."""
+    """FitGpp's rows with the verdict on each of the paper's numbers from its interval
+    (``verdicts``: TE p95 / BE median / BE p95, :func:`fitgpp.analysis.verdicts.against_paper_row`) and
+    whether all three hold together (``holds``)."""
     fit = table[table["policy"] == FITGPP].copy()
-    said = [against_paper_all({c.key: r[f"change_{c.key}"] for c in PAPER_CLAIMS})
-            for _, r in fit.iterrows()]
-    fit["verdicts"] = [" / ".join(v.verdict for v in vs) for vs in said]
+    said = [against_paper_row(r) for _, r in fit.iterrows()]
+    fit["verdicts"] = [" / ".join(v.phrase for v in vs) for vs in said]
     fit["holds"] = [holds_together(vs) for vs in said]
     return fit
 
@@ -66,7 +65,8 @@ def movement(table: pd.DataFrame, steady: pd.DataFrame) -> str:
                   for p in ("FIFO", FITGPP)]
             said.append(f"{n:,} jobs: FIFO TE p95 {fifo['te_p95']:.3g}, FitGpp BE median "
                         f"{fit['be_median']:.3g}, changes " + " / ".join(
-                            percent(fit[f"change_{c.key}"]) for c in PAPER_CLAIMS)
+                            Estimate.from_row(fit, f"change_{c.key}").text()
+                            for c in PAPER_CLAIMS)
                         + f" (steady runs FIFO {ok[0]}, FitGpp {ok[1]})")
         parts.append(f"load {load:g}: " + "; ".join(said))
     return ("How the headline moves (TE p95 / BE median / BE p95 change of FitGpp s=4 against "

@@ -98,6 +98,14 @@ def _add_param(study: Study, dim: str, value) -> Study:
     return study.replace(policies=pols)
 
 
+def clip_note(nums: pd.DataFrame) -> str:
+    """The note under a numbers table when some interval bound in it was cut at its range
+    (marked ``*``, :data:`fitgpp.analysis.metrics.CLIP_NOTE`), else nothing."""
+    from fitgpp.analysis.metrics import CLIP_NOTE
+    cut = nums.astype(str).apply(lambda col: col.str.contains(r"\*", regex=True)).to_numpy().any()
+    return f"<p><small>{CLIP_NOTE}.</small></p>" if cut else ""
+
+
 # ------------------------------------------------------------------ the widgets
 class Panel(W.VBox):
     """Controls over ``study`` from its declaration; see the module docstring.
@@ -275,7 +283,7 @@ class Panel(W.VBox):
         over = (f"mean over {n} seeds ({why})" if n > 1 else
                 "one run (one seed: no interval over seeds)")
         self.numbers.value = (f"<b>{label(self.o, sel)}</b> against {self.o.baseline_label()}, {over}"
-                              + nums.to_html(index_names=False))
+                              + nums.to_html(index_names=False) + clip_note(nums))
         cell = sel | {"seed": full["seed"]}
         cell_key = (id(self.o), json.dumps(cell, sort_keys=True, default=str))
         if cell_key not in self._cells:   # a cell's CDF is built once (a few dozen kept)

@@ -23,7 +23,7 @@ import xarray as xr
 
 from fitgpp.errors import FitgppError
 from fitgpp.figures import plots
-from fitgpp.analysis.metrics import brief, paired_change, percent
+from fitgpp.analysis.metrics import CHANGE_RANGE, brief, paired_change, percent, value_range
 from fitgpp.studies.base import Outcome, label_of
 from fitgpp.analysis.tables import interval_text
 
@@ -69,7 +69,7 @@ def _num(x) -> str:
 def metric_rows(cur: Arm, base: Arm | None, metrics, *, names: tuple | None = None,
                 row=lambda m: m.label, base_name: str | None = None) -> pd.DataFrame:
     """One row per metric of ``metrics``: ``cur``'s mean over its seeds with its interval
-    (:func:`fitgpp.analysis.tables.interval_text`), ``base``'s, and the change of ``cur`` against
+    (:func:`fitgpp.analysis.tables.interval_text`, cut at the metric's range and marked ``*``), ``base``'s, and the change of ``cur`` against
     ``base`` paired per seed (``–`` where it means nothing: the same configuration, other
     seeds, or a metric whose change means nothing, e.g. preemptions against FIFO).
 
@@ -81,12 +81,13 @@ def metric_rows(cur: Arm, base: Arm | None, metrics, *, names: tuple | None = No
     rows = {}
     for m in metrics:
         x = cur.metric(m)
-        r = {a: interval_text(x, _num, floor=m.lowest)}
+        r = {a: interval_text(x, _num, value_range=value_range(m.name))}
         if base is not None or b is not None:
             y = base.metric(m) if base is not None else np.full_like(x, np.nan)
-            r[b] = interval_text(y, _num, floor=m.lowest)
+            r[b] = interval_text(y, _num, value_range=value_range(m.name))
             r[f"change vs {b}"] = ("–" if base is None or same or not m.vs_baseline else
-                                   interval_text(paired_change(x, y), percent))
+                                   interval_text(paired_change(x, y), percent,
+                                                 value_range=CHANGE_RANGE))
         rows[row(m)] = r
     return pd.DataFrame.from_dict(rows, orient="index")
 

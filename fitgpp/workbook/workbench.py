@@ -31,7 +31,7 @@ import xarray as xr
 from fitgpp.figures import plots
 from fitgpp.sim.cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
 from fitgpp.errors import FitgppError
-from fitgpp.analysis.metrics import METRICS
+from fitgpp.analysis.metrics import CLIP_NOTE, METRICS
 from fitgpp.sim.policies import registry
 from fitgpp.studies.base import QUICK, Outcome, Size, Study
 from fitgpp.workbook.views import Arm, metric_rows, slowdown_view
@@ -170,6 +170,17 @@ class Side(Arm):
                 self._runs.append(ds)
         return self._runs
 
+    def steadiness(self) -> str:
+        """Whether its runs reached a steady state (:func:`fitgpp.analysis.stability.stability` on each
+        seed's run): ``"steady state: steady in 2 of 3 seeds; seed 0: not steady: ..."``."""
+        from fitgpp.analysis.stability import stability
+        judged = [stability(ds) for ds in self.runs()]
+        n = len(judged)
+        counts = {w: sum(j.verdict == w for j in judged)
+                  for w in ("steady", "not steady", "cannot tell")}
+        said = ", ".join(f"{w} in {k} of {n} seed{'s' * (n != 1)}" for w, k in counts.items() if k)
+        return f"steady state: {said}; seed {self.values.seeds()[0]}: {judged[0].text()}"
+
     def utilization(self):
         """Its utilization over time (first seed), titled with its label; built once."""
         if self._util is None:
@@ -275,7 +286,10 @@ def summary_text(cur: Side, pin: Side | None) -> str:
     s = cur.values.seeds()
     lines.append(f"over {n} seed{'s' * (n > 1)} ({s[0]}-{s[-1]}), {how}; GPU utilization is "
                  "the time mean from the first submission to the last finish")
-    return "\n".join(lines) + "\n" + numbers(cur, pin).to_string()
+    table = numbers(cur, pin)
+    lines += [f"{side.label}: {side.steadiness()}" for side in (cur, pin) if side is not None]
+    text = "\n".join(lines) + "\n" + table.to_string()
+    return text + ("\n" + CLIP_NOTE if "*" in table.to_string() else "")
 
 
 def export_config(cur: Side, pin: Side | None, cluster: Cluster) -> tuple[dict, dict]:

@@ -118,7 +118,8 @@ def test_too_short_a_window_cannot_be_judged():
     ds = queue_dataset(np.zeros(40), submit=np.linspace(0, 39 * 60, 10))
     r = stability(ds)
     assert not r.steady and r.reason.startswith("cannot tell")
-    assert r.text().startswith("not steady: cannot tell") and "nan" not in r.text()
+    assert r.text().startswith("cannot tell: ") and "nan" not in r.text()
+    assert r.verdict == "cannot tell"     # not called "not steady": nothing was judged
 
 
 def test_a_ramp_up_then_a_plateau_is_steady_once_the_warm_up_is_cut():

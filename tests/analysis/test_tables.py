@@ -42,8 +42,8 @@ def test_rq_table_shows_the_answer_and_keeps_the_rest():
     assert list(t.shown.columns) == ["policy", *tables.rq_columns().values()]
     assert t.shown.iloc[0]["TE p95 slowdown"] == "19.2 [17.3, 21.1]"
     assert t.shown.iloc[1]["TE p95 vs FIFO (%)"] == "+104 [+93.6, +114]"   # a fraction in %
-    assert t.shown.iloc[1]["TE p95 slowdown"] == "1.04 [1, 1.14]"   # 0.936: cut at 1
-    assert any("TE p95 slowdown at 1" in n for n in t.notes)
+    assert t.shown.iloc[1]["TE p95 slowdown"] == "1.04 [1*, 1.14]"   # 0.936: cut at 1, marked
+    assert any(n.startswith("* an interval bound cut") for n in t.notes)
     assert t.full.equals(R.table) and "extra" in t.full      # one attribute away, untouched
     html = t._repr_html_()
     assert "RQ1: TE latency" in html and "19.2 [17.3, 21.1]" in html and "7.123" not in html
@@ -188,6 +188,41 @@ def test_interval_text_cuts_a_slowdown_interval_at_its_floor():
     x = np.array([1.0, 1.0, 2.65])                  # t-interval from 3 seeds: -0.82 to 3.92
     assert tables.interval_text(x, "{:.2f}".format) == "1.55 [-0.82, 3.92]"
     assert tables.interval_text(x, "{:.2f}".format, floor=tables.floor("te_p95")) == \
-        "1.55 [1.00, 3.92]"
+        "1.55 [1.00*, 3.92]"                         # cut, and marked as cut
     assert tables.floor("preemptions_per_be") == 0.0 and tables.floor("be_long_p95") == 1.0
     assert tables.floor("no_such_metric") is None
+
+
+def test_a_change_interval_below_minus_100_is_cut_and_marked_everywhere(tmp_path):
+    """09: "-82.9 % [-105.0 %, -60.8 %]" on screen and "[-105, -60.8]" in the .tex; the CSV
+    held -1.05 too."""
+    import io
+
+    from fitgpp.analysis.tables import people_table
+    from fitgpp.figures.export import export_table
+    df = pd.DataFrame({"policy": ["Patient"], "te_p95": [1.08], "te_p95_lo": [0.9],
+                       "te_p95_hi": [1.28], "change_te_p95": [-0.829],
+                       "change_te_p95_lo": [-1.05], "change_te_p95_hi": [-0.608], "seeds": [5]})
+    t = people_table(df, {"te_p95": "TE p95", "change_te_p95": "TE p95 vs FIFO (%)"},
+                     ids={"policy": "policy"}, percent=["change_te_p95"])
+    assert list(t.shown.iloc[0])[1:] == ["1.08 [1*, 1.28]", "-82.9 [-100*, -60.8]"]
+    assert any(n.startswith("* an interval bound cut") for n in t.notes)
+    csv, tex = export_table(t, "t", tmp_path, config={})
+    assert r"-82.9 [-100*, -60.8]" in tex.read_text() and "-105" not in tex.read_text()
+    back = pd.read_csv(io.StringIO(csv.read_text()))
+    assert back["change_te_p95_lo"].iloc[0] == -1.0 and bool(back["change_te_p95_lo_cut"].iloc[0])
+    assert back["te_p95_lo"].iloc[0] == 1.0 and bool(back["te_p95_lo_cut"].iloc[0])
+    assert "te_p95_hi_cut" not in back             # nothing cut there, no column
+
+
+def test_results_md_cuts_and_marks_every_interval():
+    from fitgpp.studies.reproduce import _md_table
+    df = pd.DataFrame({"policy": ["FitGpp s=4"], "te_p95": [1.6], "te_p95_lo": [-0.07],
+                       "te_p95_hi": [3.27], "change_te_p95": [-0.878],
+                       "change_te_p95_lo": [-1.015], "change_te_p95_hi": [-0.742],
+                       "preemptions_per_be": [0.2], "preemptions_per_be_lo": [-0.1],
+                       "preemptions_per_be_hi": [0.5]})
+    md = _md_table(df, ["policy"], ["te_p95", "change_te_p95", "preemptions_per_be"])
+    row = md.splitlines()[-1]
+    assert "1.6 [1*, 3.27]" in row and "-87.8 % [-100.0 %*, -74.2 %]" in row
+    assert "0.2 [0*, 0.5]" in row

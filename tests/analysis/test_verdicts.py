@@ -1,131 +1,187 @@
-"""Verdicts from stated rules: each wrong statement issue 18 quotes, fed its own numbers."""
+"""The verdict grammar (fitgpp.analysis.verdicts): each rule, and each wrong sentence issues 18 and 23
+quote, fed numbers like theirs (synthetic: no study runs here)."""
+
+import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from fitgpp.analysis.metrics import t_interval
-from fitgpp.analysis.verdicts import (CHANGE_RANGE, PAPER_CLAIMS, against_paper, against_paper_all,
-                                      bounded_interval, compare, cost_or_gain, describe_change,
-                                      extremes, holds_together, order_against, paper_summary,
-                                      percent_values, size_phrase)
+from fitgpp.analysis.verdicts import (CHANGE_RANGE, PAPER_CLAIMS, Estimate, against_paper,
+                             against_paper_all, best_of, bounded_interval, change_range,
+                             change_text, compare, cost_or_gain, cut_interval, extremes,
+                             holds_together, order_against, paper_summary, percent_values,
+                             size_phrase, value_range)
 
-# 04's two settings over five seeds: means -17.1 % and -21.2 %, t-intervals near the quoted
-# [-28, -6] and [-33, -9.5], paired differences of both signs.
+TE, BE_MEDIAN, BE_P95 = PAPER_CLAIMS
+# 04's two settings over five seeds: means -17.1 % and -21.2 %, paired differences of both signs
 S4 = [-0.10, -0.25, -0.17, -0.08, -0.255]
 S8 = [-0.16, -0.20, -0.28, -0.12, -0.30]
 
 
-def test_opposite_sign_is_never_agreement():
-    """02: "Agrees: matches or beats on all three" on BE changes of the other sign."""
-    verdicts = against_paper_all({"te_p95": -0.966, "be_median": -0.175, "be_p95": -0.204})
-    by = {v.key: v for v in verdicts}
-    assert by["te_p95"].verdict == "matches"
-    assert by["be_median"].verdict == by["be_p95"].verdict == "differs in sign"
-    assert "-17.5 %" in by["be_median"].sentence and "+18.0 %" in by["be_median"].sentence
-    assert "gain here where the paper reports a cost" in by["be_p95"].sentence
-    summary = paper_summary(verdicts)
-    assert "Agrees" not in summary and "beats" not in summary
-    assert "differs in sign: BE median slowdown, BE p95 slowdown" in summary
-    assert not holds_together(verdicts)
+# ------------------------------------------------------------------ against the paper
+def test_an_interval_that_includes_zero_establishes_no_sign():
+    """02 and results.md: "BE median slowdown -6.8 % [-18.1 %, +4.5 %] against the paper's
+    +18.0 %: differs in sign" (and BE p95 -9.9 % [-25.4 %, +5.7 %])."""
+    for claim, e in ((BE_MEDIAN, Estimate(-0.068, -0.181, 0.045, 5)),
+                     (BE_P95, Estimate(-0.099, -0.254, 0.057, 5))):
+        v = against_paper(e, claim)
+        assert v.verdict == "no detectable change" and "differs in sign" not in v.sentence
+        assert v.phrase == "no detectable change; does not reproduce the paper's cost"
+        assert "[-18.1 %, +4.5 %]" in v.sentence or "[-25.4 %, +5.7 %]" in v.sentence
+    # the paper's value inside an interval that includes 0: cannot tell
+    v = against_paper(Estimate(0.05, -0.05, 0.25, 5), BE_MEDIAN)
+    assert v.phrase == "no detectable change; cannot tell" and not v.matches
 
 
-def test_the_paper_own_numbers_agree_and_magnitude_counts():
-    assert paper_summary(against_paper_all({c.key: c.change for c in PAPER_CLAIMS})).startswith(
-        "Agrees with the paper on all 3")
-    be = PAPER_CLAIMS[1]
-    assert against_paper(0.051, be).verdict == "same sign, smaller"   # 2,000 jobs at 0.9
-    assert against_paper(0.60, be).verdict == "same sign, larger"
-    assert against_paper(0.001, be).verdict == "no change"
-    assert against_paper(0.20, be).verdict == "matches"
+def test_a_match_outside_the_interval_says_it_is_the_band():
+    """02: "TE p95 -98.0 % [-99.0 %, -97.0 %] against -96.6 %: matches", the paper's value
+    outside the interval."""
+    v = against_paper(Estimate(-0.98, -0.99, -0.97, 5), TE)
+    assert v.matches and "closeness band of +-5.0 pp" in v.phrase
+    assert "the paper's value lies outside the interval" in v.sentence
+    inside = against_paper(Estimate(-0.965, -0.99, -0.94, 5), TE)
+    assert inside.matches and "inside the interval" in inside.phrase
+    # outside the interval and outside the band: a size verdict, by where the interval lies
+    assert against_paper(Estimate(0.60, 0.5, 0.7, 5), BE_MEDIAN).verdict == "same sign, larger"
+    assert against_paper(Estimate(0.05, 0.03, 0.07, 5), BE_MEDIAN).verdict == "same sign, smaller"
+    assert against_paper(Estimate(-0.175, -0.2, -0.15, 5), BE_MEDIAN).verdict == "differs in sign"
 
 
-def test_prio_reaching_the_same_te_p95_is_no_detectable_difference():
-    """02 did not say that PRIO, which never preempts, reaches FitGpp's TE p95."""
-    fit = [1.9, 2.3, 2.0, 2.6]
-    c = compare(fit, list(fit), a="FitGpp s=4", b="PRIO", title="TE p95 slowdown")
-    assert c.verdict == "no detectable difference"
-    assert "no detectable difference between FitGpp s=4 and PRIO" in c.sentence
+def test_one_run_or_two_seeds_cannot_tell_never_a_sign():
+    """10: "load 0.8, 3,000 jobs: ... differs in sign" from a -1.1 % change with no interval;
+    the quick reproduce says the same from 2 seeds."""
+    for measured in (-0.011, [-0.02, -0.002], Estimate(-0.011, seeds=2)):
+        v = against_paper(measured, BE_MEDIAN)
+        assert v.verdict == "cannot tell" and "differs" not in v.sentence
+        assert "fewer than 3" in v.sentence
+    assert "2 seeds: -2.0 % to -0.2 %" in against_paper([-0.02, -0.002], BE_MEDIAN).sentence
+
+
+def test_agrees_only_when_every_number_matches():
+    ok = against_paper_all({c.key: Estimate(c.change, c.change - 0.01, c.change + 0.01, 5)
+                            for c in PAPER_CLAIMS})
+    assert holds_together(ok) and paper_summary(ok).startswith("Agrees with the paper on all 3")
+    off = against_paper_all({"te_p95": Estimate(-0.98, -0.99, -0.97, 5),
+                             "be_median": Estimate(-0.068, -0.181, 0.045, 5),
+                             "be_p95": Estimate(-0.099, -0.254, 0.057, 5)})
+    assert not holds_together(off)
+    text = paper_summary(off)
+    assert text.startswith("Does not reproduce the paper's headline") and "Agrees" not in text
+    few = against_paper_all({c.key: c.change for c in PAPER_CLAIMS})   # the paper's, one run
+    assert not holds_together(few)
+    assert paper_summary(few).startswith("Cannot tell whether this reproduces")
+
+
+def test_a_missing_value_is_not_measured():
+    assert against_paper(float("nan"), TE).verdict == "not measured"
+    assert change_text(float("nan"), "BE p95 slowdown") == "BE p95 slowdown: not measured"
+
+
+# ------------------------------------------------------------------ a change against a baseline
+def test_improves_only_with_an_interval_that_excludes_zero():
+    """08 (quick, 2 seeds): "FitGpp s=1: TE p95 improves by 63.7 %" with no range, where the
+    seeds span -78 % ... -50 %."""
+    two = change_text([-0.78, -0.494], "FitGpp s=1: TE p95")
+    assert "improves" not in two and "cannot tell" in two
+    assert "-78.0 % to -49.4 %" in two
+    five = change_text([-0.78, -0.5, -0.6, -0.7, -0.65], "TE p95")
+    assert five.startswith("TE p95 improves by 64.6 % [")
+    wide = change_text(Estimate(-0.068, -0.181, 0.045, 5), "BE median slowdown")
+    assert wide == "BE median slowdown: no detectable change (-6.8 % [-18.1 %, +4.5 %])"
+    assert cost_or_gain(Estimate(0.1, 0.05, 0.15, 3)) == "cost"
+    assert cost_or_gain(Estimate(0.1, 0.05, 0.15, 3), "higher") == "gain"
+    assert cost_or_gain(0.1) == "cannot tell"
+
+
+def test_a_cost_is_never_negative():
+    """RQ6 (quick): "(TE gain +0.0 %, BE p95 cost -10 % to -6 %)"."""
+    assert change_range([-0.10, -0.06], "BE p95") == "BE p95 gain 6 % to 10 %"
+    assert change_range([0.06, 0.10], "BE p95") == "BE p95 cost 6 % to 10 %"
+    assert change_range([-0.1, 0.06], "BE p95") == "BE p95 change -10 % to +6 %"
+    worse = change_text(Estimate(0.2, 0.1, 0.3, 5), "BE p95")
+    assert worse == "BE p95 worsens by 20.0 % [10.0 %, 30.0 %]"
+
+
+def test_extremes_only_among_detectable_costs_and_gains():
+    """05 called -11.1 % the largest BE cost."""
+    e = extremes({"s=1": Estimate(-0.05, -0.08, -0.02, 5),
+                  "s=4": Estimate(-0.111, -0.15, -0.07, 5)}, title="BE median")
+    assert e.largest_cost is None and e.largest_gain == "s=4"
+    assert "No setting has a detectable BE median cost" in e.sentence
+    mixed = extremes({"a": Estimate(0.02, -0.01, 0.05, 5), "b": Estimate(0.08, 0.05, 0.1, 5),
+                      "c": Estimate(-0.3, -0.4, -0.2, 5)}, title="BE p95")
+    assert (mixed.largest_cost, mixed.largest_gain) == ("b", "c")
+    assert "1 of 3 show no detectable change" in mixed.sentence
+
+
+# ------------------------------------------------------------------ between settings
+def test_two_seeds_say_nothing_of_equal_or_lower():
+    """RQ3: "s=8 (-73.0 %) is equal to s=4 (-73.0 %) ... cannot tell whether the difference
+    is real"."""
+    c = compare([-0.73, -0.73], [-0.73, -0.73], a="s=8", b="s=4", title="TE p95 change",
+                as_percent=True)
+    assert c.verdict == "cannot tell"
+    for word in ("equal", "lower", "higher", "better", "worse"):
+        assert word not in c.sentence
+    assert "s=8 -73.0 %, s=4 -73.0 %" in c.sentence
 
 
 def test_overlapping_settings_are_not_better():
-    """04: "s=8 is the better setting" on -17.1 % [-28, -6] against -21.2 % [-33, -9.5]."""
-    assert t_interval(S4)[0] == pytest.approx(-0.171) and t_interval(S8)[0] == pytest.approx(-0.212)
     c = compare(S8, S4, a="s=8", b="s=4", title="BE median change", as_percent=True)
-    assert c.verdict == "no detectable difference"
-    assert "better" not in c.sentence
+    assert c.verdict == "no detectable difference" and "better" not in c.sentence
     assert c.pvalue == pytest.approx(stats.ttest_rel(S8, S4).pvalue)
-    assert "pp" in c.sentence and "level 0.05" in c.sentence
-
-
-def test_better_follows_the_metric_direction():
     a = [1.0, 2.0, 3.0, 4.0, 5.0]
     b = [x + 0.5 + 0.01 * i for i, x in enumerate(a)]
     assert compare(a, b, a="A", b="B", title="x").verdict == "better"
     assert compare(a, b, a="A", b="B", title="x", better="higher").verdict == "worse"
-    assert compare(b, a, a="B", b="A", title="x").verdict == "worse"
 
 
-def test_too_few_seeds_cannot_tell():
-    """06 did not note that FitGpp's TE p95 (11.5) is above LRTP's (10.5), one seed."""
-    c = compare([11.5], [10.5], a="FitGpp", b="LRTP", title="TE p95 slowdown")
-    assert c.verdict == "cannot tell"
-    assert "FitGpp (11.5) is higher than LRTP (10.5)" in c.sentence
-    assert "cannot tell" in c.sentence
-    assert compare([1, 2], [2, 3], a="A", b="B", title="x").verdict == "cannot tell"
+def test_best_names_its_ties():
+    """09: "TE p95: best FitGpp s=4 (1.11)" where another configuration ties at 1.11; "BE
+    median: best FIFO (1, +0.0 %)" where all four are 1."""
+    tie = best_of({"FitGpp s=4": [1.10, 1.12, 1.11], "Patient": [1.11, 1.11, 1.11],
+                   "FIFO": [50.0, 61.0, 58.0]}, title="TE p95")
+    assert tie.best is None and set(tie.ties) == {"FitGpp s=4", "Patient"}
+    assert "best" not in tie.sentence.replace("no single best", "")
+    flat = best_of({k: [1.0, 1.0, 1.0] for k in ("FIFO", "PRIO", "FitGpp s=4", "Patient")},
+                   title="BE median")
+    assert flat.best is None and len(flat.ties) == 4 and "no single best" in flat.sentence
+    clear = best_of({"A": [1.0, 1.1, 1.05], "B": [2.0, 2.2, 2.1]}, title="x")
+    assert clear.best == "A" and "best A" in clear.sentence
+    assert "cannot tell" in best_of({"A": [1.0, 1.1], "B": [1.1, 1.2]}, title="x").sentence
 
 
-def test_a_gain_is_never_called_a_cost():
-    """05 called -11.1 % the largest BE cost; 06 said "small BE cost" for 18.8 % / 44.2 % gains."""
-    e = extremes({"s=1": -0.05, "s=4": -0.111}, title="BE median")
-    assert e.largest_cost is None and e.largest_gain == "s=4"
-    assert "No setting has a BE median cost" in e.sentence and "-11.1 %" in e.sentence
-    mixed = extremes({"a": 0.02, "b": 0.08, "c": -0.3}, title="BE p95")
-    assert (mixed.largest_cost, mixed.largest_gain) == ("b", "c")
-    for gain in (-0.188, -0.442):
-        text = describe_change(gain, "BE median slowdown")
-        assert "cost" not in text and "improves by" in text
-    assert describe_change(-0.188, "BE median slowdown") == "BE median slowdown improves by 18.8 %"
-    assert cost_or_gain(-0.1, "higher") == "cost" and cost_or_gain(0.1, "lower") == "cost"
+def test_order_only_by_the_paired_test():
+    """07: settings ordered against RAND from point values."""
+    text = order_against({"s=4": [505, 500, 510], "s=8": [526, 520, 530.5]}, "RAND",
+                         [526, 521, 531], title="GPU-hours lost", group="FitGpp setting")
+    assert "lower than RAND: s=4 (505)" in text and "no detectable difference: s=8" in text
+    one = order_against({"s=4": 505.0}, "RAND", 526.0, title="GPU-hours lost")
+    assert "lower" not in one and "cannot tell" in one
 
 
 def test_size_phrase_counts_what_ran():
-    """06 headed its finding "(10000 jobs, 1 seed)" for a 6,957-job trace."""
     assert size_phrase(6957, 1) == "(6,957 jobs, 1 seed)"
     assert size_phrase(10000, 3) == "(10,000 jobs, 3 seeds)"
 
 
-def test_settings_below_the_reference_are_named():
-    """07: "every FitGpp setting loses no fewer GPU-hours than LRTP and RAND" where s=4 (505)
-    and s=8 (497) lose fewer than RAND (526)."""
-    text = order_against({"s=4": 505, "s=8": 497}, "RAND", 526, title="GPU-hours lost",
-                         group="FitGpp setting")
-    assert text.startswith("GPU-hours lost: every FitGpp setting is lower than RAND (526)")
-    some = order_against({"s=4": 505, "s=8": 497, "s=1": 540}, "RAND", 526,
-                         title="GPU-hours lost", group="FitGpp setting")
-    assert "2 of 3 FitGpp settings are lower than RAND (526): s=4 (505), s=8 (497)" in some
-    assert "higher: s=1 (540)" in some
-    assert order_against({"s=1": 540}, "RAND", 526, title="x").startswith("x: no setting is lower")
-
-
-def test_slowdown_interval_stays_at_or_above_one():
-    """A slowdown interval read "1.01 [0.982, 1.04]"."""
+# ------------------------------------------------------------------ intervals, cut and marked
+def test_every_cut_bound_is_marked():
+    """10: "-87.8 % [-101.5 %, -74.2 %]"; 09 "-82.9 % [-105.0 %, -60.8 %]"; slowdowns "1.08
+    [1, 1.28]" cut without the promised *."""
+    assert cut_interval(-0.878, -1.015, -0.742, CHANGE_RANGE).text(as_percent=True) == \
+        "-87.8 % [-100.0 %*, -74.2 %]"
+    assert cut_interval(1.08, 0.9, 1.28).text() == "1.08 [1*, 1.28]"
+    assert cut_interval(1.08, 1.0, 1.28).text() == "1.08 [1, 1.28]"    # at 1: not cut
     values = [1.0, 1.0, 1.03]
-    raw = t_interval(values)
-    assert raw[1] < 1  # the plain t-interval leaves the range
     iv = bounded_interval(values)
     assert iv.low == 1.0 and iv.clipped_low and not iv.clipped_high
-    assert iv.text() == f"1.01 [1*, {raw[2]:.3g}]"
-    change = bounded_interval([-0.99, -0.9, -0.999], CHANGE_RANGE)
-    assert change.low == -1.0 and change.text(as_percent=True).startswith("-96.3 % [-100.0 %*")
-
-
-def test_percent_columns_hold_percent():
-    """Columns headed "(%)" held fractions."""
+    assert iv.text() == f"1.01 [1*, {t_interval(values)[2]:.3g}]"
+    assert value_range("change_be_p95_lo") == CHANGE_RANGE
+    assert value_range("te_p95") == (1.0, math.inf)
+    assert value_range("preemptions_per_be") == (0.0, math.inf)
+    assert value_range("reload_share") == (0.0, math.inf)
+    assert value_range("te_gain")[1] == 1.0
     assert np.allclose(percent_values([-0.175, 0.239]), [-17.5, 23.9])
-
-
-def test_a_missing_value_is_not_measured_rather_than_no_change():
-    assert against_paper(float("nan"), PAPER_CLAIMS[0]).verdict == "not measured"
-    assert describe_change(float("nan"), "BE p95 slowdown") == "BE p95 slowdown: not measured"
-    assert extremes({"a": float("nan"), "b": 0.1}, title="x").largest_cost == "b"

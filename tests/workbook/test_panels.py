@@ -262,6 +262,6 @@ def test_the_numbers_never_show_a_slowdown_interval_below_its_declared_floor():
     arm = SimpleNamespace(label="A", metric=lambda m: values)
     rows = metric_rows(arm, None, [METRICS["te_p95"], METRICS["gpu_util"]])
     mean, _, hi = t_interval(values)
-    assert rows.loc["TE p95", "A"] == f"{mean:.3g} [1, {hi:.3g}]"
-    lo = float(rows.loc["GPU utilization", "A"].split("[")[1].split(",")[0])
-    assert lo == 0.0                        # a utilization is cut at its own floor, 0
+    assert rows.loc["TE p95", "A"] == f"{mean:.3g} [1*, {hi:.3g}]"    # cut, and marked
+    lo = rows.loc["GPU utilization", "A"].split("[")[1].split(",")[0]
+    assert lo == "0*"                       # a utilization is cut at its own floor, 0
