@@ -13,15 +13,20 @@ two; lognormal durations with a heavy tail) it writes the trace in Tiresias's fo
 
 - Tiresias ``fifo`` (yarn placement) vs fitgpp FIFO, 64 nodes x 8 GPUs;
 - Tiresias ``fjf`` (yarn) vs fitgpp PRIO with every job TE, 64 x 8;
-- Tiresias ``dlas-gpu`` (count placement) vs fitgpp LAS, one node of 512 GPUs (with
-  ``--demotion exact tiresias``, one row per LAS demotion mode),
+- Tiresias ``dlas-gpu`` (count placement) vs fitgpp LAS, one node of 512 GPUs;
+- Tiresias ``sjf``, ``lpjf``, ``shortest``, ``shortest-gpu``, ``dlas`` (count placement) vs
+  fitgpp ``sjf``, ``lpjf``, ``shortest``, ``shortest-gpu``, ``dlas``, one node of 512 GPUs
 
-all with tick 1 s, printing mean / median / p95 job completion time (JCT = finish - submit)
-of each, the per-job Pearson correlation of JCTs and the share of identical JCTs.
+(with ``--modes exact tiresias``, one row per mode of the policies that have one: LAS's
+``demotion``, SRTF's and SRSF's ``ties``), all with tick 1 s, printing mean / median / p95
+job completion time (JCT = finish - submit) of each, the per-job Pearson correlation of
+JCTs, the share of identical JCTs, and the seconds each simulator took in its own process
+(Tiresias: its ``main()``; fitgpp: ``simulate``), their ratio, and per trace fitgpp's time
+per job of each policy against LAS's on the same trace.
 
     python benchmarks/bench_tiresias.py [--tiresias PATH] [--jobs 1000 5000]
-                                        [--loads 0.9 1.5] [--seed 0]
-                                        [--demotion exact tiresias]
+                                        [--loads 0.9 1.5] [--seed 0] [--pairs ...]
+                                        [--modes exact tiresias]
 """
 
 from __future__ import annotations
@@ -41,7 +46,24 @@ import pandas as pd
 #: (tiresias schedule, tiresias placement, cluster spec row, fitgpp policy, fitgpp class, nodes, gpus)
 PAIRS = [("fifo", "yarn", "1,64,8,64,256", "fifo", "BE", 64, 8),
          ("fjf", "yarn", "1,64,8,64,256", "prio", "TE", 64, 8),
-         ("dlas-gpu", "count", "1,1,512,64,256", "las", "BE", 1, 512)]
+         ("dlas-gpu", "count", "1,1,512,64,256", "las", "BE", 1, 512),
+         ("sjf", "count", "1,1,512,64,256", "sjf", "BE", 1, 512),
+         ("lpjf", "count", "1,1,512,64,256", "lpjf", "BE", 1, 512),
+         ("shortest", "count", "1,1,512,64,256", "shortest", "BE", 1, 512),
+         ("shortest-gpu", "count", "1,1,512,64,256", "shortest-gpu", "BE", 1, 512),
+         ("dlas", "count", "1,1,512,64,256", "dlas", "BE", 1, 512)]
+#: the parameter that selects a policy's exact rule or Tiresias's behaviour
+MODE = {"las": "demotion", "shortest": "ties", "shortest-gpu": "ties", "lpjf": "scan"}
+#: runs Tiresias's main() in its process and writes the seconds it took (our wrapper)
+TIMER = """import sys, time
+out = sys.argv[1]
+sys.argv = ["run_sim.py"] + sys.argv[2:]
+import run_sim
+t0 = time.perf_counter()
+run_sim.main()
+with open(out, "w") as f:
+    f.write(repr(time.perf_counter() - t0))
+"""
 
 
 def make_trace(n: int, load: float, seed: int) -> pd.DataFrame:
@@ -63,32 +85,38 @@ def tiresias_copy(src: Path, into: Path) -> Path:
     if sys.version_info >= (3,):
         for f in sim.glob("*.py"):
             f.write_text(f.read_text().replace("sys.maxint", "sys.maxsize"))
+    (sim / "fitgpp_timer.py").write_text(TIMER)
     return sim
 
 
 def run_tiresias(sim: Path, trace: Path, schedule: str, scheme: str, spec: str,
-                 work: Path) -> pd.Series:
+                 work: Path) -> tuple[pd.Series, float]:
+    """Per-job JCTs of one Tiresias run, and the seconds its main() took."""
     spec_file = work / f"spec-{schedule}.csv"
     spec_file.write_text("num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,"
                          f"mem_p_node\n{spec}\n")
-    log = work / f"log-{schedule}"
-    cmd = [sys.executable, "run_sim.py", f"--cluster_spec={spec_file}", f"--scheme={scheme}",
-           f"--trace_file={trace}", f"--schedule={schedule}", f"--log_path={log}"]
+    log, secs = work / f"log-{schedule}", work / f"secs-{schedule}"
+    cmd = [sys.executable, "fitgpp_timer.py", str(secs), f"--cluster_spec={spec_file}",
+           f"--scheme={scheme}", f"--trace_file={trace}", f"--schedule={schedule}",
+           f"--log_path={log}"]
     done = subprocess.run(cmd, cwd=sim, capture_output=True, text=True)
     if done.returncode != 0 or not (log / "job.csv").exists():
         raise RuntimeError(f"Tiresias {schedule} failed:\n{done.stderr[-2000:]}")
     jobs = pd.read_csv(log / "job.csv")
-    return jobs.set_index("job_id")["JCT"].astype(float).sort_index()
+    return jobs.set_index("job_id")["JCT"].astype(float).sort_index(), float(secs.read_text())
 
 
-def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int) -> pd.Series:
+def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int) -> tuple[pd.Series, float]:
+    """Per-job JCTs of one fitgpp run, and the seconds ``simulate`` took."""
     import fitgpp
     from fitgpp.sim.tiresias import from_tiresias
     jobs = from_tiresias(trace, node_gpu=gpus, cls=cls)
     cluster = fitgpp.Cluster.homogeneous(nodes, gpus, 96_000, 786_432)
+    t0 = time.perf_counter()
     ds = fitgpp.simulate(jobs, cluster, policy, tick=1)
+    secs = time.perf_counter() - t0
     jct = ds["finish"].to_series() - ds["submit_time"].to_series()
-    return jct.astype(float).sort_index()
+    return jct.astype(float).sort_index(), secs
 
 
 def row(name: str, a: pd.Series, b: pd.Series, secs: tuple[float, float]) -> str:
@@ -97,15 +125,16 @@ def row(name: str, a: pd.Series, b: pd.Series, secs: tuple[float, float]) -> str
     rel = [100 * (stats[3 + k] / stats[k] - 1) for k in range(3)]
     corr = float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else float("nan")
     same = 100 * float((np.abs(a - b) < 1e-9).mean())
-    return (f"{name:<24} {stats[0]:>10.0f} {stats[3]:>10.0f} {rel[0]:>+7.2f}% "
-            f"{stats[1]:>9.0f} {stats[4]:>9.0f} {rel[1]:>+7.2f}% "
-            f"{stats[2]:>10.0f} {stats[5]:>10.0f} {rel[2]:>+7.2f}% "
-            f"{corr:>9.5f} {same:>7.2f}% {secs[0]:>6.1f} {secs[1]:>6.1f}")
+    return (f"{name:<34} {stats[0]:>8.0f} {stats[3]:>8.0f} {rel[0]:>+7.2f}% "
+            f"{stats[1]:>7.0f} {stats[4]:>7.0f} {rel[1]:>+7.2f}% "
+            f"{stats[2]:>8.0f} {stats[5]:>8.0f} {rel[2]:>+7.2f}% "
+            f"{corr:>8.5f} {same:>7.2f}% {secs[0]:>7.2f} {secs[1]:>6.2f} "
+            f"{secs[0] / secs[1]:>6.0f}x")
 
 
-HEADER = (f"{'pair (Tiresias = fitgpp)':<24} {'T mean':>10} {'f mean':>10} {'d':>8} "
-          f"{'T med':>9} {'f med':>9} {'d':>8} {'T p95':>10} {'f p95':>10} {'d':>8} "
-          f"{'corr':>9} {'same':>8} {'T s':>6} {'f s':>6}")
+HEADER = (f"{'pair (Tiresias = fitgpp)':<34} {'T mean':>8} {'f mean':>8} {'d':>8} "
+          f"{'T med':>7} {'f med':>7} {'d':>8} {'T p95':>8} {'f p95':>8} {'d':>8} "
+          f"{'corr':>8} {'same':>8} {'T s':>7} {'f s':>6} {'T/f':>7}")
 
 
 def main(argv=None) -> int:
@@ -117,8 +146,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pairs", nargs="+", default=[p[0] for p in PAIRS],
                     choices=[p[0] for p in PAIRS])
-    ap.add_argument("--demotion", nargs="+", default=["exact"], choices=["exact", "tiresias"],
-                    help="LAS demotion mode(s) compared with dlas-gpu, one row each "
+    ap.add_argument("--modes", "--demotion", nargs="+", default=["exact"],
+                    choices=["exact", "tiresias"],
+                    help="mode(s) of LAS (demotion), SRTF and SRSF (ties), one row each "
                          "(default: exact)")
     args = ap.parse_args(argv)
     src = Path(args.tiresias) if args.tiresias else None
@@ -135,26 +165,34 @@ def main(argv=None) -> int:
             for load in args.loads:
                 trace = work / f"trace-{n}-{load}.csv"
                 to_tiresias(make_trace(n, load, args.seed), trace)
-                for schedule, scheme, spec, policy, cls, nodes, gpus in PAIRS:
-                    if schedule not in args.pairs:
-                        continue
-                    t0 = time.perf_counter()
-                    a = run_tiresias(sim, trace, schedule, scheme, spec, work)
-                    t1 = time.perf_counter()
-                    modes = args.demotion if policy == "las" else [None]
-                    for mode in modes:
-                        t2 = time.perf_counter()
-                        pol = policy
-                        if mode is not None:
-                            from fitgpp.sim.policies.las import Las
-                            pol = Las(demotion=mode)
-                        b = run_fitgpp(trace, pol, cls, nodes, gpus)
-                        t3 = time.perf_counter()
-                        name = f"{n} jobs, load {load} {schedule}"
-                        if len(modes) > 1 or mode not in (None, "exact"):
-                            name += f" ({mode})"
-                        print(row(name, a, b, (t1 - t0, t3 - t2)), flush=True)
+                per_job = {}
+                for pair in PAIRS:
+                    if pair[0] in args.pairs:
+                        per_job.update(compare(sim, trace, work, pair, args.modes,
+                                               f"{n} jobs, load {load}"))
+                if "las" in per_job:
+                    print(f"  fitgpp s per 1000 jobs ({n} jobs, load {load}): " + ", ".join(
+                        f"{k} {1000 * v / n:.3f} ({v / per_job['las']:.2f} x las)"
+                        for k, v in per_job.items()), flush=True)
     return 0
+
+
+def compare(sim: Path, trace: Path, work: Path, pair, modes, what: str) -> dict:
+    """One Tiresias scheduler against its fitgpp policy, one row per mode; fitgpp's seconds
+    per policy (its first mode)."""
+    schedule, scheme, spec, policy, cls, nodes, gpus = pair
+    a, t_secs = run_tiresias(sim, trace, schedule, scheme, spec, work)
+    param = MODE.get(policy)
+    out = {}
+    for mode in (modes if param else [None]):
+        from fitgpp.sim.policies import make_policy
+        pol = make_policy(policy, **({param: mode} if param else {}))
+        b, f_secs = run_fitgpp(trace, pol, cls, nodes, gpus)
+        out.setdefault(policy, f_secs)
+        name = f"{what} {schedule}" + (f" ({mode})" if param and len(modes) > 1 or
+                                       mode not in (None, "exact") else "")
+        print(row(name, a, b, (t_secs, f_secs)), flush=True)
+    return out
 
 
 if __name__ == "__main__":

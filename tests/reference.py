@@ -48,7 +48,12 @@ from dataclasses import dataclass
 import numpy as np
 
 WAITING, RUNNING, STOPPING, DONE, FUTURE = "waiting", "running", "stopping", "done", "future"
-POLICY_NAMES = ("fifo", "prio", "fitgpp", "lrtp", "rand", "las")
+POLICY_NAMES = ("fifo", "prio", "fitgpp", "lrtp", "rand", "las", "sjf", "lpjf", "shortest",
+                "shortest-gpu", "dlas")
+#: LAS on attained GPU-time (las) or on attained time (dlas)
+LAS_LIKE = ("las", "dlas")
+#: single-list policies (docs/model.md, "Tiresias's single-list schedulers")
+ORDERED = ("sjf", "shortest", "shortest-gpu")
 
 
 @dataclass
@@ -120,13 +125,16 @@ class Reference:
     """One simulation run; call :meth:`run`."""
 
     def __init__(self, jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
-                 on_tick=None, thresholds=(3250.0, 7200.0)):
+                 on_tick=None, thresholds=(3250.0, 7200.0), mode="exact"):
         if policy not in POLICY_NAMES:
             raise ValueError(f"unknown policy {policy!r}")
         self.policy = policy
         self.tick_s = float(tick)
         self.thresholds = list(thresholds)
         self.queues = [[] for _ in range(len(self.thresholds) + 1)]  # LAS
+        self.mode = mode        # SRTF, SRSF (ties), LPJF (scan): "exact" or "tiresias"
+        self.tlist = []         # mode "tiresias": the list as last sorted / walked
+        self.event = False      # a job arrived or finished at this tick
         self.s = float(s)
         self.P = P
         self.rng = np.random.default_rng(seed)
@@ -207,24 +215,33 @@ class Reference:
     # ---- one tick -----------------------------------------------------------------------
     def tick(self):
         t = self.t
+        self.event = False
         for j in self.jobs:                                        # 1. finish
             if j.state == RUNNING and j.remaining == 0:
                 assert j.reload_left == 0
                 j.state, j.finish = DONE, t
                 j.finished_times += 1
+                self.event = True
         for j in self.jobs:                                        # 2. release
             if j.state == STOPPING and j.release == t:
                 j.state, j.nodes, j.node, j.release = WAITING, (), None, None
         for j in self.jobs:                                        # 3. arrive
             if j.state == FUTURE and j.submit == t:
                 j.state = WAITING
-        if self.policy == "las":
+                self.event = True
+        if self.policy in LAS_LIKE:
             for j in self.jobs:  # joining LAS's queue 0, in (submit, job_id) order
                 if j.state == WAITING and j.submit == t:
                     self.queues[0].append(j)
         if self.policy == "fifo":                                  # 4. schedule
             self.fifo()
-        elif self.policy == "las":
+        elif self.policy == "lpjf" and self.mode == "tiresias":
+            self.lpjf_tiresias()
+        elif self.policy == "lpjf":
+            self.lpjf()
+        elif self.policy in ORDERED:
+            self.ordered()
+        elif self.policy in LAS_LIKE:
             self.las()
         else:
             self.te_pass()
@@ -257,6 +274,82 @@ class Reference:
             if len(nodes) < head.tasks:
                 return
             self.start(head, nodes[:head.tasks])
+
+    def lpjf(self):
+        """Longest pending first: pending time ``t - submit`` (a job waits once: nothing
+        preempts it), longest first; the head that fits nowhere blocks the rest."""
+        while True:
+            queue = sorted(self.waiting(), key=lambda j: (-(self.t - j.submit), j.submit,
+                                                          j.job_id))
+            if not queue:
+                return
+            head = queue[0]
+            nodes = [n for n in range(self.N) if ge(self.free(n), head.demand)]
+            if len(nodes) < head.tasks:
+                return
+            self.start(head, nodes[:head.tasks])
+
+    def lpjf_tiresias(self):
+        """Tiresias's loop, literally: at an arrival or a finish only, walk the pending list
+        (arrival order) and remove each job that starts from the list being walked (so the
+        next one is passed over); stop at the first that fits nowhere."""
+        self.tlist += [j for j in self.jobs if j.state == WAITING and j.submit == self.t]
+        if not self.event:
+            return
+        for j in self.tlist:
+            nodes = [n for n in range(self.N) if ge(self.free(n), j.demand)]
+            if len(nodes) < j.tasks:
+                break
+            self.start(j, nodes[:j.tasks])
+            self.tlist.remove(j)
+
+    # ---- single-list policies (SJF, SRTF, SRSF) ------------------------------------------
+    def remaining_time(self, j):
+        """Ticks job ``j`` still needs: reload left + work left while running; work left
+        plus a full reload (if it was preempted) while not running."""
+        if j.state == RUNNING:
+            return j.reload_left + j.remaining
+        return j.remaining + (j.ro if j.preemptions > 0 else 0)
+
+    def order_key(self, j):
+        gpus = j.demand[0] * j.tasks
+        if self.policy == "sjf":
+            return gpus
+        if self.policy == "shortest":
+            return self.remaining_time(j)
+        return gpus * self.remaining_time(j)  # shortest-gpu
+
+    def ordered(self):
+        live = (WAITING, RUNNING, STOPPING)
+        if self.mode == "tiresias":
+            if self.event:  # re-sorted only at an arrival or a finish, stably, key alone
+                self.tlist = [j for j in self.tlist if j.state in live]
+                self.tlist += [j for j in self.jobs if j.state == WAITING and j.submit == self.t]
+                self.tlist.sort(key=self.order_key)
+            order = list(self.tlist)
+        else:
+            order = sorted((j for j in self.jobs if j.state in live),
+                           key=lambda j: (self.order_key(j), j.submit, j.job_id))
+        plan = list(self.cap)  # stopping jobs are leaving: their room is planned as free
+        stop, go = [], []
+        for j in order:
+            if j.state == RUNNING:
+                if j.te or all(ge(plan[n], j.demand) for n in j.nodes):
+                    for n in j.nodes:
+                        plan[n] = sub(plan[n], j.demand)
+                else:
+                    stop.append(j)
+            elif j.state == WAITING:
+                nodes = [n for n in range(self.N) if ge(plan[n], j.demand)][:j.tasks]
+                if len(nodes) == j.tasks:
+                    for n in nodes:
+                        plan[n] = sub(plan[n], j.demand)
+                    go.append((j, nodes))
+        for v in stop:
+            self.signal(v)
+        for j, nodes in go:
+            if all(ge(self.avail(n), j.demand) for n in nodes):
+                self.start(j, nodes)
 
     def be_pass(self):
         while True:
@@ -308,8 +401,10 @@ class Reference:
 
     # ---- LAS ------------------------------------------------------------------------------
     def attained(self, j):
-        """GPU-seconds of service: GPUs x tasks x ticks of progress x tick length."""
-        return j.demand[0] * j.tasks * (j.work - j.remaining) * self.tick_s
+        """GPU-seconds of service: GPUs x tasks x ticks of progress x tick length (LAS);
+        seconds of progress, whatever the GPUs (DLAS)."""
+        seconds = (j.work - j.remaining) * self.tick_s
+        return seconds if self.policy == "dlas" else j.demand[0] * j.tasks * seconds
 
     def las(self):
         for q in self.queues:  # finished jobs leave their queue
@@ -436,7 +531,7 @@ class Reference:
     def bound(self):
         """A tick by which every run must be over (see the argument in ``run``)."""
         n_te = sum(j.te for j in self.jobs)
-        if self.policy == "las":  # each arrival or demotion may preempt every running job
+        if self.policy in LAS_LIKE + ORDERED:  # each arrival or demotion may preempt all
             n_te = len(self.jobs) ** 2 * (len(self.thresholds) + 1)
         return (max(j.submit for j in self.jobs) + sum(j.work for j in self.jobs)
                 + n_te * sum(j.gp + j.ro for j in self.jobs) + 2)
@@ -459,7 +554,8 @@ class Reference:
 
 
 def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
-                       on_tick=None, thresholds=(3250.0, 7200.0)) -> dict[int, RefResult]:
+                       on_tick=None, thresholds=(3250.0, 7200.0),
+                       mode="exact") -> dict[int, RefResult]:
     """Simulate like SPEC.md says, the slow way: ``{job_id: RefResult}`` in ticks.
 
     ``on_tick(ref, phase)`` (optional) is called after the schedule step
@@ -467,4 +563,4 @@ def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0
     every tick; ``ref`` is the :class:`Reference` with ``ref.t`` the tick.
     """
     return Reference(jobs_df, capacity, policy, tick=tick, s=s, P=P, seed=seed,
-                     on_tick=on_tick, thresholds=thresholds).run()
+                     on_tick=on_tick, thresholds=thresholds, mode=mode).run()

@@ -1,4 +1,5 @@
-"""RQ1: TE latency, FitGpp s=4 against FIFO, PRIO, LRTP and RAND (the paper's headline)."""
+"""RQ1: TE latency, FitGpp s=4 against FIFO, PRIO, LRTP and RAND (the paper's headline),
+with the SRTF oracle (Tiresias's ``shortest``, which knows every job's duration) as the bound."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from fitgpp.analysis.metrics import METRICS
 from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, against_paper_row, compare, order_against,  # noqa: F401
                         paper_summary, size_phrase)
 from fitgpp.studies.base import Outcome, RQResult, Study, _bars, _config, _timeline
+from fitgpp.studies.oracle import BOUND, LABEL, ORACLE, oracle_sentences
 
 #: The configuration whose changes are the paper's headline.
 HEADLINE = "FitGpp s=4"
@@ -59,6 +61,10 @@ def _rq1(o: Outcome) -> RQResult:
     table = o.table()
     te_p95 = {c["label"]: o.metric_values(c, METRICS["te_p95"]) for c in o.configurations()}
     finding = headline_finding(table, o.jobs(), len(st.seeds(size)), te_p95)
+    values = {c["label"]: {m: o.metric_values(c, METRICS[m]) for m, _ in BOUND}
+              for c in o.configurations() if c["label"] in (HEADLINE, LABEL)}
+    bound = oracle_sentences(values, HEADLINE)
+    finding += f" The bound: {bound}" if bound else ""
     kept = o.kept()
     charts = {
         "rq1_slowdown_cdf": plots.slowdown_cdf(kept),
@@ -75,8 +81,10 @@ def _rq1(o: Outcome) -> RQResult:
 RQ1 = Study(
     key="rq1", title="RQ1: TE latency",
     question="Can preemption cut TE latency without hurting BE much? FitGpp (s=4) against "
-             "FIFO, PRIO, LRTP and RAND on the default workload.",
-    policies={"fifo": {}, "prio": {}, "fitgpp": {"s": [4.0]}, "lrtp": {}, "rand": {}},
+             "FIFO, PRIO, LRTP and RAND on the default workload, and how far it is from the "
+             "SRTF oracle (shortest remaining time first, which knows every job's duration).",
+    policies={"fifo": {}, "prio": {}, "fitgpp": {"s": [4.0]}, "lrtp": {}, "rand": {},
+              ORACLE: {}},
     analyze=_rq1)
 
 #: The studies this module declares, in the order of the report.

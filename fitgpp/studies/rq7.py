@@ -22,6 +22,7 @@ from fitgpp.analysis import verdicts
 from fitgpp.analysis.metrics import METRICS
 from fitgpp.sim.policies.las import Las
 from fitgpp.studies.base import RQResult, Size, Study, _config
+from fitgpp.studies.oracle import oracle_counts
 
 #: Tiresias's ``dlas-gpu`` thresholds [GPU-s]: the second is this many times the first.
 RATIO = 7200.0 / 3250.0
@@ -75,7 +76,8 @@ class LasThreshold:
 
 
 POLICIES = {"fifo": {}, "prio": {}, "fitgpp": {"s": list(FITGPP_S)},
-            "LAS": {"policy": LasThreshold, "threshold": list(THRESHOLDS)}}
+            "LAS": {"policy": LasThreshold, "threshold": list(THRESHOLDS)},
+            "shortest": {}}   # the SRTF oracle: the bound (fitgpp.studies.oracle)
 
 
 # ---------------------------------------------------------------- the declarations
@@ -109,7 +111,8 @@ def study(workloads=WORKLOADS, overheads=OVERHEADS) -> Study:
     return Study(key="rq7", title=TITLE, question=(
         f"{QUESTION} FIFO, PRIO (the baseline), FitGpp (s = "
         f"{', '.join(f'{x:g}' for x in FITGPP_S)}) and LAS (first threshold "
-        f"{' or '.join(f'{x:g}' for x in THRESHOLDS)} GPU-s) on "
+        f"{' or '.join(f'{x:g}' for x in THRESHOLDS)} GPU-s), with the SRTF oracle as the "
+        f"bound, on "
         f"{', '.join(f'`{w}`' for w in workloads)}, BE restart overhead {minutes} min."),
         policies=POLICIES, knobs={"restart_overhead": tuple(float(x) for x in overheads)},
         variants={w: _model(w) for w in workloads}, variant_dim="workload", baseline="prio",
@@ -258,9 +261,12 @@ def analyze(o) -> RQResult:
     comp = comparisons(runs)
     changes = dict(zip(table.index, (o.change(c, METRICS["te_p95"])
                                      for c in o.configurations())))
-    r = RQResult(st.key, st.title, st.question, table, {}, {}, summary(comp), _config(o))
+    bound, lines = oracle_counts(runs, "FitGpp s=4")
+    finding = summary(comp) + (f" The bound: {bound}" if bound else "")
+    r = RQResult(st.key, st.title, st.question, table, {}, {}, finding, _config(o))
     r.details = (vs_baseline(table, o.baseline_label(), changes) + "\n\n"
-                 + "\n".join(f"- {s}" for s in comp["sentence"]))
+                 + "\n".join(f"- {s}" for s in comp["sentence"])
+                 + "".join(f"\n- {s}" for s in lines))
     r.datasets = {"comparisons": comp, "runs": runs}
     return r
 

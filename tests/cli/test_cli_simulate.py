@@ -176,7 +176,7 @@ def bad_cases(tmp_path, trace):
         "P 0": ([trace, *NODE, "--max-preemptions", "0", *r], ["--max-preemptions"]),
         "P -1": ([trace, *NODE, "--max-preemptions", "-1", *r], ["--max-preemptions"]),
         "P abc": ([trace, *NODE, "--max-preemptions", "abc", *r], ["--max-preemptions"]),
-        "unknown policy": ([trace, *NODE, "--policy", "sjf", *r], ["--policy", "sjf"]),
+        "unknown policy": ([trace, *NODE, "--policy", "srpt", *r], ["--policy", "srpt"]),
         "tick 0": ([trace, *NODE, "--tick", "0", *r], ["tick"]),
         "tick nan": ([trace, *NODE, "--tick", "nan", *r], ["tick"]),
         "out in missing dir": ([trace, *NODE, *out], ["does not exist"]),

@@ -31,10 +31,11 @@ def test_numpy_numbers_accepted_and_stored_as_python():
 
 
 def test_registry_names_and_unknown_parameters():
-    assert set(fitgpp.POLICIES) == {"fifo", "prio", "fitgpp", "lrtp", "rand", "las"}
+    assert set(fitgpp.POLICIES) == {"fifo", "prio", "fitgpp", "lrtp", "rand", "las", "sjf",
+                                    "lpjf", "shortest", "shortest-gpu", "dlas"}
     assert fitgpp.make_policy("FitGpp", s=8.0) == fitgpp.FitGpp(s=8.0)
-    with pytest.raises(fitgpp.PolicyError, match="unknown policy 'sjf'"):
-        fitgpp.make_policy("sjf")
+    with pytest.raises(fitgpp.PolicyError, match="unknown policy 'srpt'"):
+        fitgpp.make_policy("srpt")
     with pytest.raises(fitgpp.PolicyError, match=r"'lrtp' takes no parameter\(s\) s"):
         fitgpp.make_policy("lrtp", s=4.0)
     with pytest.raises(fitgpp.PolicyError, match="'fifo' takes no parameter"):

@@ -22,7 +22,7 @@ def test_reproduce_finds_the_studies():
 
 def test_the_declaration_offers_every_setting():
     dims = STUDIES["rq7"].dimensions(TINY)
-    assert set(dims["policy"]) == {"fifo", "prio", "fitgpp", "LAS"}
+    assert set(dims["policy"]) == {"fifo", "prio", "fitgpp", "LAS", "shortest"}
     assert dims["threshold"] == rq7.THRESHOLDS and len(set(rq7.THRESHOLDS)) == 2
     assert dims["s"] == rq7.FITGPP_S
     assert dims["workload"] == rq7.WORKLOADS
@@ -39,7 +39,7 @@ def test_every_configuration_is_a_row_of_its_own(result):
     t = result.table
     labels = set(t["policy"])
     expected = {"FIFO", "PRIO", *(f"FitGpp s={s:g}" for s in rq7.FITGPP_S),
-                *(f"LAS threshold={x:g}" for x in rq7.THRESHOLDS)}
+                *(f"LAS threshold={x:g}" for x in rq7.THRESHOLDS), "SRTF"}
     assert labels == expected
     assert len(t) == len(expected) * len(rq7.OVERHEADS)   # one row per policy and overhead
     las = t[t["name"] == "LAS"]
@@ -55,6 +55,23 @@ def test_every_configuration_is_a_row_of_its_own(result):
     assert len(comp) == len(rq7.FITGPP_S) * len(rq7.THRESHOLDS) * len(rq7.OVERHEADS) \
         * len(rq7.COMPARED)
     assert result.finding.startswith(rq7.summary(comp))
+
+
+def test_the_oracle_is_the_bound(result):
+    """SRTF runs on the same seeds; the finding counts FitGpp s=4's TE p95 verdicts against
+    it (one per overhead) and the details say each, TE and BE, with its paired interval."""
+    from fitgpp.studies.oracle import against_oracle
+    runs = result.datasets["runs"]
+    srtf = runs[runs["policy"] == "SRTF"]
+    assert len(srtf) == len(TINY.seeds) * len(rq7.OVERHEADS)
+    assert f"over {len(rq7.OVERHEADS)} workload and overhead cells" in result.finding
+    for ro in (0.0, 10.0):
+        g = runs[runs["overhead_min"] == ro]
+        a, b = (g[g["policy"] == p].sort_values("seed") for p in ("FitGpp s=4", "SRTF"))
+        for m, t in (("te_p95", "TE p95 slowdown"), ("be_p95", "BE p95 slowdown")):
+            line = against_oracle(a[m], b[m], a="FitGpp s=4",
+                                  title=f"paper-wide-te, {ro:g} min restarts, {t}")
+            assert line in result.details
 
 
 def test_las_threshold_is_the_built_in_las():

@@ -120,8 +120,8 @@ def test_empty_policy_grid_and_missing_tables(tmp_path):
 
 def test_python_objects_are_validated_too():
     wl = Workload(model="paper-default")
-    with pytest.raises(ExperimentError, match="unknown policy 'sjf'"):
-        Experiment(workload=wl, policies=["sjf"])
+    with pytest.raises(ExperimentError, match="unknown policy 'srpt'"):
+        Experiment(workload=wl, policies=["srpt"])
     with pytest.raises(ExperimentError, match="key 'knob'|unknown key 'knob'"):
         Experiment(workload={"model": "x", "knob": 1}, policies=["fifo"])
     with pytest.raises(ExperimentError, match="given twice"):

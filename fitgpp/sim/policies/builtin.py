@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from fitgpp.sim.policies.dlas import Dlas
 from fitgpp.sim.policies.fifo import Fifo
 from fitgpp.sim.policies.fitgpp import FitGpp
 from fitgpp.sim.policies.las import Las
+from fitgpp.sim.policies.lpjf import Lpjf
 from fitgpp.sim.policies.lrtp import Lrtp
 from fitgpp.sim.policies.prio import Prio
 from fitgpp.sim.policies.rand import Rand
+from fitgpp.sim.policies.shortest import Shortest
+from fitgpp.sim.policies.shortest_gpu import ShortestGpu
+from fitgpp.sim.policies.sjf import Sjf
 
 POLICIES = {
     "fifo": Fifo,
@@ -16,4 +21,9 @@ POLICIES = {
     "lrtp": Lrtp,
     "rand": Rand,
     "las": Las,
+    "sjf": Sjf,
+    "lpjf": Lpjf,
+    "shortest": Shortest,
+    "shortest-gpu": ShortestGpu,
+    "dlas": Dlas,
 }

@@ -1,0 +1,357 @@
+"""One list in priority order, one plan of the cluster: the schedule step shared by the
+single-list schedulers of Tiresias's simulator (SJF, SRTF, SRSF; see docs/model.md).
+
+Each step goes over every job in the system in the policy's order against a *plan* of
+the cluster that starts from capacity (what stopping jobs hold counts as free: they are
+leaving). A running job that fits the plan on its own nodes is kept (a running TE job is
+always kept); a running BE job that does not fit is preempted. A waiting job that fits is
+to start on the lowest-id node(s) of the plan with room for it; one that does not fit is
+skipped (no head-of-line blocking). A stopping job waits its release. Then the
+preemptions happen, and the jobs to start start on the nodes the plan gave them; a job
+whose planned room is still held (by a job in its grace period, or a TE job kept beyond
+the plan) waits, and the policy looks again at the next tick.
+
+:class:`OrderedPolicy` keeps the waiting jobs (waiting or stopping) in a list sorted by a
+key that is constant while a job does not run (``wait_key``) and the running jobs sorted
+by their key at the tick (``run_key``); the step visits the merge of the two. On a
+cluster of one node (a pool, as in Tiresias's comparisons) it visits only what can change
+the plan (:func:`visit_pool`).
+A subclass with ``ties="tiresias"`` keeps instead one list, re-sorted (stably, by the key
+alone) only at Tiresias's events, an arrival or a finish: ties then keep the order of the
+previous sort, as Tiresias's simulator does.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right, insort
+from itertools import accumulate
+
+from fitgpp.sim.engine import DONE, RUNNING, WAITING
+from fitgpp.sim.policies.base import PolicyError
+
+TIES = ("exact", "tiresias")
+
+
+class Plan:
+    """The planned room of every node during one step, and what the step decided."""
+
+    __slots__ = ("eng", "pg", "pc", "pm", "room", "big", "min_gpu", "starts", "stops")
+
+    def __init__(self, eng, min_gpu: int):
+        self.eng = eng
+        self.pg, self.pc, self.pm = list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)
+        self.room = sum(self.pg)  # planned free GPUs over the nodes with room (never < 0)
+        self.big = None  # the largest planned room of one node; None: to recompute
+        self.min_gpu = min_gpu
+        self.starts: list[tuple[int, list[int]]] = []
+        self.stops: list[int] = []
+
+    def full(self) -> bool:
+        """No job can be placed any more (every job needs more GPUs than are left)."""
+        return self.min_gpu > 0 and self.room < self.min_gpu
+
+    def visit(self, i: int) -> None:
+        st = self.eng.state[i]
+        if st == RUNNING:
+            self.keep(i)
+        elif st == WAITING and not self.full():
+            self.place(i)
+
+    def keep(self, i: int) -> None:
+        """Running job ``i``: kept if it fits the plan on its nodes (or is TE), else to stop."""
+        eng, pg, pc, pm = self.eng, self.pg, self.pc, self.pm
+        at, g, c, m, te = eng.nodes[i], eng.dg[i], eng.dc[i], eng.dm[i], eng.te[i]
+        if not te and not all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
+            self.stops.append(i)
+            return
+        for n in at:
+            pg[n] -= g
+            pc[n] -= c
+            pm[n] -= m
+        self.big = None
+        self.room -= g * len(at)
+        if te and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
+            self.room = sum(x for x in pg if x > 0)
+
+    def place(self, i: int) -> None:
+        """Waiting job ``i``: to start on the lowest-id node(s) of the plan with room."""
+        eng, pg, pc, pm = self.eng, self.pg, self.pc, self.pm
+        g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
+        if g * k > self.room:
+            return
+        if self.big is None:
+            self.big = (max(pg), max(pc), max(pm))
+        big = self.big
+        if g > big[0] or c > big[1] or m > big[2]:
+            return
+        at = []
+        for n in range(len(pg)):
+            if pg[n] >= g and pc[n] >= c and pm[n] >= m:
+                at.append(n)
+                if len(at) == k:
+                    break
+        else:
+            return
+        for n in at:
+            pg[n] -= g
+            pc[n] -= c
+            pm[n] -= m
+        self.room -= g * k
+        self.big = None
+        self.starts.append((i, at))
+
+
+def fits(eng, i: int, n: int) -> bool:
+    """avail(n) >= the (per-task) demand of job ``i``."""
+    return (eng.free_g[n] - eng.res_g[n] >= eng.dg[i] and eng.free_c[n] - eng.res_c[n] >= eng.dc[i]
+            and eng.free_m[n] - eng.res_m[n] >= eng.dm[i])
+
+
+class OrderedPolicy:
+    """Base of a single-list policy: say ``wait_key(eng, i)`` (constant while job ``i`` does
+    not run) and ``run_key(eng, i, t)`` (its key while running at tick ``t``); the lower key
+    goes first, ties by index, i.e. ``(submit, job_id)``. If running jobs keep their order
+    among themselves, say so with ``static(eng, i)`` (a key fixed while ``i`` runs) and
+    ``offset(t)`` (``run_key = static - offset``): the step then keeps them sorted instead
+    of sorting them. A subclass with a ``ties`` field offers ``"tiresias"`` too."""
+
+    name = "ordered"
+    max_preemptions = None  # no limit: a job may be preempted each time it is outranked
+    static = None  # or a method (eng, i) -> key fixed while job i runs
+
+    def _check_ties(self) -> None:
+        if getattr(self, "ties", "exact") not in TIES:
+            raise PolicyError(f"{self.name}: ties must be 'exact' or 'tiresias', "
+                              f"got {self.ties!r}")
+
+    def wait_key(self, eng, i: int):
+        raise NotImplementedError
+
+    def run_key(self, eng, i: int, t: int):
+        raise NotImplementedError
+
+    def offset(self, t: int):
+        return 0
+
+    # hooks for a policy whose keys depend on its own bookkeeping (DLAS); no-ops here
+    def prepare(self, eng, s, t: int, arrivals) -> None:
+        """Before the step: ``arrivals`` are about to join."""
+
+    def stopping(self, eng, s, stops: list) -> None:
+        """``stops`` (in visiting order) are about to be preempted."""
+
+    def starting(self, eng, s, i: int) -> None:
+        """Job ``i`` has just started."""
+
+    def settle(self, eng, s, t: int) -> None:
+        """After the step's preemptions and starts."""
+
+    def bind(self, eng) -> None:
+        # on one node (a pool) the waiting jobs are kept per demand, for the fast step
+        one = eng.n_nodes == 1
+        eng.scratch["ordered"] = {"wait": {} if one else [], "run": set(), "arrived": 0,
+                                  "done": 0, "list": [], "min_gpu": min(eng.dg, default=0),
+                                  "one": one, "rs": [], "ri": [], "skey": {}, "ends": [],
+                                  # CPU or memory asked by some job (else they never bind)
+                                  "cm": any(eng.dc) or any(eng.dm)}
+
+    def _wait_add(self, eng, s, i: int) -> None:
+        wait = s["wait"]
+        if s["one"]:
+            wait = wait.setdefault((eng.dg[i], eng.dc[i], eng.dm[i]), [])
+        insort(wait, (self.wait_key(eng, i), i))
+
+    def _wait_remove(self, eng, s, i: int) -> None:
+        wait = s["wait"]
+        if s["one"]:
+            wait = wait[eng.dg[i], eng.dc[i], eng.dm[i]]
+        del wait[bisect_left(wait, (self.wait_key(eng, i), i))]
+
+    def _run_add(self, eng, s, i: int) -> None:
+        s["run"].add(i)
+        heapq.heappush(s["ends"], (eng.end[i], i))
+        if self.static is not None:
+            key = s["skey"][i] = (self.static(eng, i), i)
+            k = bisect_left(s["rs"], key)
+            s["rs"].insert(k, key)
+            s["ri"].insert(k, i)
+
+    def _run_remove(self, s, i: int) -> None:
+        s["run"].discard(i)
+        if self.static is not None:
+            k = bisect_left(s["rs"], s["skey"].pop(i))
+            del s["rs"][k], s["ri"][k]
+
+    def _running(self, eng, s, t: int) -> tuple[list, list, object]:
+        """The running jobs in order: ``(keys, indices, offset)``, ``keys[k] = (static key,
+        i)`` with ``run_key = static - offset``."""
+        if self.static is not None:
+            return s["rs"], s["ri"], self.offset(t)
+        rs = sorted(zip([self.run_key(eng, i, t) for i in s["run"]], s["run"]))
+        return rs, [i for _, i in rs], 0
+
+    def schedule(self, eng, t: int) -> None:
+        s = eng.scratch["ordered"]
+        tiresias = getattr(self, "ties", "exact") == "tiresias"
+        k0 = k = s["arrived"]
+        while k < eng.n and eng.submit[k] <= t:
+            k += 1
+        s["arrived"] = k
+        if eng.n_done != s["done"]:
+            ends, run = s["ends"], s["run"]
+            while ends and ends[0][0] <= t:  # (an entry of a preempted run is stale)
+                _, i = heapq.heappop(ends)
+                if i in run and eng.state[i] != RUNNING:
+                    self._run_remove(s, i)
+        plan = Plan(eng, s["min_gpu"])
+        if tiresias:
+            self._visit_list(eng, s, plan, range(k0, k), t)
+        else:
+            self.prepare(eng, s, t, range(k0, k))
+            for i in range(k0, k):
+                self._wait_add(eng, s, i)
+            rs, ri, off = self._running(eng, s, t)
+            if s["one"]:
+                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
+            else:
+                visit_merged(eng, plan, s["wait"], rs, ri, off)
+        s["done"] = eng.n_done
+        self._act(eng, s, plan, t, tiresias)
+
+    def _visit_list(self, eng, s, plan: Plan, arrivals, t: int) -> None:
+        order, state = s["list"], eng.state
+        if arrivals or eng.n_done != s["done"]:  # an event in Tiresias's sense: re-sort
+            order[:] = [i for i in order if state[i] != DONE]
+            order.extend(arrivals)
+            order.sort(key=lambda i: self.run_key(eng, i, t) if state[i] == RUNNING
+                       else self.wait_key(eng, i))
+        k = 0
+        for k, i in enumerate(order):
+            if plan.full():
+                break
+            plan.visit(i)
+        else:
+            return
+        for i in order[k:]:  # no room left: a BE job is stopped, a TE job kept
+            if state[i] == RUNNING:
+                plan.keep(i)
+
+    def _act(self, eng, s, plan: Plan, t: int, tiresias: bool) -> None:
+        self.stopping(eng, s, plan.stops)
+        for i in plan.stops:
+            eng.preempt(i, t)
+            self._run_remove(s, i)
+            if not tiresias:
+                self._wait_add(eng, s, i)
+        held = False
+        for i, nodes in plan.starts:
+            if not all(fits(eng, i, n) for n in nodes):
+                held = True  # its room is still held: it waits; look again next tick
+                continue
+            if not tiresias:
+                self._wait_remove(eng, s, i)
+            eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
+            self.starting(eng, s, i)
+            self._run_add(eng, s, i)
+        self.settle(eng, s, t)
+        if held:
+            eng.wake(t + 1)
+
+
+def visit_merged(eng, plan: Plan, wait: list, rs: list, ri: list, off) -> None:
+    """Visit the merge of the waiting jobs ``wait`` (sorted ``(key, i)``) and the running
+    ones (``rs``/``ri``, see :meth:`OrderedPolicy._running`) in order."""
+    a = b = 0
+    nw, nr = len(wait), len(ri)
+    while (a < nw or b < nr) and not plan.full():
+        if b < nr and (a >= nw or ((rs[b][0] - off) if off else rs[b][0], ri[b]) < wait[a]):
+            plan.keep(ri[b])
+            b += 1
+        else:
+            i = wait[a][1]
+            a += 1
+            if eng.state[i] == WAITING:
+                plan.place(i)
+    for b in range(b, nr):  # no room left: a BE job is stopped, a TE job kept
+        plan.keep(ri[b])
+
+
+def visit_pool(eng, plan: Plan, classes: dict, rs: list, ri: list, off, cm: bool = True) -> None:
+    """The same visit as :func:`visit_merged` on a cluster of one node, with
+    the waiting jobs kept per demand (``classes``: demand -> sorted ``(key, i)``). On one
+    node a waiting job fits iff its demand fits the room left where it stands, and the room
+    only shrinks along the order: so only the head of each demand that still fits matters,
+    and the running jobs between two waiting ones are kept at once when they all fit."""
+    pg, pc, pm = plan.pg, plan.pc, plan.pm
+    dg, dc, dm, state = eng.dg, eng.dc, eng.dm, eng.state
+    live = {d: [lst, 0] for d, lst in classes.items()
+            if lst and d[0] <= pg[0] and d[1] <= pc[0] and d[2] <= pm[0]}
+    b = 0
+    while live:
+        best = None
+        for d, head in list(live.items()):
+            lst, k = head
+            while k < len(lst) and state[lst[k][1]] != WAITING:
+                k += 1  # a stopping job waits its release
+            head[1] = k
+            if k == len(lst):
+                del live[d]
+            elif best is None or lst[k] < best[0]:
+                best = (lst[k], d)
+        if best is None:
+            break
+        (key, w), d = best
+        pos = bisect_left(rs, ((key + off) if off else key, w), b)
+        _keep_span(eng, plan, ri, b, pos, cm)
+        b = pos
+        if d[0] <= pg[0] and d[1] <= pc[0] and d[2] <= pm[0]:
+            pg[0] -= d[0]
+            pc[0] -= d[1]
+            pm[0] -= d[2]
+            plan.starts.append((w, [0]))
+            live[d][1] += 1
+        else:
+            del live[d]  # the room only shrinks: no later job of this demand fits either
+        for d in [d for d in live if d[0] > pg[0] or d[1] > pc[0] or d[2] > pm[0]]:
+            del live[d]
+    _keep_span(eng, plan, ri, b, len(ri), cm)
+    plan.room = max(pg[0], 0)
+    plan.big = None
+
+
+def _keep_span(eng, plan: Plan, ri: list, b: int, e: int, cm: bool = True) -> None:
+    """Keep running jobs ``ri[b:e]`` on node 0: all at once if their sum fits, else one by one
+    (``cm``: some job asks for CPU or memory; else those sums are 0)."""
+    if b >= e:
+        return
+    pg, pc, pm = plan.pg, plan.pc, plan.pm
+    span = ri[b:e]
+    sg = sum(map(eng.dg.__getitem__, span))
+    sc, sm = (sum(map(eng.dc.__getitem__, span)), sum(map(eng.dm.__getitem__, span))) \
+        if cm else (0, 0)
+    if sg <= pg[0] and sc <= pc[0] and sm <= pm[0]:
+        pg[0] -= sg
+        pc[0] -= sc
+        pm[0] -= sm
+        return
+    if cm:
+        for i in span:
+            plan.keep(i)
+        return
+    # GPUs only: keep the longest prefix that fits at once, decide the next job alone, repeat
+    dg, te = eng.dg, eng.te
+    acc = list(accumulate(map(dg.__getitem__, span)))
+    k, base = 0, 0  # next job of the span; GPUs of the span before it
+    while k < len(span):
+        j = bisect_right(acc, pg[0] + base, k)  # span[k:j] fit together
+        if j > k:
+            pg[0] -= acc[j - 1] - base
+            k, base = j, acc[j - 1]
+            continue
+        i = span[k]
+        if te[i] or dg[i] <= pg[0]:  # (a TE job is kept beyond the plan)
+            pg[0] -= dg[i]
+        else:
+            plan.stops.append(i)
+        k, base = k + 1, acc[k]

@@ -1,0 +1,51 @@
+"""SRTF: shortest remaining time first, Tiresias's ``shortest`` (an oracle: it reads ``duration``).
+
+Not in the FitGpp paper; the lower bound on latency every peer ships (Tiresias
+``shortest``, Blox and Lucid ``srtf``). Class-neutral, except that a running TE job is
+never preempted. A job's remaining time is the ticks it still needs if it runs from now
+on: ``end - t`` while it runs (a reload included), its work left (plus its reload if it
+was preempted, ``restart_overhead``) while it waits. No real scheduler knows it: the
+policy reads each job's ``duration``, which is what makes it an oracle.
+
+Each step visits every job by remaining time, ties by ``(submit, job_id)``, against a
+plan of the cluster (:mod:`fitgpp.sim.policies.ordered`): a job that fits what the jobs ahead
+of it leave runs, a running BE job that does not is preempted. ``ties="tiresias"``
+(opt-in) orders as Tiresias's simulator does: the list is re-sorted (stably, by remaining
+time alone) only at an arrival or a finish, so tied jobs keep their previous order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fitgpp.sim.policies.ordered import OrderedPolicy
+
+TIES = {"description": "order of tied jobs: 'exact' ((submit, job_id); re-sorted at every "
+                       "step) or 'tiresias' (stable re-sort at arrivals and finishes only)"}
+
+
+def left(eng, i: int) -> int:
+    """Ticks a job that does not run needs once started: work left, plus a reload if it
+    was preempted."""
+    return eng.work[i] - eng.progress(i, eng.now) + (eng.ro[i] if eng.preemptions[i] else 0)
+
+
+@dataclass(frozen=True)
+class Shortest(OrderedPolicy):
+    ties: str = field(default="exact", metadata=TIES)
+    name = "shortest"
+
+    def __post_init__(self):
+        self._check_ties()
+
+    def wait_key(self, eng, i):
+        return left(eng, i)
+
+    def run_key(self, eng, i, t):
+        return eng.end[i] - t
+
+    def static(self, eng, i):
+        return eng.end[i]
+
+    def offset(self, t):
+        return t
