@@ -154,30 +154,21 @@ def _keep(eng, led, dirty, i: int) -> bool:
 
 def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> None:
     """Each waiting job of a queue, in order: to start on the lowest-id node(s) of the plan
-    with room, if any. The plan only shrinks, so the largest room of one node found before
-    a planned start still bounds it after; it is found again only when a job passes the
-    bound, and once no node has ``min_gpu`` GPUs left nobody else fits."""
+    with room, if any. The plan only shrinks, so the largest room of one node, found once a
+    search fails, still bounds it after later starts: a job above it is passed over without
+    a search (found again when one below it fails), and once no node has ``min_gpu`` GPUs
+    left nobody else fits."""
     state, demand, tasks = eng.state, s["demand"], eng.tasks
     lg, lc, lm = led
     min_gpu, nn = s["min_gpu"], len(lg)
     bg = bc = bm = float("inf")  # bounds on the largest room of one node: GPU, CPU, memory
-    exact = 0  # which of them are exact: bits 1, 2 (CPU and memory)
+    exact = False
     for i in waiting:
         if state[i] != WAITING:
             continue  # a stopping one waits for its release
         g, c, m = demand[i]
         if g > bg or c > bc or m > bm:
             continue  # no node has room for one task
-        if not exact & 1:
-            bg, exact = max(lg), exact | 1
-            if bg < min_gpu:
-                return
-            if g > bg:
-                continue
-        if not exact & 2:
-            bc, bm, exact = max(lc), max(lm), 3
-            if c > bc or m > bm:
-                continue
         k = tasks[i]
         at = []
         for n in range(nn):
@@ -186,13 +177,17 @@ def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> 
                 if len(at) == k:
                     break
         else:
+            if not exact:  # find the bounds once a search fails; they hold until a start
+                bg, bc, bm, exact = max(lg), max(lc), max(lm), True
+                if bg < min_gpu:
+                    return
             continue
         for n in at:
             lg[n] -= g
             lc[n] -= c
             lm[n] -= m
             dirty[n] = touched[n] = None
-        exact = 0
+        exact = False
         starts.append((i, at))
 
 
