@@ -73,13 +73,17 @@ df = pd.DataFrame({"job_id": [1, 2, 3], "cls": ["TE", "BE", "BE"], "submit_time"
                    "mem_mib": 1024, "grace_period": [0.0, 60, 0]})
 ds = fitgpp.simulate(df, fitgpp.Cluster.homogeneous(1, 8, 96000, 786432), "las",
                      thresholds=(60.0,), segments=True)
+from fitgpp.metrics import class_table
+from fitgpp.sweep.runs import reduce_run
+reduce_run(ds), class_table(ds)  # what a sweep cell and the command line do with it
 print(json.dumps([int(ds.sizes["segment"]), sorted(m for m in sys.modules if m.startswith("dask"))]))
 """
 
 
 def test_a_first_simulate_with_segments_imports_no_dask(tmp_path):
-    """xarray's default index and Dataset.merge ask whether arrays are dask arrays, which
-    imports dask (0.3-2 s of a first call, and of each sweep cell's first call on a worker)."""
+    """xarray's default index, Dataset.merge and DataArray.to_numpy ask whether arrays are
+    dask arrays, which imports dask (0.3-2 s of a first call, and of each sweep cell's first
+    call in a process)."""
     r = subprocess.run([sys.executable, "-c", FIRST_CALL], cwd=tmp_path, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
