@@ -243,10 +243,10 @@ def _auto_sample(t_end: int) -> int:
 
 def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Visited ticks and column ``k`` of the recorded state (see ``Engine._record``)."""
-    t = np.asarray(eng.trace_t, dtype=np.int64)
+    t = np.frombuffer(eng.trace_t, dtype=np.int64)
     vals = getattr(eng, "_trace_array", None)
     if vals is None:
-        vals = eng._trace_array = np.asarray(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
+        vals = eng._trace_array = np.frombuffer(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
     return t, vals[:, k]
 
 
