@@ -10,7 +10,10 @@ modules with the most time of their own.
 
 The cases: ``import fitgpp``; ``fitgpp --help``; ``fitgpp synth paper-default --jobs 10``;
 ``fitgpp simulate`` of that 10-job trace on 2 nodes with ``--out x.nc`` (the issue's target:
-at most 0.7 s on an idle machine). Wall time depends on the machine's load: the load
+at most 0.7 s on an idle machine); ``import xarray, altair`` plainly and after ``import fitgpp``
+(which defers jsonschema's RFC 3987 grammars), and ``import fitgpp.studies`` (target: within
+1.5 x the deferred one). Then a first and a second ``simulate()`` of a 200-job trace in one
+process, imports done before either (target: first within 1.5 x the second). Wall time depends on the machine's load: the load
 average is printed with the results.
 
     python benchmarks/bench_startup.py [--repeat 7] [--top 15]
@@ -19,6 +22,7 @@ average is printed with the results.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -36,7 +40,36 @@ CASES = {
                                "--seed", "0", "--out", "s.csv"],
     "fitgpp simulate (10 jobs) --out x.nc": ["-m", "fitgpp", "simulate", "t10.csv",
                                              "--nodes", "2", "--out", "x.nc"],
+    "import xarray, altair": ["-c", "import xarray, altair"],
+    "import xarray, altair (IRI deferred)": ["-c", "import fitgpp, xarray, altair"],
+    "import fitgpp.studies": ["-c", "import fitgpp.studies"],
 }
+
+#: a first and a second simulate() in one process (imports done before either): CPU seconds
+FIRST_SECOND = """
+import json, sys, time
+import fitgpp, fitgpp.simulate
+from fitgpp.workload import synthesize
+cluster = fitgpp.Cluster.homogeneous(8, 8, 96000, 786432)
+trace = synthesize("paper-default", n_jobs=int(sys.argv[1]), seed=0, cluster=cluster)
+cpu = []
+for _ in range(2):
+    c = time.process_time()
+    fitgpp.simulate(trace, cluster, "fitgpp", segments=True)
+    cpu.append(time.process_time() - c)
+print(json.dumps(cpu))
+"""
+
+
+def first_second(jobs: int, repeat: int) -> tuple[float, float, float]:
+    """Medians over ``repeat`` fresh processes: (first call, second call, first / second)."""
+    runs = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", FIRST_SECOND, str(jobs)], check=True,
+                             capture_output=True, text=True).stdout
+        runs.append(json.loads(out.splitlines()[-1]))
+    return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
+            statistics.median(r[0] / r[1] for r in runs))
 
 
 def timed(args: list[str], cwd: Path) -> tuple[float, float]:
@@ -82,6 +115,10 @@ def main(argv=None) -> int:
             print(f"{name:<40} {statistics.median(walls):>9.3f} {min(walls):>7.3f} "
                   f"{max(walls):>7.3f} {statistics.median(c for _, c in runs):>7.3f}")
         print(f"load average {os.getloadavg()[0]:.2f} (1 min) after the runs")
+        print(f"\nfirst and second simulate() in one process, 200-job trace, segments (CPU s, "
+              f"medians of {args.repeat} processes): ", end="")
+        first, second, ratio = first_second(200, args.repeat)
+        print(f"first {first:.3f}, second {second:.3f}, first/second {ratio:.2f}")
         rows = importtime(CASES["fitgpp simulate (10 jobs) --out x.nc"], cwd)
     total = sum(r[0] for r in rows)
     print(f"\n-X importtime of the simulate case: {total / 1e6:.3f} s in {len(rows)} imports")

@@ -16,6 +16,11 @@ import types
 import warnings
 
 from fitgpp.errors import FitgppError
+from fitgpp.figures import lazy_iri as _lazy_iri
+
+# before any module of the package imports altair: its jsonschema would compile IRI grammars
+# no Vega-Lite schema uses (~1.5 s CPU), in a notebook or script as on the command line
+_lazy_iri.defer()
 
 #: public name -> the module that defines it
 _EXPORTS = {

@@ -62,3 +62,48 @@ def test_a_command_imports_only_what_it_uses(tmp_path, argv):
     assert not loaded, f"fitgpp {' '.join(argv)} imported {loaded}"
     if argv[0] == "simulate":
         assert (tmp_path / "r.nc").is_file()
+
+
+FIRST_CALL = """
+import json, sys
+import pandas as pd
+import fitgpp
+df = pd.DataFrame({"job_id": [1, 2, 3], "cls": ["TE", "BE", "BE"], "submit_time": [0.0, 0, 60],
+                   "duration": [120.0, 600, 300], "gpu": [8, 8, 4], "cpu_milli": 1000,
+                   "mem_mib": 1024, "grace_period": [0.0, 60, 0]})
+ds = fitgpp.simulate(df, fitgpp.Cluster.homogeneous(1, 8, 96000, 786432), "las",
+                     thresholds=(60.0,), segments=True)
+from fitgpp.metrics import class_table
+from fitgpp.sweep.runs import reduce_run
+reduce_run(ds), class_table(ds)  # what a sweep cell and the command line do with it
+print(json.dumps([int(ds.sizes["segment"]), sorted(m for m in sys.modules if m.startswith("dask"))]))
+"""
+
+
+def test_a_first_simulate_with_segments_imports_no_dask(tmp_path):
+    """xarray's default index, Dataset.merge and DataArray.to_numpy ask whether arrays are
+    dask arrays, which imports dask (0.3-2 s of a first call, and of each sweep cell's first
+    call in a process)."""
+    r = subprocess.run([sys.executable, "-c", FIRST_CALL], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    segments, dask = json.loads(r.stdout.splitlines()[-1])
+    assert segments >= 3 and dask == []
+
+
+def test_the_result_is_what_xarrays_generic_path_builds():
+    import numpy as np
+    import xarray as xr
+
+    import fitgpp
+    from conftest import cluster_of, random_loaded_trace
+    df, cap = random_loaded_trace(4, 60, 2)
+    ds = fitgpp.simulate(df, cluster_of(cap), "las", segments=True)
+    generic = xr.Dataset({k: (v.dims, np.array(v.values), v.attrs) for k, v in ds.data_vars.items()},
+                         coords={k: (v.dims, np.array(v.values), v.attrs)
+                                 for k, v in ds.coords.items()}, attrs=ds.attrs)
+    xr.testing.assert_identical(ds, generic)
+    assert list(ds.data_vars) == list(generic.data_vars) and list(ds.coords) == list(generic.coords)
+    for dim in ("job", "time"):
+        assert ds.indexes[dim].equals(generic.indexes[dim])
+        assert ds.indexes[dim].dtype == generic.indexes[dim].dtype == ds[dim].dtype

@@ -113,17 +113,17 @@ def declare(metric: Metric) -> Metric:
 
 
 def _long_be_p95(ds) -> float:
-    return long_jobs_p95(ds["cls"].to_numpy(), ds["duration"].to_numpy(),
-                         ds["slowdown"].to_numpy())
+    return long_jobs_p95(ds["cls"].values, ds["duration"].values,
+                         ds["slowdown"].values)
 
 
 def _reload_gpu_h(ds) -> float:
-    return reload_gpu_hours(ds["reload"].to_numpy(), ds["gpu"].to_numpy(), ds["tasks"].to_numpy())
+    return reload_gpu_hours(ds["reload"].values, ds["gpu"].values, ds["tasks"].values)
 
 
 def _reload_share(ds) -> float:
-    work = work_gpu_hours(ds["cls"].to_numpy() == "TE", ds["duration"].to_numpy(),
-                          ds["gpu"].to_numpy(), ds["tasks"].to_numpy(), cls="BE")
+    work = work_gpu_hours(ds["cls"].values == "TE", ds["duration"].values,
+                          ds["gpu"].values, ds["tasks"].values, cls="BE")
     return _reload_gpu_h(ds) / work if work else 0.0
 
 
@@ -184,8 +184,9 @@ def class_stats(te, slowdown, preemptions, wait=None) -> dict[str, np.ndarray]:
 def class_table(ds):
     """:func:`class_stats` of a simulation Dataset as a DataFrame indexed by class."""
     import pandas as pd
-    st = class_stats(ds["cls"].to_numpy(), ds["slowdown"].to_numpy(), ds["preemptions"].to_numpy(),
-                     ds["wait"].to_numpy() if "wait" in ds else None)
+    # .values, not .to_numpy(): that asks whether the data is a dask array, importing dask
+    st = class_stats(ds["cls"].values, ds["slowdown"].values, ds["preemptions"].values,
+                     ds["wait"].values if "wait" in ds else None)
     cols = ["jobs", "slowdown_median", "slowdown_p95", "slowdown_p99", "wait_mean",
             "preemptions", "preemptions_per_job"]
     return pd.DataFrame({k: st[k] for k in cols}, index=pd.Index(CLASSES, name="class"))

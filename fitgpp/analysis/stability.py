@@ -89,13 +89,13 @@ class Stability:
 
 def queued(ds) -> tuple[np.ndarray, np.ndarray]:
     """Sample start times [s] and the number of waiting jobs (TE + BE, time means)."""
-    t = ds["time"].to_numpy().astype(float)
-    return t, ds["waiting_te"].to_numpy().astype(float) + ds["waiting_be"].to_numpy().astype(float)
+    t = ds["time"].values.astype(float)
+    return t, ds["waiting_te"].values.astype(float) + ds["waiting_be"].values.astype(float)
 
 
 def drain_start(ds) -> float:
     """The last arrival [s]: from here on nothing arrives and the queue only drains."""
-    return float(ds["submit"].to_numpy().max())   # numpy: an xarray reduction imports dask.array
+    return float(ds["submit"].values.max())  # numpy (.values): xarray reductions and .to_numpy() import dask
 
 
 def mser_warmup(t: np.ndarray, x: np.ndarray, batch: int = BATCH) -> float:
@@ -161,7 +161,7 @@ def steady_window(ds, result: Stability | None = None) -> np.ndarray:
     """Boolean mask over ``ds``'s jobs: submitted in ``[warmup_end, drain_start)`` of
     ``result`` (computed from ``ds`` when not given)."""
     result = result or stability(ds)
-    submit = ds["submit"].to_numpy().astype(float)
+    submit = ds["submit"].values.astype(float)
     return (submit >= result.warmup_end) & (submit < result.drain_start)
 
 

@@ -46,8 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fitgpp.cli import lazy_iri
-    lazy_iri.defer()  # altair's jsonschema would compile unused IRI grammars (~1.5 s)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import heapq
 import numbers
+from array import array
 from bisect import bisect_left, insort
 
 import numpy as np
@@ -81,9 +82,11 @@ class Engine:
         #: with ``segments=True``: ``(i, node, kind, start, end)`` per closed interval, kind 0 =
         #: running, 1 = grace period after a preemption signal (ticks)
         self.segments: list[tuple[int, int, int, int, int]] | None = [] if segments else None
-        # time series: one row per visited tick, state after the schedule step
-        self.trace_t: list[int] = []
-        self.trace_vals: list[tuple[int, int, int, int, int, int]] = []
+        # time series: one row per visited tick, state after the schedule step: the ticks, and
+        # 5 values per tick (see _record), as int64 arrays (a list of tuples took ~200 bytes
+        # per visited tick, 40 here)
+        self.trace_t = array("q")
+        self.trace_vals = array("q")
         policy.bind(self)
 
     def _init_jobs(self, jobs: dict[str, np.ndarray], capacity: np.ndarray) -> None:
@@ -439,7 +442,7 @@ class Engine:
 
     def _record(self, t: int) -> None:
         self.trace_t.append(t)
-        self.trace_vals.append((self.run_gpu, self.stop_gpu, self.resv_gpu,
+        self.trace_vals.extend((self.run_gpu, self.stop_gpu, self.resv_gpu,
                                 len(self.waiting_te), len(self.waiting_be)))
 
     # ------------------------------------------------------------ invariants

@@ -112,30 +112,27 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     trace = read_trace(trace, cluster=cluster)
     if len(trace) == 0:
         raise SimulationError("the trace has no jobs")
-
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
     eng = Engine(cols, cluster.capacity, policy, tick=tick, check=check, segments=segments)
     eng.run(jump=jump, progress=progress)
     ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
     if segments:
-        ds = ds.merge(_segments(eng, tick))
+        ds.update(_segments(eng, tick))  # (Dataset.merge's alignment imports dask.array)
     return ds
 
 
-def _segments(eng, tick) -> xr.Dataset:
+def _segments(eng, tick) -> dict[str, xr.Variable]:
     seg = np.asarray(eng.segments, dtype=np.int64).reshape(-1, 5)
-    ids = np.asarray(eng.job_id, dtype=np.int64)
-    kind = np.array(["run", "grace"])[seg[:, 2]]
     spec = {
-        "segment_job": (ids[seg[:, 0]], "1", "job_id of the interval"),
+        "segment_job": (np.asarray(eng.job_id, dtype=np.int64)[seg[:, 0]], "1", "job_id of the interval"),
         "segment_node": (seg[:, 1], "1", "node the job held"),
-        "segment_kind": (kind, "", "run (making progress) or grace (stopping after a preemption signal)"),
+        "segment_kind": (np.array(["run", "grace"])[seg[:, 2]], "",
+                         "run (making progress) or grace (stopping after a preemption signal)"),
         "segment_start": (seg[:, 3] * tick, "s", "interval start"),
         "segment_end": (seg[:, 4] * tick, "s", "interval end (exclusive)"),
     }
-    return xr.Dataset({k: ("segment", v, {"units": u, "description": d})
-                       for k, (v, u, d) in spec.items()})
+    return {k: _variable("segment", v, u, d) for k, (v, u, d) in spec.items()}
 
 
 def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.Dataset:
@@ -148,13 +145,12 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
         raise RuntimeError("simulation ended with unfinished jobs")
     submit = cols["submit"][order]
     data = _job_data(eng, j, cols, order, first, fin, tick)
-    # Variables built from numpy arrays directly (fastpath): xarray's generic conversion
-    # asks whether each array is a dask array, which imports dask.array (~0.3 s of a small
-    # ``fitgpp simulate``); these are plain 1-D numpy arrays, which it would keep as they are.
+    # numpy arrays as Variables (fastpath) and coordinates with their index: xarray's generic
+    # path asks if each is a dask array, which imports dask (0.3-2 s of a first call)
     ds = xr.Dataset(
         {k: _variable("job", v, *_JOB_VARS[k]) for k, v in data.items()},
-        coords={"job": _variable("job", j["job_id"].to_numpy(np.int64), None,
-                                 "job_id from the trace; (submit, job_id) order")},
+        coords=_coord("job", j["job_id"].to_numpy(np.int64), None,
+                      "job_id from the trace; (submit, job_id) order"),
     )
     total_gpu = cluster.total_gpus
     t0 = int(submit.min()) if n else 0
@@ -164,7 +160,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     for k, v in series.items():
         vals = v / scale[k] if k in scale and total_gpu else v
         ds[k] = _variable("time", vals, *_TIME_VARS[k])
-    ds = ds.assign_coords(time=_variable(
+    ds = ds.assign_coords(_coord(
         "time", times * tick, "s", "start of each sample; values are time means over the sample"))
     busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
@@ -229,10 +225,16 @@ def _attrs(trace, cluster, policy, tick, sample_every: float, util: float) -> di
 
 def _variable(dim: str, values: np.ndarray, units: str | None, description: str) -> xr.Variable:
     """A 1-D Variable over ``dim`` from a numpy array, with its units and description."""
-    values = np.asarray(values)
     attrs = {"description": description} if units is None else {"units": units,
                                                                  "description": description}
-    return xr.Variable((dim,), values, attrs, fastpath=True)
+    return xr.Variable((dim,), np.asarray(values), attrs, fastpath=True)
+
+
+def _coord(dim: str, values: np.ndarray, units: str | None, description: str) -> xr.Coordinates:
+    """Coordinate ``dim`` with the pandas index xarray would make (so it need not look for dask)."""
+    var = _variable(dim, values, units, description)
+    index = xr.indexes.PandasIndex(pd.Index(var.values), dim, coord_dtype=var.dtype)
+    return xr.Coordinates({dim: var}, indexes={dim: index})
 
 
 def _auto_sample(t_end: int) -> int:
@@ -241,10 +243,10 @@ def _auto_sample(t_end: int) -> int:
 
 def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Visited ticks and column ``k`` of the recorded state (see ``Engine._record``)."""
-    t = np.asarray(eng.trace_t, dtype=np.int64)
+    t = np.frombuffer(eng.trace_t, dtype=np.int64)
     vals = getattr(eng, "_trace_array", None)
     if vals is None:
-        vals = eng._trace_array = np.asarray(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
+        vals = eng._trace_array = np.frombuffer(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
     return t, vals[:, k]
 
 

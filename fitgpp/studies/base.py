@@ -30,7 +30,7 @@ from fitgpp.figures import plots
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import (METRICS, Metric, brief, paired_change,
                       t_interval)
-from fitgpp.studies._lazy import _LazyCluster
+from fitgpp.studies._lazy import shared
 from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 
 NAMES = plots.FAMILIES
@@ -164,22 +164,16 @@ class Study:
         exps = self.experiments(size)
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
-        own = None
-        if scheduler is None and size.workers != 0:  # one cluster for all variants, if needed
-            scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
-            own = scheduler if isinstance(scheduler, _LazyCluster) else None
+        if scheduler is None and size.workers != 0:  # one cluster per session, if needed
+            scheduler = os.environ.get("FITGPP_SCHEDULER") or shared(size.workers)
         how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
-        try:
-            for label, exp in exps.items():
-                got, st = {}, {}
-                grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st,
-                                         **how)
-                runs.update({(label, c): r for c, r in got.items()})
-                for k in stats:
-                    stats[k] += st[k]
-        finally:
-            if own is not None:
-                own.close()
+        for label, exp in exps.items():
+            got, st = {}, {}
+            grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st,
+                                     **how)
+            runs.update({(label, c): r for c, r in got.items()})
+            for k in stats:
+                stats[k] += st[k]
         if None in grids:
             grid = grids[None]
         else:

@@ -26,7 +26,7 @@ from fitgpp.analysis.metrics import CI_NOTE, METRICS, brief, change, percent
 from fitgpp.analysis.tables import safe_csv
 from fitgpp.studies import STUDIES, Study
 from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
-                           _LazyCluster, label_of)
+                           label_of, shared)
 from fitgpp.studies.rq1 import HEADLINE
 from fitgpp.studies.steady import steady_markdown
 from fitgpp.analysis.verdicts import (CLIP_NOTE, PAPER, PAPER_CLAIMS, Estimate, against_paper,
@@ -258,27 +258,23 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     figure_cache = None if root is None else root / "figures"
     scheduler = None
     if size.workers != 0:
-        scheduler = os.environ.get("FITGPP_SCHEDULER") or _LazyCluster(size.workers)
-    try:
-        for key in dict.fromkeys(which or STUDIES):  # a key given twice runs once
-            t = time.perf_counter()
-            if key == "rq5" and which is None and not ALIBABA.is_file():
-                # asked for everything, and RQ5's input is not on this machine: say so, go on
-                not_run[key] = (f"its input {ALIBABA} is missing (the Alibaba GPU v2023 trace "
-                                "shipped with fitgpp: reinstall it)")
-                log(f"RQ5 not run: {not_run[key]}")
-                continue
-            r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
-            results[key] = r
-            written = _export(r, out, formats, figure_cache)
-            figures += [p for ps in written.values() for p in ps]
-            pngs.update({n: ps[0] for n, ps in written.items() if ps and ps[0].suffix == ".png"})
-            (out / f"{key}.csv").write_text(safe_csv(r.table))
-            s = r.stats
-            log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
-                f"({s['computed']} simulated, {s['cached']} from the cache) — {r.finding}")
-    finally:
-        if isinstance(scheduler, _LazyCluster):
-            scheduler.close()
+        scheduler = os.environ.get("FITGPP_SCHEDULER") or shared(size.workers)
+    for key in dict.fromkeys(which or STUDIES):  # a key given twice runs once
+        t = time.perf_counter()
+        if key == "rq5" and which is None and not ALIBABA.is_file():
+            # asked for everything, and RQ5's input is not on this machine: say so, go on
+            not_run[key] = (f"its input {ALIBABA} is missing (the Alibaba GPU v2023 trace "
+                            "shipped with fitgpp: reinstall it)")
+            log(f"RQ5 not run: {not_run[key]}")
+            continue
+        r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
+        results[key] = r
+        written = _export(r, out, formats, figure_cache)
+        figures += [p for ps in written.values() for p in ps]
+        pngs.update({n: ps[0] for n, ps in written.items() if ps and ps[0].suffix == ".png"})
+        (out / f"{key}.csv").write_text(safe_csv(r.table))
+        s = r.stats
+        log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
+            f"({s['computed']} simulated, {s['cached']} from the cache) — {r.finding}")
     write_results(results, out, size, time.perf_counter() - t0, figures, not_run, pngs)
     return results

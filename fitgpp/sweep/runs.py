@@ -40,15 +40,15 @@ def _compact(v: np.ndarray) -> np.ndarray:
 
 def reduce_run(ds: xr.Dataset) -> dict:
     """The arrays (and attrs) a cell keeps of a simulation Dataset made with ``segments=True``."""
-    out = {"te": ds["cls"].to_numpy() == "TE", "job_id": ds["job"].to_numpy()}
+    out = {"te": ds["cls"].values == "TE", "job_id": ds["job"].values}
     dtypes = {"job_id": str(out["job_id"].dtype)}
     names = {**{k: k for k in JOB_VARS}, "time": "time",
              **{f"series_{k}": k for k in TIME_VARS}}
     if "segment_job" in ds:
         names.update({k: k for k in ("segment_job", "segment_node", "segment_start", "segment_end")})
-        out["segment_kind"] = (ds["segment_kind"].to_numpy() == "grace").astype(np.int8)
+        out["segment_kind"] = (ds["segment_kind"].values == "grace").astype(np.int8)
     for key, var in names.items():
-        v = ds[var].to_numpy()
+        v = ds[var].values
         dtypes[key] = str(v.dtype)
         out[key] = v
     out = {k: _compact(v) if k != "te" else v for k, v in out.items()}

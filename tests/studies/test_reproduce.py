@@ -88,7 +88,8 @@ def test_a_warm_cache_runs_no_simulation(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("simulated although every cell is cached")
     monkeypatch.setattr(runner, "compute_cell", boom)
-    monkeypatch.setattr(reproduce._LazyCluster, "__call__", boom)
+    from fitgpp.studies import _lazy
+    monkeypatch.setattr(_lazy._LazyCluster, "__call__", boom)
     warm = reproduce.run_all(tmp_path / "b", size=size, which=which,
                              formats=(".svg",), log=lambda s: None)
     for k, r in warm.items():

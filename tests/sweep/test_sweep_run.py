@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -307,3 +308,26 @@ def test_a_cell_records_what_its_simulation_cost(trace_exp, tmp_path):
         assert res["compute_wall_s"] > 0 and res["compute_cpu_s"] > 0, c
         assert cached[c]["compute_cpu_s"] == res["compute_cpu_s"]
         assert cached[c]["compute_wall_s"] == res["compute_wall_s"]
+
+
+@pytest.mark.parametrize("cores, policies, dask", [
+    (1, None, False), (2, None, False), (4, None, True), (4, {"fifo": {}}, False)])
+def test_workers_left_to_the_sweep_use_dask_only_where_it_can_pay(trace_exp, monkeypatch, cores,
+                                                                   policies, dask):
+    """On 2 cores, or for fewer than MIN_DASK_CELLS cells (here: FIFO on 3 seeds), the cells
+    run in this process; else on a cluster sized to the machine; the results are the same."""
+    from fitgpp.sweep import runner
+    monkeypatch.delenv("FITGPP_SCHEDULER", raising=False)
+    exp = trace_exp if policies is None else dataclasses.replace(trace_exp, policies=policies)
+    serial = run_sweep(exp, workers=0, cache=False, progress=False)
+    asked = []
+
+    def fake_dask(source, todo, exp, workers, scheduler, done):  # computes here, records the call
+        asked.append((workers, len(todo)))
+        for k, c in todo.items():
+            done(k, runner.compute_cell(source, c, exp.cluster, exp.tick, runner.policy_digest(c)))
+    monkeypatch.setattr(runner, "_run_dask", fake_dask)
+    monkeypatch.setattr(runner, "machine_workers", lambda: cores)
+    auto = run_sweep(exp, cache=False, progress=False)
+    assert (asked != []) == dask, asked
+    xr.testing.assert_identical(auto, serial)

@@ -31,8 +31,9 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
-from fitgpp.sim.engine import RUNNING, WAITING
+from fitgpp.sim.engine import DONE, RUNNING, WAITING
 from fitgpp.sim.policies.base import PolicyError
+from fitgpp.sim.policies.las_plan import add_running, drop_running, new_queues, plan, reorder
 
 
 #: Bounds of LAS's parameters: more queues than this only slows every step (Tiresias uses
@@ -76,11 +77,10 @@ class Las:
                               f"got {_short(self.demotion)}")
 
     def bind(self, eng) -> None:
-        k = len(self.thresholds) + 1
-        eng.scratch["las"] = {
-            "run": [[] for _ in range(k)], "wait": [[] for _ in range(k)],
-            "level": [0] * eng.n, "due": [], "due_at": [-1] * eng.n, "arrived": 0,
-            "min_gpu": min(eng.dg, default=0), "next_check": None, "done": 0}
+        s = eng.scratch["las"] = new_queues(eng, len(self.thresholds) + 1)
+        s.update({"level": [0] * eng.n, "due": [], "due_at": [-1] * eng.n, "arrived": 0,
+                  "min_gpu": min(eng.dg, default=0), "next_check": None, "done": 0,
+                  "ends": [], "epoch": eng.epoch, "settled": True})
 
     def schedule(self, eng, t: int) -> None:
         s = eng.scratch["las"]
@@ -88,44 +88,71 @@ class Las:
         while k < eng.n and eng.submit[k] <= t:
             s["wait"][0].append(k)
             k += 1
+        arrived = k != s["arrived"]
+        s["arrived"] = k
+        _finished(eng, s, t)
         tiresias = self.demotion == "tiresias"
         if tiresias:
             nc = s["next_check"]
-            event = (k != s["arrived"] or eng.n_done != s["done"]
-                     or (nc is not None and t >= nc))
+            event = arrived or eng.n_done != s["done"] or (nc is not None and t >= nc)
             s["done"] = eng.n_done
-        s["arrived"] = k
-        if not tiresias:
-            self._demote(eng, s, t)
-        elif event:
-            self._demote_tiresias(eng, s, t)
-        starts, stops = plan(eng, s)
-        for i in stops:
-            eng.preempt(i, t)
-        held = False
-        for i, nodes in starts:
-            if all(fits(eng, i, n) for n in nodes):  # else its room is still held: it waits
-                eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
-                if not tiresias:
-                    self._watch(eng, s, i)
-            else:
-                held = True
-        reorder(eng, s, stops)
-        if held:  # the new queue order may plan otherwise next tick: look again then
-            eng.wake(t + 1)
+            demoted = event and self._demote_tiresias(eng, s, t)
+        else:
+            demoted = self._demote(eng, s, t)
+        # the plan depends only on the queues and the ledger: with neither changed since a
+        # settled step it decides nothing new (see _step)
+        if arrived or demoted or eng.epoch != s["epoch"] or not s["settled"]:
+            self._step(eng, s, t, tiresias)
         if tiresias and event:
             self._next_check(eng, s, t)
 
-    def _demote_tiresias(self, eng, s, t: int) -> None:
+    def _step(self, eng, s, t: int, tiresias: bool) -> None:
+        """Plan, preempt, start what the plan placed where its room is free, reorder.
+
+        Settled: planning again with nothing changed would decide nothing. It would not if a
+        start waits for its room (held) while a job visited after it in its queue started or
+        was kept (the new order visits those first), or if a preempted job was released at
+        once (no grace period): then look again at the next tick."""
+        starts, stops, kept = plan(eng, s)
+        level = s["level"]
+        for i in stops:
+            eng.preempt(i, t)
+        started, held, settled = [], set(), True
+        fg, fc, fm, rg, rc, rm = eng.free_g, eng.free_c, eng.free_m, eng.res_g, eng.res_c, eng.res_m
+        demand = s["demand"]
+        for i, nodes in starts:
+            g, c, m = demand[i]
+            # avail(n) >= demand on each planned node, else its room is still held: it waits
+            if all(fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m
+                   for n in nodes):
+                eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
+                heapq.heappush(s["ends"], (eng.end[i], i))
+                started.append(i)
+                settled = settled and level[i] not in held
+                if not tiresias:
+                    self._watch(eng, s, i)
+            else:
+                held.add(level[i])
+        settled = settled and not any(kept[q] for q in held) \
+            and all(eng.state[i] != WAITING for i in stops)
+        reorder(eng, s, started, stops, kept)
+        s["epoch"], s["settled"] = eng.epoch, settled
+        if not settled:
+            eng.wake(t + 1)
+
+    def _demote_tiresias(self, eng, s, t: int) -> bool:
         """At an event (Tiresias's sense): each running job whose service has reached its
         queue's threshold moves one queue down, in (submit, job_id) order."""
-        level, last = s["level"], len(self.thresholds)
-        for i in sorted(i for q in range(last) for i in s["run"][q] if eng.state[i] == RUNNING):
+        level, last, run = s["level"], len(self.thresholds), s["run"]
+        moved = False
+        for i in sorted(i for q in range(last) for i in run[q]):
             q = level[i]
             if eng.attained(i, t) >= self.thresholds[q]:
-                s["run"][q].remove(i)
+                drop_running(eng, s, q, i)
                 level[i] = q + 1
-                s["wait"][q + 1].append(i)  # the queue's tail: after its waiting jobs
+                s["dem"][q + 1].append(i)  # the queue's tail: after its waiting jobs
+                moved = True
+        return moved
 
     def _next_check(self, eng, s, t: int) -> None:
         """Tiresias's next demotion check: the earliest, over running jobs not in the last
@@ -135,8 +162,6 @@ class Las:
         best = None
         for q in range(last):
             for i in s["run"][q]:
-                if eng.state[i] != RUNNING:
-                    continue
                 gpus = eng.dg[i] * eng.tasks[i]
                 if gpus <= 0:
                     continue  # no service: never demoted
@@ -167,124 +192,40 @@ class Las:
         heapq.heappush(s["due"], (c, i))
         eng.wake(c)
 
-    def _demote(self, eng, s, t: int) -> None:
+    def _demote(self, eng, s, t: int) -> bool:
         due, due_at, level = s["due"], s["due_at"], s["level"]
         crossing = []
         while due and due[0][0] <= t:
             c, i = heapq.heappop(due)
             if due_at[i] == c and eng.state[i] == RUNNING:
                 crossing.append(i)
+        moved = False
         for i in sorted(crossing):  # index order is (submit, job_id) order
             due_at[i] = -1
             while level[i] < len(self.thresholds) and \
                     eng.attained(i, t) >= self.thresholds[level[i]]:
                 q = level[i]
-                (s["run"][q] if i in s["run"][q] else s["wait"][q]).remove(i)
+                if i in s["run"][q]:
+                    drop_running(eng, s, q, i)
+                else:  # demoted already at this tick
+                    s["dem"][q].remove(i)
                 level[i] += 1
-                s["wait"][level[i]].append(i)  # the queue's tail: after its waiting jobs
+                s["dem"][level[i]].append(i)  # the queue's tail: after its waiting jobs
+                moved = True
             self._watch(eng, s, i)
+        return moved
+
+
+def _finished(eng, s, t: int) -> None:
+    """Jobs that finished since the last step leave their queue."""
+    ends, state, finish, level, run = s["ends"], eng.state, eng.finish, s["level"], s["run"]
+    while ends and ends[0][0] <= t:
+        e, i = heapq.heappop(ends)
+        if state[i] == DONE and finish[i] == e and i in run[level[i]]:
+            drop_running(eng, s, level[i], i)
 
 
 def fits(eng, i: int, n: int) -> bool:
     """avail(n) >= the (per-task) demand of job ``i``."""
     return (eng.free_g[n] - eng.res_g[n] >= eng.dg[i] and eng.free_c[n] - eng.res_c[n] >= eng.dc[i]
             and eng.free_m[n] - eng.res_m[n] >= eng.dm[i])
-
-
-def plan(eng, s) -> tuple[list[int], list[int]]:
-    """Go over the queues against a planned ledger; return (jobs to start with their planned
-    nodes, jobs to preempt), both in visiting order."""
-    state = eng.state
-    # the plan starts from capacity: what stopping jobs hold is theirs only until released,
-    # so a job planned there waits for it, and no job behind it takes that room meanwhile
-    led = [list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)]
-    led.append(sum(led[0]))  # planned free GPUs over the nodes with room (never negative)
-    led.append(None)  # the largest planned room of one node (GPU, CPU, memory); None: stale
-    starts, stops, min_gpu = [], [], s["min_gpu"]
-    for q, running in enumerate(s["run"]):
-        for i in running:  # (one that finished since the last step is still listed)
-            if state[i] == RUNNING:
-                _keep(eng, led, i, stops)
-            elif state[i] == WAITING and led[3] >= min_gpu:
-                _place(eng, led, i, starts)
-        waiting = s["wait"][q]
-        k = len(waiting)  # jobs demoted this step are running, at the tail (after reorder)
-        while k and state[waiting[k - 1]] == RUNNING:
-            k -= 1
-        for j in range(k):
-            if led[3] < min_gpu:
-                break  # no room left for anyone: the rest only wait
-            i = waiting[j]
-            if state[i] == WAITING:  # (a stopping one waits for its release)
-                _place(eng, led, i, starts)
-        for j in range(k, len(waiting)):
-            _keep(eng, led, waiting[j], stops)
-    return starts, stops
-
-
-def _keep(eng, led, i: int, stops: list) -> None:
-    """Running job ``i``: kept if it fits the plan on its nodes (or is TE), else to preempt."""
-    pg, pc, pm = led[0], led[1], led[2]
-    at, g, c, m = eng.nodes[i], eng.dg[i], eng.dc[i], eng.dm[i]
-    te = eng.te[i]
-    led[4] = None
-    if len(at) == 1:
-        n = at[0]
-        ok = te or (pg[n] >= g and pc[n] >= c and pm[n] >= m)
-    else:
-        ok = te or all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at)
-    if ok:
-        for n in at:
-            pg[n] -= g
-            pc[n] -= c
-            pm[n] -= m
-        led[3] -= g * len(at)
-        if te and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
-            led[3] = sum(x for x in pg if x > 0)
-    else:
-        stops.append(i)
-
-
-def _place(eng, led, i: int, starts: list) -> None:
-    """Waiting job ``i``: to start on the lowest-id node(s) of the plan with room, if any."""
-    pg, pc, pm = led[0], led[1], led[2]
-    g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
-    if g * k > led[3]:
-        return  # more GPUs than the plan has left anywhere
-    if led[4] is None:
-        led[4] = (max(pg), max(pc), max(pm))
-    big = led[4]
-    if g > big[0] or c > big[1] or m > big[2]:
-        return  # no node has room for one task
-    at = []
-    for n in range(len(pg)):
-        if pg[n] >= g and pc[n] >= c and pm[n] >= m:
-            at.append(n)
-            if len(at) == k:
-                break
-    else:
-        return
-    for n in at:
-        pg[n] -= g
-        pc[n] -= c
-        pm[n] -= m
-    led[3] -= g * k
-    led[4] = None
-    starts.append((i, at))
-
-
-def reorder(eng, s, stopped: list[int]) -> None:
-    """Each queue becomes: its running jobs as visited, then its other jobs as visited
-    (so a job preempted now goes ahead of the jobs that were waiting)."""
-    state = eng.state
-    from_run = set(stopped)
-    for q, running in enumerate(s["run"]):
-        waiting = s["wait"][q]
-        moved = any(state[i] == RUNNING for i in waiting) or any(i in from_run for i in waiting)
-        if not (moved or any(state[i] != RUNNING for i in running)):
-            continue
-        out = [i for i in running if state[i] != RUNNING and i in from_run]
-        running[:] = [i for i in running if state[i] == RUNNING] + \
-            [i for i in waiting if state[i] == RUNNING]
-        if moved or out:
-            waiting[:] = out + [i for i in waiting if state[i] != RUNNING]

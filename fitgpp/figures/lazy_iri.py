@@ -11,8 +11,9 @@ never calls those checkers; the grammars are only ever compiled for nothing.
 :func:`defer` puts a stand-in module under the name ``rfc3987_syntax`` whose
 ``is_valid_syntax`` (and any other attribute) loads the real package on first use and hands
 over to it. jsonschema still registers both checkers and they check exactly as before, the
-first one called just pays the compile then. The command line calls this for its own
-process only; a notebook kernel's import system is left alone.
+first one called just pays the compile then. ``import fitgpp`` calls it, so the command
+line, notebooks and scripts that import the package before altair all skip the compile; a
+process that imported jsonschema first keeps it as it is.
 """
 
 from __future__ import annotations
@@ -58,8 +59,7 @@ class _StandIn(types.ModuleType):
 
 
 def _stand_in(spec) -> types.ModuleType:
-    mod = _StandIn(NAME, "stand-in for rfc3987_syntax, loaded on first use (fitgpp.cli."
-                         "lazy_iri)")
+    mod = _StandIn(NAME, "stand-in for rfc3987_syntax, loaded on first use (fitgpp.figures.lazy_iri)")
     mod.__spec__ = spec
     mod.__path__ = list(spec.submodule_search_locations or [])
 

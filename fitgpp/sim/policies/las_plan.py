@@ -1,0 +1,222 @@
+"""LAS's queues and its plan, kept incrementally (the rules are in :mod:`.las`).
+
+The queues of one run live in ``engine.scratch["las"]``:
+
+- ``run[q]``: the running jobs of queue ``q`` in queue order, as ``{job: seq}`` (seq grows with
+  each job added, so queue order is seq order); ``onq[q][n]``: those of them on node ``n``;
+  ``P[q]``: per node, capacity minus the demand of the running jobs of queues ``0..q`` (GPU,
+  CPU, memory lists);
+- ``wait[q]``: the other jobs of queue ``q`` (waiting or stopping) in queue order;
+- ``dem[q]``: running jobs demoted into queue ``q`` at this tick, at its tail (visited after
+  its waiting jobs), until the step ends and they join ``run[q]``.
+
+A plan goes over queue 0, 1, ... against a ledger that starts from capacity. Until the first
+job is planned to start, every running job is kept (running jobs fit the nodes they hold), so
+the plan starts at the first queue with anything to decide, from capacity minus the sums of
+the queues so far. A node is *dirty* once a start is planned on it: only there can a running
+job fail to fit, so a queue's running jobs are kept in bulk (its sums) on clean nodes and
+looked at one by one only where they hold a dirty node.
+"""
+
+from __future__ import annotations
+
+from fitgpp.sim.engine import RUNNING, WAITING
+
+
+def new_queues(eng, k: int) -> dict:
+    """Empty queues for ``k`` levels on the engine's nodes."""
+    nn = eng.n_nodes
+    return {"run": [{} for _ in range(k)], "wait": [[] for _ in range(k)],
+            "dem": [[] for _ in range(k)],
+            "onq": [[{} for _ in range(nn)] for _ in range(k)],
+            "P": [[list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)] for _ in range(k)],
+            "seq": 0, "demand": list(zip(eng.dg, eng.dc, eng.dm)),
+            "at": [()] * eng.n}
+
+
+def add_running(eng, s, q: int, i: int) -> None:
+    """Running job ``i`` joins the tail of ``run[q]``."""
+    s["seq"] += 1
+    s["run"][q][i] = s["seq"]
+    onq = s["onq"][q]
+    at = s["at"][i] = eng.nodes[i]
+    for n in at:
+        onq[n][i] = None
+    _charge(eng, s, q, i, at, 1)
+
+
+def drop_running(eng, s, q: int, i: int) -> None:
+    """Job ``i`` leaves ``run[q]`` (it finished, stopped or was demoted; a stopped job
+    released at once holds no nodes any more: the ones it was added with count)."""
+    del s["run"][q][i]
+    onq, at = s["onq"][q], s["at"][i]
+    for n in at:
+        del onq[n][i]
+    _charge(eng, s, q, i, at, -1)
+
+
+def _charge(eng, s, q: int, i: int, at, sign: int) -> None:
+    g, c, m = sign * eng.dg[i], sign * eng.dc[i], sign * eng.dm[i]
+    for pg, pc, pm in s["P"][q:]:
+        for n in at:
+            pg[n] -= g
+            pc[n] -= c
+            pm[n] -= m
+
+
+def plan(eng, s) -> tuple[list, list, list]:
+    """Go over the queues against a planned ledger; return (jobs to start with their planned
+    nodes, jobs to preempt, per queue the demoted jobs kept), starts and stops in visiting
+    order."""
+    state = eng.state
+    starts, stops = [], []
+    kept = [[] for _ in s["run"]]
+    # the ledger, once something is to be decided: [gpu, cpu, mem] lists per node, equal to
+    # P[q] but on the nodes in `touched`; `dirty`: nodes a start is planned on
+    led = None
+    touched: dict[int, None] = {}
+    dirty: dict[int, None] = {}
+    for q in range(len(s["run"])):
+        waiting, dem = s["wait"][q], s["dem"][q]
+        if led is None:
+            if not dem and not any(state[i] == WAITING for i in waiting):
+                continue  # every running job so far is kept; nothing else to decide here
+            led = [list(x) for x in s["P"][q]]
+        else:
+            _keep_queue(eng, s, q, led, touched, dirty, stops)
+        _place_waiting(eng, s, waiting, led, touched, dirty, starts)
+        for i in dem:
+            if _keep(eng, led, dirty, i):
+                kept[q].append(i)
+                touched.update(dict.fromkeys(eng.nodes[i]))
+            else:
+                stops.append(i)
+    return starts, stops, kept
+
+
+def _keep_queue(eng, s, q: int, led, touched, dirty, stops: list) -> None:
+    """The running jobs of queue ``q``: in bulk on clean nodes (the ledger moves from
+    ``P[q-1]`` to ``P[q]``), one by one (in queue order) where they hold a dirty node; a BE
+    job that does not fit there is to preempt."""
+    lg, lc, lm = led
+    before, now = s["P"][q - 1], s["P"][q]
+    delta = {n: (lg[n] - before[0][n], lc[n] - before[1][n], lm[n] - before[2][n])
+             for n in touched}
+    pre = {n: [lg[n], lc[n], lm[n]] for n in dirty}
+    lg, lc, lm = led[0], led[1], led[2] = [list(x) for x in now]
+    for n, (a, b, c) in delta.items():
+        lg[n] += a
+        lc[n] += b
+        lm[n] += c
+    if not dirty:
+        return
+    onq, seq = s["onq"][q], s["run"][q]
+    jobs = set()
+    for n in dirty:
+        jobs.update(onq[n])
+    dg, dc, dm, te, nodes = eng.dg, eng.dc, eng.dm, eng.te, eng.nodes
+    for i in sorted(jobs, key=seq.__getitem__):
+        g, c, m, at = dg[i], dc[i], dm[i], nodes[i]
+        if te[i] or all(pre[n][0] >= g and pre[n][1] >= c and pre[n][2] >= m
+                        for n in at if n in pre):
+            for n in at:
+                p = pre.get(n)
+                if p is not None:
+                    p[0] -= g
+                    p[1] -= c
+                    p[2] -= m
+        else:
+            stops.append(i)
+            for n in at:  # its room on clean nodes was taken in bulk: give it back
+                if n not in pre:
+                    lg[n] += g
+                    lc[n] += c
+                    lm[n] += m
+                    touched[n] = None
+    for n, p in pre.items():
+        lg[n], lc[n], lm[n] = p
+
+
+def _keep(eng, led, dirty, i: int) -> bool:
+    """A running job demoted this tick: kept (its room taken) if it fits the plan on its
+    dirty nodes or is TE; on a clean node a running job always fits."""
+    lg, lc, lm = led
+    g, c, m, at = eng.dg[i], eng.dc[i], eng.dm[i], eng.nodes[i]
+    if not eng.te[i] and not all(lg[n] >= g and lc[n] >= c and lm[n] >= m
+                                 for n in at if n in dirty):
+        return False
+    for n in at:
+        lg[n] -= g
+        lc[n] -= c
+        lm[n] -= m
+    return True
+
+
+def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> None:
+    """Each waiting job of a queue, in order: to start on the lowest-id node(s) of the plan
+    with room, if any. The plan only shrinks, so the largest room of one node, found once a
+    search fails, still bounds it after later starts: a job above it is passed over without
+    a search (found again when one below it fails), and once no node has ``min_gpu`` GPUs
+    left nobody else fits."""
+    state, demand, tasks = eng.state, s["demand"], eng.tasks
+    lg, lc, lm = led
+    min_gpu, nn = s["min_gpu"], len(lg)
+    bg = bc = bm = float("inf")  # bounds on the largest room of one node: GPU, CPU, memory
+    exact = False
+    for i in waiting:
+        if state[i] != WAITING:
+            continue  # a stopping one waits for its release
+        g, c, m = demand[i]
+        if g > bg or c > bc or m > bm:
+            continue  # no node has room for one task
+        k = tasks[i]
+        at = []
+        for n in range(nn):
+            if lg[n] >= g and lc[n] >= c and lm[n] >= m:
+                at.append(n)
+                if len(at) == k:
+                    break
+        else:
+            if not exact:  # find the bounds once a search fails; they hold until a start
+                bg, bc, bm, exact = max(lg), max(lc), max(lm), True
+                if bg < min_gpu:
+                    return
+            continue
+        for n in at:
+            lg[n] -= g
+            lc[n] -= c
+            lm[n] -= m
+            dirty[n] = touched[n] = None
+        exact = False
+        starts.append((i, at))
+
+
+def reorder(eng, s, started: list, stopped: list, kept: list) -> None:
+    """Each queue becomes: its running jobs as visited, then its other jobs as visited (so
+    a job preempted now goes ahead of the jobs that were waiting; one demoted now and
+    preempted stays at the tail). ``started``: jobs that did start, in visiting order."""
+    level, run = s["level"], s["run"]
+    out = {}
+    for i in stopped:
+        q = level[i]
+        if i in run[q]:
+            drop_running(eng, s, q, i)
+            out.setdefault(q, [[], []])[0].append(i)
+        else:  # demoted at this tick: it stays at the tail, after the waiting jobs
+            out.setdefault(q, [[], []])[1].append(i)
+    moved = set()
+    for i in started:
+        q = level[i]
+        add_running(eng, s, q, i)
+        moved.add(q)
+    for q, dem in enumerate(s["dem"]):
+        for i in kept[q]:
+            add_running(eng, s, q, i)
+        dem.clear()
+    state = eng.state
+    for q in moved | out.keys():
+        front, tail = out.get(q, ((), ()))
+        waiting = s["wait"][q]
+        if q in moved:
+            waiting = [i for i in waiting if state[i] != RUNNING]
+        s["wait"][q] = [*front, *waiting, *tail]
