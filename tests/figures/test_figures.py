@@ -70,10 +70,7 @@ CHART_NAMES = ["slowdown_cdf", "slowdown_cdf_identical", "slowdown_bars", "s_tra
 
 
 @pytest.mark.parametrize("size", ["column", "full"])
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="distribution_fit's seven "
-                 "panels are not yet laid out for the aspect and plot-area rules (issue 23)"))
-    if n == "distribution_fit" else n for n in CHART_NAMES])
+@pytest.mark.parametrize("name", CHART_NAMES)
 def test_every_chart_is_paper_ready_at_both_widths(laid_out, name, size):
     figcheck.assert_paper_ready(laid_out[size][name], f"{name} ({size})")
 
