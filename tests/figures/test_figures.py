@@ -203,36 +203,26 @@ def test_s_tradeoff_is_not_much_taller_than_wide_at_column_width(laid_out):
         assert abs(w - plots.preset(size).width) <= 1 and h <= most * w, (size, w, h)
 
 
-def test_a_label_hemmed_in_by_markers_goes_where_it_covers_the_fewest():
-    """Every corner of the labelled point is under another marker: the label still gets a
-    place, one that covers no more markers than any other place inside the panel, and never
-    another label; the longest label is placed first."""
-    from fitgpp.figures.plots.tradeoff import _LABEL_OFFSETS, _corner
+def test_a_label_hemmed_in_by_markers_is_left_off_and_said():
+    """Every corner of the labelled point is under another marker, so every place would sit
+    nearer another point than its own: the label is left off (it named the wrong point in
+    03), and s_tradeoff's subtitle says which label has no room."""
     xs = [10 ** (px / 100) for px in (100, 113, 113, 87, 87, 35, 35)]
     df = pd.DataFrame({"x": xs, "y": [50.0, 58, 41, 58, 41, 0, 100],
                        "lab": ["s=1", "", "", "", "", "", ""], "panel": "p"})
-    pos = plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0]
-    assert pos in _LABEL_OFFSETS
-    markers = [(a - 5, 100 - b - 5, a + 5, 100 - b + 5) for a, b in
-               zip((113, 113, 87, 87, 35, 35), (58, 41, 58, 41, 0, 100))]
-    fewest = {}
-    for key in _LABEL_OFFSETS:       # each place alone: how many markers it covers
-        only = dict(_LABEL_OFFSETS)
-        _LABEL_OFFSETS.clear()
-        _LABEL_OFFSETS[key] = only[key]
-        try:
-            got = _corner(100, 50, 0.6 * 9 * 3, 10, [], markers, 200, 100)
-        finally:
-            _LABEL_OFFSETS.clear()
-            _LABEL_OFFSETS.update(only)
-        if got:
-            box = got[1]
-            fewest[key] = sum(box[0] < m[2] and m[0] < box[2] and box[1] < m[3] and m[1] < box[3]
-                              for m in markers)
-    assert fewest[pos] == min(fewest.values())
-    two = df.assign(lab=["s=1", "s=2, 4", "", "", "", "", ""])
-    got = plots._place_labels(two, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
-    assert got[0] in _LABEL_OFFSETS and got[1] in _LABEL_OFFSETS   # both placed
+    assert plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0] == ""
+    free = df.assign(x=[10.0, 50, 50, 2, 2, 1.5, 1.5])        # its neighbours far away
+    assert plots._place_labels(free, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0]
+    table = pd.DataFrame({"policy": ["FIFO"] + [f"FitGpp s={s:g}" for s in (1, 2, 4)],
+                          "family": ["FIFO", "FitGpp", "FitGpp", "FitGpp"],
+                          "s": [np.nan, 1.0, 2.0, 4.0], "te_p95": [3.0, 1.50, 1.51, 1.52],
+                          "be_median": [1.0, 1.2, 1.21, 1.22], "be_p95": [2.0, 2.3, 2.31, 2.32]})
+    spec = plots.s_tradeoff(table, size="column").to_dict()
+    rows = next(v for v in spec["datasets"].values() if v and "lab" in v[0])
+    left = sorted({r["s_label"] for r in rows if r["s_label"] and not r["lab"]})
+    sub = " ".join(spec["title"].get("subtitle", []))
+    for lb in left:
+        assert lb in sub and "no room" in sub, (left, sub)
 
 
 def test_s_tradeoff_point_labels_allow_for_the_y_padding():
@@ -497,3 +487,38 @@ def test_series_piled_at_one_value_are_dodged_apart():
     lo, hi = min(r["x_plot"] for r in data), max(r["x_plot"] for r in data)
     gaps = np.diff(xs) / (hi - lo) * width
     assert gaps.min() >= 5, gaps
+
+
+def test_every_s_label_is_nearer_its_own_point_than_any_other():
+    """03 (paper-default, P = 3): "s=4, 8, 16" sat next to the s=2 point, "s=0.5" next to
+    s=4's. Over many crowded panels, each label placed is nearer its own point than any
+    other point of its panel (distance from the point to the label's box)."""
+    from fitgpp.figures.plots.tradeoff import _LABEL_OFFSETS, _place_labels
+    rng = np.random.default_rng(7)
+    width, height, font = 200, 76, 7
+    checked = 0
+    for _ in range(300):
+        n = int(rng.integers(3, 8))
+        df = pd.DataFrame({"x": np.exp(rng.uniform(0, 1.2, n)), "y": rng.uniform(7.7, 8.0, n),
+                           "s_label": [f"s={s:g}" for s in (0.5, 1, 2, 4, 8, 16, 32)[:n]],
+                           "metric": "BE p95"})
+        lab = _place_labels(df, "x", "y", "s_label", "metric", (1.0, 4.0), width, height, font)
+        px = width * np.log(df["x"].to_numpy()) / np.log(4.0)
+        y0, y1 = df["y"].min(), df["y"].max()
+        py = height * (1 - (df["y"].to_numpy() - y0) / (y1 - y0))
+        for i, pos in enumerate(lab):
+            if not pos:
+                continue
+            dx, dy = _LABEL_OFFSETS[pos]
+            w = 0.6 * font * len(df["s_label"].iat[i])
+            x0 = px[i] + dx if dx > 0 else px[i] - w / 2 if dx == 0 else px[i] + dx - w
+            box = (x0, py[i] + dy - (font + 1) / 2, x0 + w, py[i] + dy + (font + 1) / 2)
+
+            def dist(a, b):
+                return np.hypot(max(box[0] - a, 0, a - box[2]), max(box[1] - b, 0, b - box[3]))
+            own = dist(px[i], py[i])
+            for j in range(n):
+                if j != i:
+                    assert own < dist(px[j], py[j]), (df, lab, i, j)
+            checked += 1
+    assert checked > 500
