@@ -45,7 +45,7 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     for lay in layouts:
         chart = _draw(prep, lay, p, x=x, x_title=x_title or x, y_title=y_title, title=title,
                       log_x=log_x, log_y=log_y, percent=percent, share=share)
-        if lay is layouts[-1] or _fits(chart):
+        if lay is layouts[-1] or _fits(chart, p):
             return chart
 
 
@@ -102,7 +102,17 @@ def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_
         charts.append(one.properties(title=alt.Title(name, fontSize=p.title_font, anchor="start",
                                                      offset=1))
                       if heading else one)
-    notes += prep["notes"] + _merged_notes(said, panels) + _zoom_notes(d, panels, log_y)
+    from ..figrules import MAX_SUBTITLE
+    merged = _merged_notes(said, panels)
+    if len(" ".join(notes + prep["notes"] + merged)) > MAX_SUBTITLE:
+        # too much for one paragraph: what holds in some panels goes above them
+        merged = [n for n, where in said.items() if len(where) == len(panels)]
+        for i, name in enumerate(panels):
+            own = [n for n, where in said.items() if name in where and n not in merged]
+            if own:
+                charts[i] = charts[i].properties(title=_panel_note(
+                    ([f"{name}:"] if heading else []) + own, lay["width"], p))
+    notes += prep["notes"] + merged + _zoom_notes(d, panels, log_y)
     what = f"Change against {prep['base']}" if change else ", ".join(panels)
     chart = alt.concat(*charts, columns=lay["ncols"], spacing=lay["spacing"])
     # one paragraph: a note per line left most lines half empty at column width
@@ -127,7 +137,8 @@ def _layouts(p: Preset, n: int) -> list[dict]:
     five stacked panels printed 12.25 in tall on a 3.3 in column)."""
     if p.name == "full":
         ncols = min(n, 3)
-        return [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=140, spacing=16)]
+        return [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=h, spacing=16)
+                for h in (140, 110, 90)]
     one = dict(ncols=1, width=_panel(p, 1, axis_px=52), spacing=6)
     two = dict(ncols=2, width=_panel(p, 2, axis_px=52, gap=8), spacing=8)
     if n <= 2:
@@ -136,13 +147,13 @@ def _layouts(p: Preset, n: int) -> list[dict]:
         {**two, "height": h} for h in (80, 64, 50, 40)]
 
 
-def _fits(chart) -> bool:
+def _fits(chart, p: Preset) -> bool:
     """Whether ``chart``, laid out at its printed width, passes the rules of the page
     (:func:`fitgpp.figures.print_rules.aspect`, :func:`fitgpp.figures.print_rules.plot_area`)."""
     from fitgpp.figures.print_rules import aspect, plot_area
     from fitgpp.figures.plots.render import fit_width, rendered_svg
     svg = rendered_svg(fit_width(chart))
-    return not (aspect(svg, "column") or plot_area(svg))
+    return not (aspect(svg, p.name) or plot_area(svg))
 
 
 def _constant_panels(d, panels) -> dict:
@@ -166,18 +177,23 @@ def _flat_note(flat: dict, every: str, fraction: bool, change: bool) -> str:
         sign = "+" if change else ""
         return "0" if v == 0 else (f"{v * 100:{sign}.3g} %" if fraction else f"{v:{sign}.3g}")
     said = ", ".join(f"{name}: {fmt(v)}" for name, v in flat.items())
-    return f"{said}{',' if len(flat) > 1 else ''} throughout for {every} (not drawn)."
+    return f"{said}{',' if len(flat) > 1 else ''} throughout (not drawn)."
 
 
 def _merged_notes(said: dict, panels) -> list[str]:
     """Each panel's notes (series that coincide or are left out there) once, in the
-    subtitle: as they are when they hold in every panel, else after the panels' names."""
+    subtitle: as they are when they hold in every panel; else series that coincide "in
+    some panels" (the reader sees where), other notes after the panels' names."""
     out, hides = [], " (one line hides the other)"
     for note, where in said.items():
         if hides in note and any(hides in n for n in out):
             note = note.replace(hides, "")       # said once is enough
-        out.append(note if len(where) == len(panels) and len(panels) > 1 or len(panels) == 1
-                   else f"{', '.join(where)}: {note}")
+        if len(where) == len(panels) or len(panels) == 1:
+            out.append(note)
+        elif " coincide" in note:     # the reader sees where: no panel named
+            out.append(note.replace(hides, "").replace(" coincide", " coincide in some panels", 1))
+        else:
+            out.append(note.replace(" (not drawn)", f" in {len(where)} panels (not drawn)"))
     return out
 
 
@@ -275,6 +291,13 @@ def _zero_series(d, series: str):
             drop |= (d["panel"] == panel) & (d[series] == name)
             where.setdefault(panel, []).append(str(name))
     return d[~drop], where
+
+
+def _panel_note(notes, width: int, p: Preset):
+    """A panel's own notes above it, wrapped to its width, in the label font."""
+    import textwrap
+    lines = [ln for n in notes for ln in textwrap.wrap(n, max(16, int(width / (0.55 * p.font))))]
+    return alt.Title(lines, fontSize=p.font, fontWeight="normal", anchor="start")
 
 
 def _percent_format(g, percent: bool, share: bool) -> str | None:
