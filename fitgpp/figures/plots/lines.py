@@ -102,7 +102,7 @@ def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_
         charts.append(one.properties(title=alt.Title(name, fontSize=p.title_font, anchor="start",
                                                      offset=1))
                       if heading else one)
-    from ..figrules import MAX_SUBTITLE
+    from fitgpp.figures.print_rules import MAX_SUBTITLE
     merged = _merged_notes(said, panels)
     if len(" ".join(notes + prep["notes"] + merged)) > MAX_SUBTITLE:
         # too much for one paragraph: what holds in some panels goes above them
