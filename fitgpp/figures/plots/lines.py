@@ -102,7 +102,7 @@ def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_
         charts.append(one.properties(title=alt.Title(name, fontSize=p.title_font, anchor="start",
                                                      offset=1))
                       if heading else one)
-    from fitgpp.figures.print_rules import MAX_SUBTITLE
+    from fitgpp.figures.plots.page import MAX_SUBTITLE
     merged = _merged_notes(said, panels)
     if len(" ".join(notes + prep["notes"] + merged)) > MAX_SUBTITLE:
         # too much for one paragraph: what holds in some panels goes above them
@@ -150,10 +150,9 @@ def _layouts(p: Preset, n: int) -> list[dict]:
 def _fits(chart, p: Preset) -> bool:
     """Whether ``chart``, laid out at its printed width, passes the rules of the page
     (:func:`fitgpp.figures.print_rules.aspect`, :func:`fitgpp.figures.print_rules.plot_area`)."""
-    from fitgpp.figures.print_rules import aspect, plot_area
+    from fitgpp.figures.plots.page import fits
     from fitgpp.figures.plots.render import fit_width, rendered_svg
-    svg = rendered_svg(fit_width(chart))
-    return not (aspect(svg, p.name) or plot_area(svg))
+    return fits(rendered_svg(fit_width(chart)), p.name)
 
 
 def _constant_panels(d, panels) -> dict:
@@ -200,7 +199,7 @@ def _merged_notes(said: dict, panels) -> list[str]:
 def _zoom_notes(d, panels, log_y: bool) -> list[str]:
     """The mark of :func:`fitgpp.figures.print_rules.narrow_axis` for each panel whose points differ by
     less than :data:`fitgpp.figures.print_rules.NARROW` of their size with no interval drawn."""
-    from fitgpp.figures.print_rules import NARROW, zoom_note
+    from fitgpp.figures.plots.page import NARROW, zoom_note
     if log_y:
         return []
     out = []
