@@ -191,3 +191,20 @@ def assert_finding_matches_table(key: str, r, o=None) -> None:
         from fitgpp.studies.run_length import usable_capacity
         cap = usable_capacity(r.steadiness)
         assert (f"stay steady up to load {cap:g}" in r.finding) != (cap != cap), r.finding
+
+
+def test_each_notebook_title_carries_its_own_number():
+    """09's title read "08 · Write a policy": the number in the title is the file's."""
+    import nbformat
+    for path in ALL:
+        first = nbformat.read(path, 4).cells[0]
+        assert first.cell_type == "markdown" and first.source.startswith(f"# {path.stem[:2]} · "), \
+            (path.name, first.source[:40])
+
+
+def test_the_full_size_notebooks_say_how_long_a_cold_run_takes():
+    """08 opened at the full size (about 20 min on a cold cache) without a word about it."""
+    import nbformat
+    nb = nbformat.read(NOTEBOOKS / "08_rq7_las.ipynb", 4)
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assert 'size = "full"' in params.source and "about 20 minutes" in params.source

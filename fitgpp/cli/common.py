@@ -132,13 +132,29 @@ def atomic_write(path: str | os.PathLike, write) -> None:
         raise
 
 
-def check_out_path(path: str) -> None:
+#: Help of ``--overwrite``: the commands that write one file keep an existing one unless
+#: asked, as the exports do (they take the next free name instead).
+OVERWRITE_HELP = "replace --out if it exists (without this, an existing file is kept and " \
+                 "the command stops before running)"
+
+
+def add_overwrite(p) -> None:
+    p.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+
+
+def check_out_path(path: str, overwrite: bool = False) -> None:
+    """Refuse ``--out path`` before anything runs: empty, a directory, not a regular file,
+    in a folder that does not exist or cannot be written, or an existing file without
+    ``overwrite`` (nothing fitgpp writes replaces a file unasked)."""
     if not str(path).strip():
         raise UsageError(f"--out {path!r}: empty; give a file name")
     if Path(path).is_dir():
         raise UsageError(f"--out {path}: is a directory; give a file name")
     if Path(path).exists() and not Path(path).is_file():
         raise UsageError(f"--out {path}: exists and is not a regular file")
+    if Path(path).exists() and not overwrite:
+        raise UsageError(f"--out {path}: exists; pass --overwrite to replace it, or choose "
+                         "another name")
     parent = Path(path).resolve().parent
     if not parent.is_dir():
         raise UsageError(f"--out {path}: directory {parent} does not exist")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from fitgpp.sim.validate import MAX_TIME_S
-from fitgpp.cli.common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
+from fitgpp.cli.common import (add_cluster_args, add_overwrite, atomic_write, check_out_path,
+                               cluster_from_args,
                                int_at_least, number_in, seed_int)
 
 #: fitgpp.workload.adapters.FORMATS, named here so that building the parser does not import
@@ -20,6 +21,7 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default="spec",
                    help="input format (default spec: the simulator's CSV schema)")
     p.add_argument("--out", required=True, metavar="MODEL.json")
+    add_overwrite(p)
     p.add_argument("--name", help="model name (default: from the source)")
     p.add_argument("--description", default="", help="free text stored in the model")
     p.add_argument("--runtimes", choices=("observed", "philly"), default=None,
@@ -78,7 +80,7 @@ def _options(args) -> dict:
 def run(args) -> int:
     from fitgpp.workload import fit
     from fitgpp.workload.adapters import read_format
-    check_out_path(args.out)
+    check_out_path(args.out, args.overwrite)
     trace, report = read_format(args.trace, args.format, **_options(args))
     model = fit(trace, name=args.name, description=args.description, grace=args.grace)
     atomic_write(args.out, lambda tmp: model.save(tmp))

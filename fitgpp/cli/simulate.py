@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from fitgpp.sim.policies import POLICIES
-from fitgpp.cli.common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
+from fitgpp.cli.common import (add_cluster_args, add_overwrite, atomic_write, check_out_path,
+                               cluster_from_args,
                                max_preemptions_int, one_line_errors, seed_int, tick_seconds)
 
 
@@ -40,6 +41,7 @@ def add_parser(sub) -> None:
                    help="time-series step in seconds (default: at most 2000 samples)")
     add_cluster_args(p)
     p.add_argument("--out", required=True, metavar="RESULT.nc")
+    add_overwrite(p)
     p.set_defaults(run=run)
     one_line_errors(p)
 
@@ -131,9 +133,9 @@ def run(args) -> int:
     from fitgpp.sim.run import save, simulate
     from fitgpp.analysis.metrics import summarize
     from fitgpp.cli.common import UsageError
-    check_out_path(args.out)
     if Path(args.out).resolve() == Path(args.trace).resolve():
         raise UsageError(f"--out {args.out} is the input trace; choose another file")
+    check_out_path(args.out, args.overwrite)
     cls = policy_class(args)
     params = policy_params(args, cls)
     cluster = cluster_from_args(args)

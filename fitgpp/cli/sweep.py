@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sys
 
-from fitgpp.cli.common import atomic_write, check_out_path, path_arg, workers_int
+from fitgpp.cli.common import add_overwrite, atomic_write, check_out_path, path_arg, workers_int
 
 
 def add_parser(sub) -> None:
@@ -15,6 +15,7 @@ def add_parser(sub) -> None:
                     "cell, and write one Dataset as netCDF. See docs/experiments.md.")
     p.add_argument("config", metavar="CONFIG.toml", type=path_arg)
     p.add_argument("--out", required=True, metavar="SWEEP.nc", type=path_arg)
+    add_overwrite(p)
     p.add_argument("--workers", type=workers_int, default=None,
                    help="local Dask workers (default: one per CPU; 0 = run in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
@@ -45,7 +46,7 @@ def run(args) -> int:
     from fitgpp.sim.run import save
     from fitgpp.sweep import format_table, load_experiment, run_sweep
     from fitgpp.sweep.cell import DrawError
-    check_out_path(args.out)
+    check_out_path(args.out, args.overwrite)
     if args.scheduler is not None:
         check_address(args.scheduler)
     # a policy given as "module:Class" is imported from beside the TOML file or from here

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fitgpp.cli.common import (add_cluster_args, atomic_write, check_out_path, cluster_from_args,
+from fitgpp.cli.common import (add_cluster_args, add_overwrite, atomic_write, check_out_path,
+                               cluster_from_args,
                                int_at_least, number_in, seed_int)
 from fitgpp.sim.validate import MAX_GRACE_SCALE, MAX_JOBS, MAX_NODES, MAX_TIME_S
 
@@ -40,6 +41,7 @@ def add_parser(sub) -> None:
                    help="demands that fit no node: fail (default) or draw only those that fit")
     add_cluster_args(p, required=False)
     p.add_argument("--out", metavar="TRACE.csv")
+    add_overwrite(p)
     p.set_defaults(run=run)
 
 
@@ -57,7 +59,7 @@ def run(args) -> int:
     for need, flag in ((args.model, "MODEL"), (args.jobs, "--jobs"), (args.out, "--out")):
         if need is None:
             raise UsageError(f"{flag} is required (or use --list)")
-    check_out_path(args.out)
+    check_out_path(args.out, args.overwrite)
     cluster = cluster_from_args(args)
     if args.load is not None and cluster is None:
         raise UsageError("--load needs a cluster: give --nodes N (with --node-gpu ...) "

@@ -43,7 +43,7 @@ from fitgpp.figures.plots.text import label_clash
 
 RULES = ("caption", "axis-title", "legend-title", "numeric-order", "clip", "coincide",
          "log-labels", "font", "width", "repeated-ticks", "interval-clip", "flat-zero",
-         "off-scale", "identical", "prose")
+         "off-scale", "identical", "prose", "aspect", "plot-area", "narrow-axis")
 LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "strokeDash", "size", "opacity")
 POSITION = ("x", "y")
 _VARIABLE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+$")   # snake_case: a variable name
@@ -162,9 +162,18 @@ def _axis_titles(units) -> list[Problem]:
             if not isinstance(e, dict) or e.get("axis", {}) is None:
                 continue
             views.setdefault((u.view, ch), []).append(_title_of(e))
+    fields = {}                 # stacked panels share an x axis titled under the last one
+    for u in units:
+        for ch in POSITION:
+            e = u.encoding.get(ch)
+            if isinstance(e, dict) and _title_of(e):
+                fields.setdefault((ch, e.get("field")), True)
+    shared = {(u.view, ch) for u in units for ch in POSITION
+              if isinstance(u.encoding.get(ch), dict)
+              and (ch, u.encoding[ch].get("field")) in fields}
     for (view, ch), titles in views.items():
         given = [t for t in titles if t]
-        if not given:
+        if not given and (view, ch) not in shared:
             probs.append(Problem("axis-title", view, f"the {ch} axis has no title"))
         for t in given:
             if _VARIABLE.match(t.strip()):
@@ -341,5 +350,3 @@ def _log_labels(units, datasets, font: float) -> list[Problem]:
                                      f"{clash[1]!r} are {clash[2]:.0f} px apart at {width:g} px "
                                      "wide: they collide"))
     return probs
-
-

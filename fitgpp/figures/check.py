@@ -59,9 +59,17 @@ def _printed(spec, units, datasets, svg: bytes | None = None) -> list[Problem]:
     t = spec.get("title")
     sub = (t.get("subtitle") if isinstance(t, dict) else None) or []
     sub = [sub] if isinstance(sub, str) else list(sub)
-    return (R.fonts(spec) + _width(spec, svg) + R.repeated_ticks(units, datasets)
+    wide = _width(spec, svg)            # first: it names a drawing without a width
+    meta = (spec.get("usermeta") or {}).get("fitgpp") or {}
+    drawn = svg
+    if drawn is None and meta.get("inches"):
+        from fitgpp.figures.plots.render import rendered_svg
+        drawn = rendered_svg(spec)
+    page = (R.aspect(drawn, meta.get("preset")) + R.plot_area(drawn)) if drawn else []
+    return (R.fonts(spec) + wide + R.repeated_ticks(units, datasets)
             + R.interval_clip(units, datasets, " ".join(sub)) + R.flat_zero(units, datasets)
-            + R.off_scale(units, datasets) + R.prose(_titles(spec), sub)
+            + R.off_scale(units, datasets) + R.prose(_titles(spec), sub) + page
+            + R.narrow_axis(units, datasets, " ".join(_titles(spec)))
             + (R.label_overlap(svg) if svg is not None else []))
 
 

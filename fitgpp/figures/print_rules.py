@@ -21,6 +21,15 @@
 ``label-overlap``
     No two tick labels of one axis, as drawn (the SVG the export writes), touch or overlap
     (:func:`label_overlap`; "5001,000" on a narrow panel).
+``aspect``
+    A column figure is at most :data:`MAX_ASPECT` times as tall as wide, and no figure is
+    taller than :data:`MAX_HEIGHT_IN` in (RQ6 at 3.3 x 12.25 in did not fit a page).
+``plot-area``
+    The plotting areas cover at least :data:`MIN_PLOT_SHARE` of the figure (a column CDF
+    gave its plots 0.7 in of height, the rest to legend and white space).
+``narrow-axis``
+    A y axis zoomed in on points that differ by less than :data:`NARROW`, drawn without
+    intervals, says so (:data:`ZOOM_MARK`): 1.088 to 1.098 looked dramatic.
 """
 
 from __future__ import annotations
@@ -32,9 +41,10 @@ import re
 import numpy as np
 
 from fitgpp.figures.chart_rules import POSITION, LEGEND_CHANNELS, Problem, _frame, _values
+from fitgpp.figures.plots.page import (MAX_ASPECT, MAX_HEIGHT_IN, MAX_SUBTITLE,  # noqa: F401
+                                       MIN_PLOT_SHARE, NARROW, ZOOM_MARK, plot_rects, zoom_note)
 
 MIN_PT = 7
-MAX_SUBTITLE = 260
 TOLERANCE_PT = 1.0
 
 
@@ -305,3 +315,80 @@ def label_overlap(svg: bytes) -> list[Problem]:
                                          f"{b[0]!r} overlap ({b[2] - a[2]:.1f} pt apart)"))
                     break
     return probs
+
+
+# ------------------------------------------------------------------ the page: aspect and plot area
+
+
+def aspect(svg: bytes, preset: str | None) -> list[Problem]:
+    """A column figure at most :data:`MAX_ASPECT` times as tall as wide; none taller than
+    :data:`MAX_HEIGHT_IN` in (``svg``: the figure as drawn)."""
+    from fitgpp.figures.plots.render import svg_size
+    w, h = svg_size(svg)
+    out = []
+    if preset == "column" and h > MAX_ASPECT * w + TOLERANCE_PT:
+        out.append(Problem("aspect", "chart", f"{w / 72:.2f} x {h / 72:.2f} in: a column figure "
+                           f"is at most {MAX_ASPECT:g}x as tall as wide ({MAX_ASPECT * w / 72:.2f}"
+                           " in): lower the panels, share axes, put panels side by side"))
+    if h > MAX_HEIGHT_IN * 72 + TOLERANCE_PT:
+        out.append(Problem("aspect", "chart", f"{h / 72:.2f} in tall: no figure is taller "
+                           f"than {MAX_HEIGHT_IN:g} in"))
+    return out
+
+
+def plot_area(svg: bytes) -> list[Problem]:
+    """The plotting areas cover at least :data:`MIN_PLOT_SHARE` of the figure."""
+    from fitgpp.figures.plots.render import svg_size
+    w, h = svg_size(svg)
+    share = sum(a * b for a, b in plot_rects(svg)) / (w * h or 1)
+    if share < MIN_PLOT_SHARE:
+        return [Problem("plot-area", "chart", f"the plots cover {share:.0%} of the figure "
+                        f"({w / 72:.2f} x {h / 72:.2f} in), at least {MIN_PLOT_SHARE:.0%} is "
+                        "needed: less legend, notes and white space, or taller plots")]
+    return []
+
+
+# ------------------------------------------------------------------ zoomed axes
+
+
+def narrow_axis(units, datasets, text: str) -> list[Problem]:
+    """A linear y axis that does not start at zero, drawn without intervals, whose points
+    differ by less than :data:`NARROW` of their size, is marked :data:`ZOOM_MARK` in
+    ``text`` (every title and note of the chart) or in its own title. (An axis narrower
+    than the intervals it draws cuts them: rule ``interval-clip``.)"""
+    said = ZOOM_MARK in text.lower()
+    views: dict[str, dict] = {}
+    for u in units:
+        e = u.encoding.get("y")
+        if not isinstance(e, dict) or e.get("type") != "quantitative" or "field" not in e:
+            continue
+        scale = e.get("scale") or {}
+        if scale.get("type") == "log" or scale.get("zero") is not False:
+            continue
+        v = views.setdefault(u.view, {"points": [], "intervals": False,
+                                      "title": _axis_title(e)})
+        df = _frame(datasets, u.data)
+        if isinstance(u.encoding.get("y2"), dict):
+            v["intervals"] |= bool(np.isfinite(_values(df, e)).any())
+        elif u.mark.get("type") in ("point", "circle", "square", "line"):
+            p = _values(df, e)
+            v["points"] += list(p[np.isfinite(p)])
+    out = []
+    for view, v in views.items():
+        pts = np.asarray(v["points"], float)
+        if len(np.unique(pts)) < 2 or v["intervals"] or said \
+                or ZOOM_MARK in v["title"].lower():
+            continue
+        spread = float(np.ptp(pts)) / float(np.max(np.abs(pts)))
+        if spread < NARROW:
+            out.append(Problem("narrow-axis", view, f"the y axis zooms in on points "
+                               f"{pts.min():.4g} to {pts.max():.4g} ({spread:.1%} apart) with no "
+                               f"interval drawn: mark it ({zoom_note(spread)!r}) or draw "
+                               "the intervals"))
+    return out
+
+
+def _axis_title(e: dict) -> str:
+    t = e.get("title", (e.get("axis") or {}).get("title") if isinstance(e.get("axis"), dict)
+              else None)
+    return " ".join(t) if isinstance(t, list) else str(t or "")

@@ -293,8 +293,9 @@ def charts(table: pd.DataFrame) -> dict:
                                                   lo=net["net_lo"], hi=net["net_hi"])
     out["rq6_net"] = plots.metric_lines(long, x="overhead_min",
                                         x_title="restart overhead (min)",
-                                        y_title="TE gain - BE p95 cost vs PRIO",
-                                        percent=True)
+                                        y_title="net gain vs PRIO", percent=True,
+                                        title="Net gain of preempting against PRIO as "
+                                              "restarts cost more")
     return out
 
 

@@ -52,15 +52,21 @@ def _charts(panel) -> dict:
     """The panel's charts at the width of the enclosing :func:`fitgpp.figures.plots.printed_at`:
     those on screen when they were made at that width, else made anew (the study's analysis
     of the Outcome the panel holds, none when that analysis failed, and the cell's CDFs)."""
-    from fitgpp.workbook.views import cell_view
-    now = {**panel.result.charts,
-           f"{panel.study.key}_selected_slowdown_cdf": panel.views["cell"].chart}
+    from fitgpp.workbook.views import cell_view, tradeoff_view
+    key = panel.study.key
+    # the trade-off the panel shows above the cell is part of the view (02 wrote six
+    # figures without it; 08 and a researcher's study in 09 only the CDF)
+    shown = {f"{key}_selected_tradeoff": panel.views["tradeoff"].chart} \
+        if "tradeoff" in panel.views else {}
+    now = {**panel.result.charts, **shown,
+           f"{key}_selected_slowdown_cdf": panel.views["cell"].chart}
     if all(_preset(c) == plots.preset().name for c in now.values()):
         return now
     study = panel.result.charts and panel.study.analysis(panel.o).charts
     sel = panel._selection_for_outcome() | {"seed": panel.selection()["seed"]}
-    return {**(study or {}),
-            f"{panel.study.key}_selected_slowdown_cdf": cell_view(panel.o, sel)}
+    again = {f"{key}_selected_tradeoff": tradeoff_view(panel.o, panel.selection(), panel.table)} \
+        if shown else {}
+    return {**(study or {}), **again, f"{key}_selected_slowdown_cdf": cell_view(panel.o, sel)}
 
 
 def _preset(chart) -> str | None:

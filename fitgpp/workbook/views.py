@@ -119,20 +119,22 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
                  ).to_numpy()
     sub = t[keep].copy()
     sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
-    chart = plots.s_tradeoff(sub)
-    selection = alt.selection_point(name=pick, fields=["family", "s"], on="click")
-    inner = chart.spec
-    for i, layer in enumerate(inner.layer):
-        if getattr(layer.mark, "type", layer.mark) == "point":
-            inner.layer[i] = layer.add_params(selection)
     at = [f"P={sel['max_preemptions']}"] if len(st.dimensions(o.size).get(
         "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
     at += [f"{LABELS.get(k, k)} {float(sel[k]):g}" for k in st.knobs]
     at += [f"{sel[st.variant_dim]} grace" if st.variant_dim == "grace" else
            str(sel[st.variant_dim])] if st.variants else []
     what = f" at {', '.join(at)}" if at else ""
-    return chart.properties(title=f"TE against BE slowdown{what} (click a point: its "
-                                  "slowdown distributions appear below)")
+    # the title given here, not set afterwards: that dropped the subtitle and its notes
+    # ("FIFO off the scale (TE p95 56.8), drawn at the edge.")
+    chart = plots.s_tradeoff(sub, title=f"TE against BE slowdown{what} (click a point: its "
+                                        "slowdown distributions appear below)")
+    selection = alt.selection_point(name=pick, fields=["family", "s"], on="click")
+    inner = chart.spec
+    for i, layer in enumerate(inner.layer):
+        if getattr(layer.mark, "type", layer.mark) == "point":
+            inner.layer[i] = layer.add_params(selection)
+    return chart
 
 
 #: Captions of the figures several studies draw, by the part of the figure's name after the

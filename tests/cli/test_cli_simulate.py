@@ -235,3 +235,16 @@ def test_bad_input_subprocess(tmp_path, trace):
 
 def test_case_ids_cover_every_case(tmp_path, trace):
     assert sorted(CASE_IDS) == sorted(bad_cases(tmp_path, trace))
+
+
+def test_an_existing_out_file_is_kept_unless_overwrite_is_asked(tmp_path, trace, capsys):
+    """One rule with the exports: `fitgpp simulate --out X.nc` replaced X.nc silently; now
+    it stops before running, names the file and the flag, and leaves it as it was."""
+    out_nc = tmp_path / "r.nc"
+    out_nc.write_bytes(b"an earlier result")
+    rc, out, err = run_inproc(["simulate", trace, *NODE, "--out", out_nc], capsys)
+    assert rc != 0 and f"--out {out_nc}: exists; pass --overwrite" in err, (rc, err)
+    assert out_nc.read_bytes() == b"an earlier result"
+    rc, out, err = run_inproc(["simulate", trace, *NODE, "--out", out_nc, "--overwrite"], capsys)
+    assert (rc, err) == (0, "")
+    check_result(out_nc, trace)

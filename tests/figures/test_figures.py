@@ -203,36 +203,26 @@ def test_s_tradeoff_is_not_much_taller_than_wide_at_column_width(laid_out):
         assert abs(w - plots.preset(size).width) <= 1 and h <= most * w, (size, w, h)
 
 
-def test_a_label_hemmed_in_by_markers_goes_where_it_covers_the_fewest():
-    """Every corner of the labelled point is under another marker: the label still gets a
-    place, one that covers no more markers than any other place inside the panel, and never
-    another label; the longest label is placed first."""
-    from fitgpp.figures.plots.tradeoff import _LABEL_OFFSETS, _corner
+def test_a_label_hemmed_in_by_markers_is_left_off_and_said():
+    """Every corner of the labelled point is under another marker, so every place would sit
+    nearer another point than its own: the label is left off (it named the wrong point in
+    03), and s_tradeoff's subtitle says which label has no room."""
     xs = [10 ** (px / 100) for px in (100, 113, 113, 87, 87, 35, 35)]
     df = pd.DataFrame({"x": xs, "y": [50.0, 58, 41, 58, 41, 0, 100],
                        "lab": ["s=1", "", "", "", "", "", ""], "panel": "p"})
-    pos = plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0]
-    assert pos in _LABEL_OFFSETS
-    markers = [(a - 5, 100 - b - 5, a + 5, 100 - b + 5) for a, b in
-               zip((113, 113, 87, 87, 35, 35), (58, 41, 58, 41, 0, 100))]
-    fewest = {}
-    for key in _LABEL_OFFSETS:       # each place alone: how many markers it covers
-        only = dict(_LABEL_OFFSETS)
-        _LABEL_OFFSETS.clear()
-        _LABEL_OFFSETS[key] = only[key]
-        try:
-            got = _corner(100, 50, 0.6 * 9 * 3, 10, [], markers, 200, 100)
-        finally:
-            _LABEL_OFFSETS.clear()
-            _LABEL_OFFSETS.update(only)
-        if got:
-            box = got[1]
-            fewest[key] = sum(box[0] < m[2] and m[0] < box[2] and box[1] < m[3] and m[1] < box[3]
-                              for m in markers)
-    assert fewest[pos] == min(fewest.values())
-    two = df.assign(lab=["s=1", "s=2, 4", "", "", "", "", ""])
-    got = plots._place_labels(two, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)
-    assert got[0] in _LABEL_OFFSETS and got[1] in _LABEL_OFFSETS   # both placed
+    assert plots._place_labels(df, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0] == ""
+    free = df.assign(x=[10.0, 50, 50, 2, 2, 1.5, 1.5])        # its neighbours far away
+    assert plots._place_labels(free, "x", "y", "lab", "panel", [1, 100], 200, 100, 9)[0]
+    table = pd.DataFrame({"policy": ["FIFO"] + [f"FitGpp s={s:g}" for s in (1, 2, 4)],
+                          "family": ["FIFO", "FitGpp", "FitGpp", "FitGpp"],
+                          "s": [np.nan, 1.0, 2.0, 4.0], "te_p95": [3.0, 1.50, 1.51, 1.52],
+                          "be_median": [1.0, 1.2, 1.21, 1.22], "be_p95": [2.0, 2.3, 2.31, 2.32]})
+    spec = plots.s_tradeoff(table, size="column").to_dict()
+    rows = next(v for v in spec["datasets"].values() if v and "lab" in v[0])
+    left = sorted({r["s_label"] for r in rows if r["s_label"] and not r["lab"]})
+    sub = " ".join(spec["title"].get("subtitle", []))
+    for lb in left:
+        assert lb in sub and "no room" in sub, (left, sub)
 
 
 def test_s_tradeoff_point_labels_allow_for_the_y_padding():
@@ -296,11 +286,23 @@ def _broken(rule):
     if rule == "prose":
         return plots.fit_width(_good(subtitle=["No room for the labels of s=0.5, s=1, s=2 "
                                                "(BE median slowdown); " * 6]))
+    if rule == "aspect":            # a column figure 3.3 x 10 in (RQ6 printed 12.25 in tall)
+        return plots.fit_width(_good().properties(height=650))
+    if rule == "plot-area":         # a plot 12 pt high under its title and legend
+        return plots.fit_width(_good().properties(height=12))
+    if rule == "narrow-axis":       # 1.088 to 1.098, no interval: 0.9 % looks dramatic
+        df = pd.DataFrame({"h": [1.0, 4, 16], "n": [1.098, 1.089, 1.089], "q": "s=4"})
+        c = alt.Chart(df).mark_line(point=True).encode(
+            x=alt.X("h:Q", title="grace-period scale"),
+            y=alt.Y("n:Q", title="slowdown", scale=alt.Scale(zero=False)),
+            color=alt.Color("q:N", title="policy"))
+        p = plots.preset("column")
+        return plots.fit_width(plots._finish(c.properties(width=200), p, "Long BE jobs"))
     raise KeyError(rule)
 
 
 PRINTED = ["font", "width", "repeated-ticks", "interval-clip", "flat-zero", "off-scale",
-           "prose"]
+           "prose", "aspect", "plot-area", "narrow-axis"]
 
 
 def test_the_good_figure_passes():
@@ -384,7 +386,7 @@ def test_a_panel_whose_every_series_is_zero_is_left_out_and_said_so():
     views = spec["concat"]
     assert len(views) == 1
     sub = " ".join(spec["title"]["subtitle"])
-    assert "BE median: 0 throughout for every" in sub
+    assert "BE median: 0 throughout (not drawn)" in sub
     for name, rows_ in spec["datasets"].items():
         assert rows_, f"an empty dataset {name}"
     assert [q for q in figcheck.check(spec) if q.rule != "width"] == []   # export lays out
@@ -406,3 +408,116 @@ def test_a_figure_of_nothing_but_zeros_draws_points_and_says_so():
     assert "line" not in marks and "point" in marks
     assert "0 throughout for every policy in every panel" in " ".join(spec["title"]["subtitle"])
     assert [q for q in figcheck.check(spec) if q.rule != "width"] == []
+
+
+def test_a_marked_zoom_passes_the_narrow_axis_rule():
+    """The narrow-axis rule is silenced by the mark, not by anything else."""
+    from fitgpp.figures import print_rules as figrules
+    spec = _broken("narrow-axis")
+    spec["title"]["subtitle"] = [figrules.zoom_note(0.009)]
+    assert "narrow-axis" not in {p.rule for p in figcheck.check(spec)}
+
+
+def _rq6_like(n_panels: int, constant=()):
+    """A workload chart of RQ6's shape: ``n_panels`` metrics against the overhead, five
+    policies; the metrics in ``constant`` are 1 for every policy and overhead."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for k in range(n_panels):
+        metric = f"metric {k} slowdown"
+        for pol in ("PRIO", "FitGpp s=1", "FitGpp s=4", "LRTP", "RAND"):
+            for x in (0, 10, 30, 60):
+                v = 1.0 if metric in constant else 1 + rng.random()
+                rows.append({"overhead_min": x, "policy": pol, "metric": metric, "value": v})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("n", [3, 5])
+@pytest.mark.parametrize("size", ["column", "full"])
+def test_many_panels_fit_the_page_at_both_widths(n, size):
+    """Five stacked panels printed 3.3 x 12.25 in (RQ6): the panels go side by side and
+    lower until the figure is within the aspect rule and its plots keep their share."""
+    from fitgpp.figures import print_rules as figrules
+    from fitgpp.figures.plots.render import svg_size
+    ch = plots.metric_lines(_rq6_like(n), x="overhead_min", x_title="restart overhead (min)",
+                            title="What restarts cost", size=size)
+    spec = plots.fit_width(ch)
+    svg = plots.render(spec, ".svg")
+    w, h = svg_size(svg)
+    assert h <= (figrules.MAX_ASPECT * w if size == "column" else 8 * 72) + 1, (w, h)
+    assert [p for p in figcheck.check(spec, svg=svg)] == []
+
+
+def test_a_panel_of_one_constant_is_left_out_and_said_so():
+    """RQ6's TE p95 and BE median panels were flat lines at 1 with a single tick: they are
+    left out, and the subtitle gives their value."""
+    ch = plots.metric_lines(_rq6_like(4, constant=("metric 0 slowdown", "metric 1 slowdown")),
+                            x="overhead_min", x_title="restart overhead (min)",
+                            title="What restarts cost", size="column").to_dict()
+    assert len(ch["concat"]) == 2
+    sub = " ".join(ch["title"]["subtitle"])
+    assert "metric 0 slowdown: 1, metric 1 slowdown: 1, throughout (not drawn)" in sub
+
+
+def test_a_zoomed_axis_without_intervals_is_marked():
+    """rq3_long_be_jobs spanned 1.088 to 1.098 with no interval (2 seeds): the subtitle now
+    says the axis is zoomed in and by how little the points differ."""
+    df = pd.DataFrame({"grace": [1.0, 4, 16] * 2, "policy": ["FitGpp s=4"] * 3 + ["FitGpp s=8"] * 3,
+                       "metric": "p95 slowdown of long BE jobs",
+                       "value": [1.0975, 1.0891, 1.0891, 1.0976, 1.0892, 1.0890]})
+    spec = plots.fit_width(plots.metric_lines(df, x="grace", x_title="grace-period scale",
+                                              y_title="slowdown", size="column"))
+    assert "Axis zoomed in: points differ by at most 0.8%, no interval drawn" in " ".join(
+        spec["title"]["subtitle"])
+    assert figcheck.check(spec) == []
+
+
+def test_series_piled_at_one_value_are_dodged_apart():
+    """Six loads at -99.x % at two run lengths hid loads 0.9 and 1 behind each other: at
+    column width neighbouring series are now at least 5 pt apart along x."""
+    rows = [(f"{ld:g}", n, "TE p95 slowdown vs FIFO (%)", -0.995 + ld / 1000)
+            for ld in (0.7, 0.8, 0.85, 0.9, 0.95, 1.0) for n in (600, 2000)]
+    df = pd.DataFrame(rows, columns=["load", "n_jobs", "metric", "value"])
+    spec = plots.fit_width(plots.metric_lines(df, x="n_jobs", series="load", percent=True,
+                                              x_title="jobs per run", size="column"))
+    data = next(v for v in spec["datasets"].values() if v and "x_plot" in v[0])
+    xs = sorted(r["x_plot"] for r in data if r["n_jobs"] == 600)
+    width = spec["concat"][0]["width"]
+    lo, hi = min(r["x_plot"] for r in data), max(r["x_plot"] for r in data)
+    gaps = np.diff(xs) / (hi - lo) * width
+    assert gaps.min() >= 5, gaps
+
+
+def test_every_s_label_is_nearer_its_own_point_than_any_other():
+    """03 (paper-default, P = 3): "s=4, 8, 16" sat next to the s=2 point, "s=0.5" next to
+    s=4's. Over many crowded panels, each label placed is nearer its own point than any
+    other point of its panel (distance from the point to the label's box)."""
+    from fitgpp.figures.plots.tradeoff import _LABEL_OFFSETS, _place_labels
+    rng = np.random.default_rng(7)
+    width, height, font = 200, 76, 7
+    checked = 0
+    for _ in range(300):
+        n = int(rng.integers(3, 8))
+        df = pd.DataFrame({"x": np.exp(rng.uniform(0, 1.2, n)), "y": rng.uniform(7.7, 8.0, n),
+                           "s_label": [f"s={s:g}" for s in (0.5, 1, 2, 4, 8, 16, 32)[:n]],
+                           "metric": "BE p95"})
+        lab = _place_labels(df, "x", "y", "s_label", "metric", (1.0, 4.0), width, height, font)
+        px = width * np.log(df["x"].to_numpy()) / np.log(4.0)
+        y0, y1 = df["y"].min(), df["y"].max()
+        py = height * (1 - (df["y"].to_numpy() - y0) / (y1 - y0))
+        for i, pos in enumerate(lab):
+            if not pos:
+                continue
+            dx, dy = _LABEL_OFFSETS[pos]
+            w = 0.6 * font * len(df["s_label"].iat[i])
+            x0 = px[i] + dx if dx > 0 else px[i] - w / 2 if dx == 0 else px[i] + dx - w
+            box = (x0, py[i] + dy - (font + 1) / 2, x0 + w, py[i] + dy + (font + 1) / 2)
+
+            def dist(a, b):
+                return np.hypot(max(box[0] - a, 0, a - box[2]), max(box[1] - b, 0, b - box[3]))
+            own = dist(px[i], py[i])
+            for j in range(n):
+                if j != i:
+                    assert own < dist(px[j], py[j]), (df, lab, i, j)
+            checked += 1
+    assert checked > 500

@@ -195,6 +195,9 @@ def test_cli_writes_the_dataset(trace_exp, tmp_path, capsys, monkeypatch):
     ds = fitgpp.load(out)
     assert list(ds["policy"].values) == ["fifo", "prio", "fitgpp"]
     assert "3 computed" in capsys.readouterr().out
+    assert main(["sweep", *args]) == 2                   # an existing --out is kept
+    assert "sweep.nc: exists; pass --overwrite" in capsys.readouterr().err
+    args.append("--overwrite")
     assert main(["sweep", *args]) == 0
     assert "0 computed, 3 from cache" in capsys.readouterr().out
     cfg.write_text(cfg.read_text().replace("[policies.fitgpp]", "[policies.fitgpp]\nss = 1"))

@@ -69,7 +69,8 @@ def test_a_tradeoff_seen_before_is_not_built_again(rq3, monkeypatch):
     # built at most once (grace scale 4 if not seen yet); back at 1.0 the same chart is shown
     assert len(built) <= 1 and rq3.views["tradeoff"].chart is first
     rq3.controls["grace_scale"].value = 4.0
-    assert "grace scale 4" in rq3.views["tradeoff"].spec["title"]   # the one of its knobs
+    head = rq3.views["tradeoff"].spec["title"]["text"]   # a caption and its notes below
+    assert "grace scale 4" in " ".join([head] if isinstance(head, str) else head)
     rq3.controls["grace_scale"].value = 1.0
 
 
@@ -265,3 +266,17 @@ def test_the_numbers_never_show_a_slowdown_interval_below_its_declared_floor():
     assert rows.loc["TE p95", "A"] == f"{mean:.3g} [1*, {hi:.3g}]"    # cut, and marked
     lo = rows.loc["GPU utilization", "A"].split("[")[1].split(",")[0]
     assert lo == "0*"                       # a utilization is cut at its own floor, 0
+
+
+def test_the_tradeoff_says_fifo_is_off_the_scale(rq3):
+    """The panel's "TE against BE slowdown" drew FIFO (TE p95 56.8) at the axis edge with no
+    note: the panel set its own title and dropped the figure's subtitle."""
+    from fitgpp.workbook.views import tradeoff_view
+    t = rq3.table.copy()
+    fifo = t["family"] == "FIFO"
+    assert fifo.any()
+    t.loc[fifo, "te_p95"] = 500.0
+    spec = tradeoff_view(rq3.o, rq3.selection(), t).to_dict()
+    assert "TE against BE slowdown" in str(spec["title"]["text"])
+    assert "FIFO off the scale (TE p95 500), drawn at the edge." in " ".join(
+        spec["title"]["subtitle"])

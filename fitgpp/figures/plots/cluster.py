@@ -60,17 +60,21 @@ def utilization(ds, *, max_points: int = 600, size: str | Preset | None = None,
     gpu, idle_gpu = _drop_zero(gpu, "fraction")
     q, idle_q = _drop_zero(q, "jobs")
     x = alt.X("hours:Q", title="time (h)")
+    # one time axis under both panels; lower panels at column width (5.5 in tall there)
+    x_top = alt.X("hours:Q", axis=alt.Axis(title=None, labels=False))
+    tall = {"column": (64, 52)}.get(p.name, (100, 80))
     width = p.width - 60
     top = alt.Chart(gpu).mark_line(interpolate="step-after", clip=True).encode(
-        x=x, y=alt.Y("fraction:Q", title="share of GPUs", scale=alt.Scale(domain=[0, 1])),
+        x=x_top if len(q) else x,
+        y=alt.Y("fraction:Q", title="share of GPUs", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("series:N", title="GPUs", scale=_kept(GPU_SERIES, 0, gpu)),
         strokeDash=alt.StrokeDash("series:N", title="GPUs", scale=_kept(GPU_SERIES, 1, gpu)),
-    ).properties(width=width, height=100)
+    ).properties(width=width, height=tall[0])
     bottom = alt.Chart(q).mark_line(interpolate="step-after").encode(
         x=x, y=alt.Y("jobs:Q", title="waiting jobs"),
         color=alt.Color("series:N", title="queue", scale=_kept(QUEUE_SERIES, 0, q)),
         strokeDash=alt.StrokeDash("series:N", title="queue", scale=_kept(QUEUE_SERIES, 1, q)),
-    ).properties(width=width, height=80)
+    ).properties(width=width, height=tall[1])
     # a panel whose every series is zero is left out: the subtitle says so
     chart = alt.vconcat(*[c for c, d in ((top, gpu), (bottom, q)) if len(d)]).resolve_scale(
         color="independent", strokeDash="independent")
@@ -140,7 +144,9 @@ def node_timeline(seg: pd.DataFrame, *, nodes=None, title: str | None = None,
     pre = df[df["kind"] == "grace"]
     ticks = [alt.Chart(pre).mark_tick(color="black", thickness=1.5, size=14).encode(
         x="h0:Q", y=y)] if len(pre) else []
-    chart = alt.layer(bars, *ticks).properties(width=p.width - 50, height=alt.Step(14))
+    # at least ~60 pt high: two nodes at 14 pt each left the plot a fifth of the figure
+    step = max(14, round(60 / max(1, df["node"].nunique())))
+    chart = alt.layer(bars, *ticks).properties(width=p.width - 50, height=alt.Step(step))
     return _finish(chart, p, title or f"Jobs on nodes {nodes[0]}-{nodes[-1]} over time")
 
 

@@ -40,74 +40,222 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
     p = preset(size)
+    prep = _prepare(df, x, series, percent, share, series_title)
+    layouts = _layouts(p, len(prep["panels"]))
+    for lay in layouts:
+        chart = _draw(prep, lay, p, x=x, x_title=x_title or x, y_title=y_title, title=title,
+                      log_x=log_x, log_y=log_y, percent=percent, share=share)
+        if lay is layouts[-1] or _fits(chart, p):
+            return chart
+
+
+def _prepare(df, x: str, series: str, percent: bool, share: bool, series_title) -> dict:
+    """The long table split into panels: ``d`` (zero series left out), the panels drawn,
+    the constant ones and the zero series said in notes, whether these are changes."""
     st = _styles(df[series].astype(str))
     d = df.assign(**{series: df[series].astype(str)})
     metrics = list(dict.fromkeys(d["metric"]))
     change = (percent and not share) or all(re.search(r" vs .+\(%\)$", m) for m in metrics)
     vs = re.search(r" vs (.+?)( \(%\))?$", metrics[0])
-    base = vs.group(1) if change and vs else "the baseline"
     d["panel"] = [re.sub(r" vs .+$", "", m) if change else m for m in d["metric"]]
     panels = list(dict.fromkeys(d["panel"]))
     whole = d
     d, zero = _zero_series(d, series)
-    empty = [n for n in panels if not (d["panel"] == n).any()]
-    only_zeros = len(empty) == len(panels)
-    if only_zeros:      # nothing but zeros: their points, no lines along the axis, said so
-        d, zero, empty = whole, {}, []
-    panels = [n for n in panels if n not in empty]   # a panel of zeros alone is left out
-    ncols = min(len(panels), 3) if p.name == "full" else 1
-    width = _panel(p, ncols, axis_px=60 if p.name == "full" else 52)
-    xe, d = _x_encoding(d, x, series, st, log_x, width, p, x_title or x)
-    d, notes = _intervals(d, change, -1.0 if percent else -100.0)
-    if empty or only_zeros:
-        every = f"every {series_title or SERIES_TITLES.get(series, series)}"
-        notes += [f"{', '.join(empty)}: 0 throughout for {every} (not drawn)." if empty else
-                  f"0 throughout for {every} in every panel (points only)."]
+    flat = _constant_panels(whole, panels)
+    only_flat = len(flat) == len(panels)
+    if only_flat:      # nothing but constants: their points, no lines along the axis, said so
+        d, zero, flat = whole, {}, {}
     s_title = series_title or SERIES_TITLES.get(series, series)
-    charts = []
+    notes = [_flat_note(flat, f"every {s_title}", percent or share, change)] if flat else []
+    notes += [f"0 throughout for every {s_title} in every panel (points only)."] if only_flat \
+        else []
+    return dict(d=d, st=st, series=series, s_title=s_title, change=change, zero=zero,
+                base=vs.group(1) if change and vs else "the baseline", notes=notes,
+                panels=[n for n in panels if n not in flat], lines=not only_flat)
+
+
+def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_y, percent,
+          share):
+    """The figure of :func:`_prepare`'s panels in layout ``lay`` (:func:`_layouts`)."""
+    series, st, panels, change = prep["series"], prep["st"], prep["panels"], prep["change"]
+    # side by side at column width, a long x title goes on two lines (it set the width)
+    xt = _fold(x_title, lay["width"], p) if lay["ncols"] > 1 and p.name == "column" else x_title
+    xe, d = _x_encoding(prep["d"], x, series, st, log_x, lay["width"], p, xt)
+    d, notes = _intervals(d, change, -1.0 if percent else -100.0)
+    charts, said = [], {}
+    for i, name in enumerate(panels):
+        g = d[d["panel"] == name]
+        # a y title of its own: the panel's name above it (a third line beside the axis
+        # took the width of rq6_net's panels)
+        heading = bool(y_title) and len(panels) > 1
+        yt = _fold(y_title or ([name, f"change vs {prep['base']}" + ("" if percent else " (%)")]
+                           if change else name), lay["height"], p)
+        for n_ in coincident(g, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in g]) \
+                + ([f"{', '.join(prep['zero'][name])}: 0 throughout (not drawn)."]
+                   if name in prep["zero"] else []):
+            said.setdefault(n_, []).append(name)
+        shown = i + lay["ncols"] >= len(panels)      # x labels under each column's last panel
+        one = _panel_chart(g, xe(shown), yt, _percent_format(g, percent, share), series,
+                           prep["s_title"], st, log_y, p, x, x_title, lines=prep["lines"],
+                           height=lay["height"])
+        one = one.properties(width=lay["width"], height=lay["height"])
+        charts.append(one.properties(title=alt.Title(name, fontSize=p.title_font, anchor="start",
+                                                     offset=1))
+                      if heading else one)
+    from fitgpp.figures.plots.page import MAX_SUBTITLE
+    merged = _merged_notes(said, panels)
+    if len(" ".join(notes + prep["notes"] + merged)) > MAX_SUBTITLE:
+        # too much for one paragraph: what holds in some panels goes above them
+        merged = [n for n, where in said.items() if len(where) == len(panels)]
+        for i, name in enumerate(panels):
+            own = [n for n, where in said.items() if name in where and n not in merged]
+            if own:
+                charts[i] = charts[i].properties(title=_panel_note(
+                    ([f"{name}:"] if heading else []) + own, lay["width"], p))
+    notes += prep["notes"] + merged + _zoom_notes(d, panels, log_y)
+    what = f"Change against {prep['base']}" if change else ", ".join(panels)
+    chart = alt.concat(*charts, columns=lay["ncols"], spacing=lay["spacing"])
+    # one paragraph: a note per line left most lines half empty at column width
+    return _finish(chart, p, title or f"{what} as the {x_title} varies", [" ".join(notes)],
+                   legend=st["order"])
+
+
+def _fold(title, height: int, p: Preset) -> list[str]:
+    """A y title in lines no longer than its panel is high (0.58 em a character): a longer
+    vertical title stretched each stacked panel past its height."""
+    import textwrap
+    lines = [title] if isinstance(title, str) else list(title)
+    most = max(10, int(height / (0.58 * p.title_font)))
+    return [w for ln in lines
+            for w in (textwrap.wrap(ln, most, break_long_words=False) or [ln])]
+
+
+def _layouts(p: Preset, n: int) -> list[dict]:
+    """Candidate layouts of ``n`` panels at preset ``p``, best first: up to three side by
+    side at full width; at column width stacked, then two side by side and lower, until
+    the figure is at most :data:`fitgpp.figures.print_rules.MAX_ASPECT` times as tall as wide (RQ6's
+    five stacked panels printed 12.25 in tall on a 3.3 in column)."""
+    if p.name == "full":
+        ncols = min(n, 3)
+        return [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=h, spacing=16)
+                for h in (140, 110, 90)]
+    one = dict(ncols=1, width=_panel(p, 1, axis_px=52), spacing=6)
+    two = dict(ncols=2, width=_panel(p, 2, axis_px=52, gap=8), spacing=8)
+    if n <= 2:
+        return [{**one, "height": h} for h in ((100, 80, 64) if n == 1 else (80, 64, 56, 48))]
+    return ([{**one, "height": h} for h in (64, 56, 48, 40, 34)[n - 3:]] if n <= 5 else []) + [
+        {**two, "height": h} for h in (80, 64, 50, 40)]
+
+
+def _fits(chart, p: Preset) -> bool:
+    """Whether ``chart``, laid out at its printed width, passes the rules of the page
+    (:func:`fitgpp.figures.print_rules.aspect`, :func:`fitgpp.figures.print_rules.plot_area`)."""
+    from fitgpp.figures.plots.page import fits
+    from fitgpp.figures.plots.render import fit_width, rendered_svg
+    return fits(rendered_svg(fit_width(chart)), p.name)
+
+
+def _constant_panels(d, panels) -> dict:
+    """``{panel: value}`` of the panels whose every value (and interval bound) is one and
+    the same number: flat lines with a single tick say nothing a sentence cannot (RQ6's TE
+    p95 slowdown, 1 for every policy and overhead)."""
+    cols = [c for c in ("value", "lo", "hi") if c in d]
+    out = {}
+    for name in panels:
+        v = d.loc[d["panel"] == name, cols].to_numpy(float).ravel()
+        v = v[np.isfinite(v)]
+        if len(v) and np.ptp(v) == 0:
+            out[name] = float(v[0])
+    return out
+
+
+def _flat_note(flat: dict, every: str, fraction: bool, change: bool) -> str:
+    """"BE median: 0 throughout for every policy (not drawn)." for the panels left out
+    (several: "TE p95: -73 %, BE median: 0, throughout for ...")."""
+    def fmt(v):
+        sign = "+" if change else ""
+        return "0" if v == 0 else (f"{v * 100:{sign}.3g} %" if fraction else f"{v:{sign}.3g}")
+    said = ", ".join(f"{name}: {fmt(v)}" for name, v in flat.items())
+    return f"{said}{',' if len(flat) > 1 else ''} throughout (not drawn)."
+
+
+def _merged_notes(said: dict, panels) -> list[str]:
+    """Each panel's notes (series that coincide or are left out there) once, in the
+    subtitle: as they are when they hold in every panel; else series that coincide "in
+    some panels" (the reader sees where), other notes after the panels' names."""
+    out, hides = [], " (one line hides the other)"
+    for note, where in said.items():
+        if hides in note and any(hides in n for n in out):
+            note = note.replace(hides, "")       # said once is enough
+        if len(where) == len(panels) or len(panels) == 1:
+            out.append(note)
+        elif " coincide" in note:     # the reader sees where: no panel named
+            out.append(note.replace(hides, "").replace(" coincide", " coincide in some panels", 1))
+        else:
+            out.append(note.replace(" (not drawn)", f" in {len(where)} panels (not drawn)"))
+    return out
+
+
+def _zoom_notes(d, panels, log_y: bool) -> list[str]:
+    """The mark of :func:`fitgpp.figures.print_rules.narrow_axis` for each panel whose points differ by
+    less than :data:`fitgpp.figures.print_rules.NARROW` of their size with no interval drawn."""
+    from fitgpp.figures.plots.page import NARROW, zoom_note
+    if log_y:
+        return []
+    out = []
     for name in panels:
         g = d[d["panel"] == name]
-        yt = ([name, y_title] if y_title and len(panels) > 1 else y_title) or (
-            [name, f"change vs {base}" + ("" if percent else " (%)")] if change else name)
-        said = coincident(g, series, [x, "value"] + [c for c in ("lo_c", "hi_c") if c in g])
-        said += [f"{', '.join(zero[name])}: 0 throughout (not drawn)."] if name in zero else []
-        one = _panel_chart(g, xe, yt, _percent_format(g, percent, share), series, s_title, st,
-                           log_y, p, x, x_title or x, lines=not only_zeros).properties(
-            width=width, height=140 if ncols > 1 else 95)
-        charts.append(one.properties(title=_panel_note(said, width, p)) if said else one)
-    what = f"Change against {base}" if change else ", ".join(panels)
-    return _finish(alt.concat(*charts, columns=ncols), p,
-                   title or f"{what} as the {x_title or x} varies", notes, legend=st["order"])
+        v = g["value"].to_numpy(float)
+        v = v[np.isfinite(v)]
+        has = "lo_c" in g and np.isfinite(g["lo_c"].to_numpy(float)).any()
+        if len(np.unique(v)) < 2 or has or not np.max(np.abs(v)):
+            continue
+        spread = float(np.ptp(v) / np.max(np.abs(v)))
+        if spread < NARROW:
+            out.append((f"{name}: " if len(panels) > 1 else "") + zoom_note(spread))
+    return out
 
 
 def _x_encoding(d, x, series, st, log_x, width, p: Preset, x_title: str):
-    """The shared x encoding and ``d`` with ``x_plot``: the series dodged over 6 % of the
-    axis around the true x, so their whiskers do not hide each other."""
+    """``shown -> alt.X``, the shared x encoding (titled only where ``shown``), and ``d``
+    with ``x_plot``: the series dodged around the true x so that their points and whiskers
+    do not hide each other (more series, a wider dodge, up to a third of the narrowest gap
+    between two x values)."""
     xv = d[x].to_numpy(float)
     if log_x is None:
         log_x = bool((xv > 0).all() and xv.max() / xv.min() >= 8)
     k, n = st["order"].index, len(st["order"])
-    off = np.array([(k(v) - (n - 1) / 2) for v in d[series]]) * (0.06 / max(n - 1, 1))
+    f = np.log10 if log_x else (lambda v: v)
+    u = np.unique(f(xv))
+    span = float(u.max() - u.min()) or 1.0
+    gap = float(np.diff(u).min()) / span if len(u) > 1 else 1.0
+    dodge = min(max(0.06, 0.035 * n), gap / 3)
+    off = np.array([(k(v) - (n - 1) / 2) for v in d[series]]) * (dodge / max(n - 1, 1))
+    axis = {}
     if log_x:
-        span = math.log10(xv.max() / xv.min()) if xv.max() > xv.min() else 1.0
         d = d.assign(x_plot=xv * 10 ** (off * span))
         xs = _log_scale(np.concatenate([xv, d["x_plot"]]), width, p, pad=1.15, title=x_title)
         dom = xs["scale"].domain
         if _ticks_fit(sorted(set(xv)), *dom, width, p.font):   # tick at every value drawn
-            xs["axis"] = alt.Axis(values=sorted(set(xv)), format="~g", title=x_title,
-                                  labelOverlap="greedy")
+            axis = dict(values=sorted(set(xv)), format="~g", labelOverlap="greedy")
+        else:
+            axis = xs["axis"].to_dict()
+        xs = dict(scale=xs["scale"])
     else:
-        span = (xv.max() - xv.min()) or 1.0
         d = d.assign(x_plot=xv + off * span)
-        xs = dict(title=x_title, scale=alt.Scale(zero=False, nice=False, padding=8))
+        xs = dict(scale=alt.Scale(zero=False, nice=False, padding=8))
         values = sorted(set(xv))
         fmt = ",d" if all(float(v).is_integer() for v in values) else None
         if _linear_ticks_fit(values, d["x_plot"].min(), d["x_plot"].max(), width, p.font, fmt):
             # a tick at every value run: Vega's own ticks, on a domain that does not start
             # at a round number, can put "500" against "1,000" (seen on a 90 pt panel)
-            xs["axis"] = alt.Axis(values=values, title=x_title, labelOverlap="greedy",
-                                  **({"format": fmt} if fmt else {}))
-    return alt.X("x_plot:Q", **xs), d
+            axis = dict(values=values, labelOverlap="greedy", **({"format": fmt} if fmt else {}))
+    axis.pop("title", None)
+
+    def encoding(shown: bool = True):
+        return alt.X("x_plot:Q", **xs, axis=alt.Axis(**axis, title=x_title if shown else None,
+                                                    labels=shown))
+    return encoding, d
 
 
 def _linear_ticks_fit(values, lo: float, hi: float, px: float, font: float, fmt) -> bool:
@@ -145,8 +293,7 @@ def _zero_series(d, series: str):
 
 
 def _panel_note(notes, width: int, p: Preset):
-    """A panel's own notes (series that coincide or are left out there) above it, wrapped
-    to its width, in the label font: next to the lines they explain, not in a paragraph."""
+    """A panel's own notes above it, wrapped to its width, in the label font."""
     import textwrap
     lines = [ln for n in notes for ln in textwrap.wrap(n, max(16, int(width / (0.55 * p.font))))]
     return alt.Title(lines, fontSize=p.font, fontWeight="normal", anchor="start")
@@ -169,15 +316,16 @@ def _percent_format(g, percent: bool, share: bool) -> str | None:
 
 
 def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, x_title,
-                 lines: bool = True):
+                 lines: bool = True, height: int = 140):
     """One panel: lines (unless ``lines`` is False), points, interval whiskers (and a bar
     where one is cut)."""
     if log_y:
         vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy().ravel()
-        ye = alt.Y("value:Q", **_log_scale(vals, 140, p, vertical=True, title=y_title))
-    else:
+        ye = alt.Y("value:Q", **_log_scale(vals, height, p, vertical=True, title=y_title))
+    else:   # about a tick per 20 pt: a 56 pt panel got one tick from Vega's default
+        ticks = dict(tickCount=max(3, height // 20))
         ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False, nice=True, padding=10),
-                   axis=alt.Axis(format=fmt) if fmt else alt.Axis())
+                   axis=alt.Axis(format=fmt, **ticks) if fmt else alt.Axis(**ticks))
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=s_title))
     tip = [series, alt.Tooltip(f"{x}:Q", title=x_title), "metric",
            alt.Tooltip("value:Q", format=fmt.replace("~", "") if fmt else ".3g")]

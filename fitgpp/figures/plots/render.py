@@ -141,16 +141,36 @@ def save_all(charts: dict, out_dir, formats=FORMATS, **kw) -> list[Path]:
 def rendered_width(spec: dict) -> float:
     """Width in pt (= Vega px) of ``spec`` as vl-convert draws it (its SVG's width); the
     last few hundred specs measured are remembered (export fits, then checks the width)."""
+    return rendered_size(spec)[0]
+
+
+def rendered_size(spec: dict) -> tuple[float, float]:
+    """(width, height) in pt of ``spec`` as vl-convert draws it."""
+    return svg_size(rendered_svg(spec))
+
+
+def rendered_svg(spec: dict) -> bytes:
+    """``spec`` drawn as SVG by vl-convert; the last few hundred drawings are remembered
+    (the figure check measures the same drawing for several rules)."""
     return _measure(json.dumps(spec, sort_keys=True))
 
 
-@functools.lru_cache(maxsize=512)
-def _measure(text: str) -> float:
+def svg_size(svg: bytes) -> tuple[float, float]:
+    """(width, height) in pt of an SVG vl-convert drew."""
     import re
+    head = re.search(rb"<svg\b[^>]*>", svg)
+    if head is None:
+        raise PlotError("not an SVG drawing: no <svg> element")
+    w, h = (re.search(rb'\b' + k + rb'="([\d.]+)', head.group(0)) for k in (b"width", b"height"))
+    if w is None or h is None:
+        raise PlotError("the SVG drawing has no width or height")
+    return float(w.group(1)), float(h.group(1))
 
+
+@functools.lru_cache(maxsize=512)
+def _measure(text: str) -> bytes:
     import vl_convert as vlc
-    svg = vlc.vegalite_to_svg(text)
-    return float(re.search(r'<svg\b[^>]*\bwidth="([\d.]+)"', svg).group(1))
+    return vlc.vegalite_to_svg(text).encode()
 
 
 def _scaled(spec, k: float):

@@ -48,7 +48,7 @@ def slowdown_cdf(results, *, points: int = 200, size: str | Preset | None = None
         color=alt.Color("policy:N", scale=st["color"], sort=st["order"], title="policy"),
         strokeDash=alt.StrokeDash("policy:N", scale=st["dash"], sort=st["order"], title="policy"),
         column=alt.Column("class:N", title=None, sort=[CLASS_NAMES["TE"], CLASS_NAMES["BE"]]),
-    ).properties(width=width, height=round(width * 0.75) if p.name == "column" else 170)
+    ).properties(width=width, height=110 if p.name == "column" else 170)   # 50 pt was too flat
     notes = coincident(df, "policy", ["slowdown", "fraction"], ["class"])
     return _finish(chart, p, title, notes, legend=st["order"])
 
@@ -148,7 +148,8 @@ def slowdown_bars(stats: pd.DataFrame, *, size: str | Preset | None = None,
     whisk = base.mark_rule(color="black", strokeWidth=1.2, clip=True).encode(
         x=alt.X("lo_c:Q", **xs), x2="hi:Q")
     chart = alt.layer(bars, whisk, data=df).properties(
-        width=width, height=alt.Step(12)).facet(
+        # a panel at least ~54 pt high: three policies at 12 pt each left the plots 22 %
+        width=width, height=alt.Step(max(12, round(54 / max(1, df["policy"].nunique()))))).facet(
         facet=alt.Facet("panel:N", title=None,
                         sort=["TE median", "TE p95", "BE median", "BE p95"]),
         columns=2)

@@ -35,17 +35,24 @@ _LABEL_OFFSETS = {"ne": (5, -8), "se": (5, 9), "nw": (-5, -8), "sw": (-5, 9),
 
 def _corner(x, y, w, h, labels, markers, width, height) -> tuple[str, tuple] | None:
     """Where a ``w`` x ``h`` label of the point ``(x, y)`` goes: of the places of
-    :data:`_LABEL_OFFSETS` that stay inside the panel and overlap none of ``labels``, the
-    first that overlaps the fewest ``markers`` (boxes); with its box. None: no such place."""
+    :data:`_LABEL_OFFSETS` that stay inside the panel, overlap none of ``labels`` and are
+    nearer ``(x, y)`` than the centre of any of ``markers`` (boxes of the other points: a
+    label beside another point names the wrong one), the first that overlaps the fewest
+    markers; with its box. None: no such place."""
     def hits(box, boxes):
         return sum(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
                    for b in boxes)
+
+    def dist(box, a, b):
+        return math.hypot(max(box[0] - a, 0, a - box[2]), max(box[1] - b, 0, b - box[3]))
+    centres = [((m[0] + m[2]) / 2, (m[1] + m[3]) / 2) for m in markers]
     best = None
     for pos, (dx, dy) in _LABEL_OFFSETS.items():
         x0 = x + dx if dx > 0 else x - w / 2 if dx == 0 else x + dx - w
         box = (x0, y + dy - h / 2, x0 + w, y + dy + h / 2)
         inside = box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height
-        if inside and not hits(box, labels):
+        own = dist(box, x, y)
+        if inside and not hits(box, labels) and all(own < dist(box, a, b) for a, b in centres):
             n = hits(box, markers)
             if best is None or n < best[0]:
                 best = (n, pos, box)
@@ -202,6 +209,10 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
         width=width, height=height).facet(**by).resolve_scale(y="independent")
     notes = [*coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"],
                          ["metric"]), *edge, *notes]
+    left = long[(long["s_label"] != "") & (long["lab"] == "")]
+    if len(left):     # no place nearer its own point than any other: left off, said here
+        notes.append(f"{'; '.join(dict.fromkeys(left['s_label']))}: "
+                     "no room for the label beside its point (see the table).")
     if long["s_label"].str.contains(",").any():
         notes.append("Settings of s on one label give the same result.")
     return _finish(chart, p, title, notes, legend=st["order"])
