@@ -274,12 +274,26 @@ def _parts_text(lost: pd.DataFrame | None) -> str:
             f"{rel['restart_overhead'].max() / 60:g} min.")
 
 
+def _ledger_means(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per policy and cell: each ledger part's mean over seeds with its interval
+    (``ledger_<part>``, ``_lo``, ``_hi``; NaN bounds below 3 seeds), GPU-hours."""
+    rows = {}
+    for key, g in runs.groupby(["name", *KNOBS]):
+        row = {}
+        for part in [*PARTS, "capacity"]:
+            m, lo, hi = t_interval(g[part])
+            row.update({f"ledger_{part}": m, f"ledger_{part}_lo": lo, f"ledger_{part}_hi": hi})
+        rows[key] = row
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.names = ["name", *KNOBS]
+    return out
+
+
 def _rq8(o: Outcome) -> RQResult:
     st = o.study
     table = o.table()
     runs = ledger_runs(o)
-    means = runs.groupby(["name", *KNOBS])[[*PARTS, "capacity"]].mean().add_prefix("ledger_")
-    table = table.join(means, on=["name", *KNOBS])
+    table = table.join(_ledger_means(runs), on=["name", *KNOBS])
     table["overhead_min"] = table["restart_overhead"] / 60.0
     lost = lost_vs_fifo(runs)
     fits = lost_vs_fifo(runs, {"idle_fits": FITS})

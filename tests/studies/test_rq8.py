@@ -169,3 +169,12 @@ def test_a_size_below_the_full_grid_runs_the_quick_grid():
     assert rq8.overheads(Size(n_jobs=4999, seeds=(0,))) == (0.0, 900.0, 1800.0)
     assert rq8.overheads(Size(n_jobs=5000, seeds=(0,)))[-1] == 1800.0
     assert len(rq8.overheads(Size(n_jobs=5000, seeds=(0,)))) == 6
+
+
+def test_its_report_table_has_every_column_with_intervals(result):
+    """results.md's RQ8 table (the ledger parts with their intervals over seeds) builds."""
+    from fitgpp.studies.reproduce import _md_table
+    text = _md_table(result.table, *result.report_columns)
+    assert "GPU-hours reloading" in text and "GPU-hours idle, a waiting job fits" in text
+    assert len(text.splitlines()) == 2 + len(result.table)
+    assert {f"ledger_reload{x}" for x in ("", "_lo", "_hi")} <= set(result.table.columns)
