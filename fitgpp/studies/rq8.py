@@ -27,7 +27,7 @@ import pandas as pd
 from fitgpp.figures import plots
 from fitgpp.sim.ledger import PARTS
 from fitgpp.analysis.metrics import percent, t_interval
-from fitgpp.analysis.verdicts import PAPER, against_paper_all, cost_or_gain, holds_together
+from fitgpp.analysis.verdicts import against_paper_row, holds_together
 from fitgpp.studies.base import Outcome, RQResult, Study, _config
 from fitgpp.studies.steady import steadiness
 
@@ -96,13 +96,13 @@ def lost_vs_fifo(runs: pd.DataFrame, parts: dict = LOST) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- judging each cell
 def sign_of(mean: float, lo: float, hi: float) -> str:
-    """``cost``/``gain`` only when the interval excludes 0 (:func:`fitgpp.analysis.verdicts.cost_or_gain`
-    names which), ``no detectable change`` when it does not, ``cannot tell`` without one."""
+    """``cost``/``gain`` of a slowdown change only when its interval excludes 0, ``no
+    detectable change`` when it does not, ``cannot tell`` without one (fewer than 3 seeds)."""
     if math.isnan(lo) or math.isnan(hi):
         return "cannot tell"
     if lo <= 0 <= hi:
         return "no detectable change"
-    return cost_or_gain(mean)
+    return "cost" if mean > 0 else "gain"   # a slowdown: lower is better
 
 
 def judged(table: pd.DataFrame, steady: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
@@ -120,8 +120,7 @@ def judged(table: pd.DataFrame, steady: pd.DataFrame, lost: pd.DataFrame) -> pd.
         raise ValueError(f"rq8: steadiness lists {sorted(set(ok['policy']))}, not {FITGPP} and {FIFO}")
     both = pair.groupby(KNOBS)["ok"].all()
     fit["steady"] = [bool(both.loc[tuple(r[k] for k in KNOBS)]) for _, r in fit.iterrows()]
-    fit["means_match"] = [holds_together(against_paper_all({k: r[f"change_{k}"] for k in PAPER}))
-                          for _, r in fit.iterrows()]
+    fit["means_match"] = [holds_together(against_paper_row(r)) for _, r in fit.iterrows()]
     fit["holds"] = [bool(r["means_match"]) and r["v_te"] == "gain"
                     and r["v_be_median"] == r["v_be_p95"] == "cost" for _, r in fit.iterrows()]
     net = lost[lost["part"] == LOST["net"]].set_index(KNOBS)["value"]
@@ -187,7 +186,7 @@ def finding_text(cells: pd.DataFrame, lost: pd.DataFrame | None = None) -> str:
                else "") + "."]
     near = cells[cells["means_match"] & ~cells["holds"]]
     if len(near):
-        out.append("The three means match the paper's, but not every sign holds by its interval, "
+        out.append("The three numbers match the paper's, but not every sign holds by its interval, "
                    "in " + "; ".join(f"{_where(r)} (BE median {_be(r)}, BE p95 {r['v_be_p95']}"
                                      + ("" if r["steady"] else "; a run not steady") + ")"
                                      for _, r in near.iterrows()) + ".")
