@@ -24,7 +24,7 @@ ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
 RQ = {"02_rq1_te_latency": ["rq1"], "03_rq2_threshold_s": ["rq2", "rq2w"],
       "04_rq3_long_jobs_and_grace": ["rq3"], "05_rq4_mix_and_grace_distribution": ["rq4"],
       "06_rq5_real_trace": ["rq5"], "08_rq7_las": ["rq7", "rq7a", "rq7a10"],
-      "10_run_length": ["runlen"]}
+      "10_run_length": ["runlen"], "11_rq8_where_the_tradeoff_holds": ["rq8"]}
 #: The quick size, as papermill parameters (only names the notebook's parameters cell has).
 QUICK = {"size": "quick", "n_seeds": 2}
 #: The paper's numbers, the only results fixed prose may quote.
@@ -33,7 +33,7 @@ PAPER_NUMBERS = {"-96.6 %", "+18.0 %", "+23.9 %", "96.6 %", "18.0 %", "23.9 %",
 EXPECTED = ["00_quickstart", "01_workloads", "02_rq1_te_latency", "03_rq2_threshold_s",
             "04_rq3_long_jobs_and_grace", "05_rq4_mix_and_grace_distribution",
             "06_rq5_real_trace", "07_rq6_restart_cost", "08_rq7_las", "09_write_a_policy",
-            "10_run_length"]
+            "10_run_length", "11_rq8_where_the_tradeoff_holds"]
 
 
 def test_the_numbered_notebooks_are_all_there():
@@ -56,7 +56,7 @@ def test_committed_without_outputs_and_with_a_parameters_cell(path):
 
 #: The research notebooks (02-08, 10), each built around one panel of its study; 09 exports
 #: the figures of a policy written in it, not a panel's view.
-PANELS = [p for p in ALL if p.stem[:2] in {"02", "03", "04", "05", "06", "07", "08", "10"}]
+PANELS = [p for p in ALL if p.stem[:2] in {"02", "03", "04", "05", "06", "07", "08", "10", "11"}]
 
 
 @pytest.mark.parametrize("path", PANELS, ids=[p.stem for p in PANELS])

@@ -17,6 +17,8 @@
   printed anywhere is cut at its quantity's range (:func:`value_range`: a slowdown is at
   least 1, a change at least -100 %, a count or share at least 0) and every cut bound is
   marked ``*`` (:data:`CLIP_NOTE`).
+- **Capacity ledger**: one metric per ``ledger_*`` part of a result (GPU-hours, see
+  :mod:`fitgpp.sim.ledger`), ``ledger_<part>`` in :data:`METRICS`.
 - **GPU time** (:func:`gpu_hours`, :func:`reload_gpu_hours`, :func:`work_gpu_hours`):
   per-job seconds x GPUs per task x tasks, summed, in GPU-hours (RQ6's GPU-hours lost to
   reloads and the BE work they are a share of).
@@ -149,6 +151,27 @@ for _m in (
                vs_baseline=False, brief=False, lowest=0.0),
 ):
     declare(_m)
+
+
+def _ledger_part(name: str, ds) -> float:
+    return float(ds[f"ledger_{name}"])
+
+
+def _declare_ledger() -> None:
+    """One metric per part of the capacity ledger (:mod:`fitgpp.sim.ledger`), GPU-hours."""
+    from functools import partial
+    from fitgpp.sim.ledger import CAPACITY_NOTE, PARTS
+    titles = {"useful_te": "TE progress", "useful_be": "BE progress", "reload": "reloading",
+              "grace": "grace periods", "reserved": "reserved for TE",
+              "idle_fits": "idle, a waiting job fits", "idle_nofit": "idle, none fits",
+              "idle_empty": "idle, none waiting", "capacity": "capacity"}
+    for name, desc in {**PARTS, "capacity": CAPACITY_NOTE}.items():
+        declare(Metric(f"ledger_{name}", f"GPU-hours {titles[name]}", unit="GPU-h",
+                       per_run=partial(_ledger_part, name), vs_baseline=False, brief=False,
+                       short=f"GPU-h {titles[name]}", lowest=0.0))
+
+
+_declare_ledger()
 
 
 # ------------------------------------------------------------------ per class, one run

@@ -32,6 +32,7 @@ from bisect import bisect_left, insort
 import numpy as np
 
 from fitgpp.errors import FitgppError
+from fitgpp.sim.ledger import account
 
 # job states
 PENDING, WAITING, RUNNING, STOPPING, DONE = range(5)
@@ -87,6 +88,7 @@ class Engine:
         # per visited tick, 40 here)
         self.trace_t = array("q")
         self.trace_vals = array("q")
+        self.ledger, self.total_gpu, self.taken = [0, 0, 0, -1, 0, -1], sum(self.cap_g), 0
         policy.bind(self)
 
     def _init_jobs(self, jobs: dict[str, np.ndarray], capacity: np.ndarray) -> None:
@@ -209,6 +211,7 @@ class Engine:
             heapq.heapify(h)
 
     def _running(self, i: int, nodes: tuple[int, ...], t: int) -> None:
+        self.taken += 1
         self.state[i] = RUNNING
         self.nodes[i] = nodes
         self.started_at[i] = t
@@ -225,6 +228,7 @@ class Engine:
 
     def reserve(self, i: int, n: int) -> None:
         """Waiting TE job ``i`` reserves its demand on node ``n``."""
+        self.taken += 1
         self.resv[i] = n
         self.res_g[n] += self.dg[i]
         self.res_c[n] += self.dc[i]
@@ -431,10 +435,8 @@ class Engine:
                 if self.waiting_te or self.waiting_be:
                     raise RuntimeError(f"deadlock at tick {t}: jobs wait but nothing runs")
                 break
-            if not jump or self.preempted_in_step:
-                t += 1
-            else:
-                t = min(cands)
+            t_was, t = t, t + 1 if not jump or self.preempted_in_step else min(cands)
+            account(self, t - t_was)  # idle GPUs while jobs wait (fitgpp.sim.ledger)
             if progress is not None:
                 visits += 1
                 if visits % 4096 == 0:

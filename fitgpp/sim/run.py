@@ -13,6 +13,7 @@ import pandas as pd
 import xarray as xr
 
 from fitgpp.sim.cluster import Cluster
+from fitgpp.sim import ledger
 from fitgpp.sim.engine import Engine
 from fitgpp.sim.policies import make_policy, params_of
 from fitgpp.sim.policies import registry
@@ -166,7 +167,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
     sample_every = float((sample_ticks or _auto_sample(t_end)) * tick)
     ds.attrs = _attrs(trace, cluster, policy, tick, sample_every, util)
-    return ds
+    return ds.assign(ledger.variables(eng, tick))
 
 
 def _job_data(eng, j, cols, order, first, fin, tick) -> dict[str, np.ndarray]:
@@ -336,7 +337,7 @@ def _plain(ds: xr.Dataset) -> bool:
     if not all(isinstance(k, str) and _attr_ok(v) for k, v in ds.attrs.items()):
         return False
     for name, v in ds.variables.items():
-        if not isinstance(name, str) or "/" in name or v.encoding or v.ndim != 1 \
+        if not isinstance(name, str) or "/" in name or v.encoding or v.ndim > 1 \
                 or "_FillValue" in v.attrs or (name in ds.coords and v.dims != (name,)):
             return False
         if v.dtype not in (np.float64, np.int64) and v.dtype.kind != "U":

@@ -265,7 +265,15 @@ class Outcome:
             raise ReproduceError(f"{self.study.key}: {len(hits)} cells match policy={policy!r}, "
                                  f"seed={seed}, variant={variant!r}, {where}; give the "
                                  f"parameters and knobs that tell them apart")
-        return run_dataset(hits[0][1])
+        # the last few rebuilt runs are kept: a table asks each per-run metric of the same
+        # runs in turn (the ledger's nine parts among them)
+        lru = self.memo.setdefault("runs", {})
+        key = id(hits[0][1])
+        if key not in lru:
+            if len(lru) >= 16:
+                lru.pop(next(iter(lru)))
+            lru[key] = run_dataset(hits[0][1])
+        return lru[key]
 
     def metric_values(self, conf: dict, metric: Metric, at: xr.Dataset | None = None):
         """Per-seed values of ``metric`` at ``conf``: read from the sweep Dataset when it

@@ -109,6 +109,16 @@ def run_length_note(r1: RQResult) -> str:
                "changes move with the number of jobs simulated (see the run-length study)."))
 
 
+def _rq8_note(results: dict) -> list[str]:
+    """Where the paper's BE cost appears, from RQ8 when it ran (:func:`fitgpp.studies.rq8.
+    headline_context`)."""
+    from fitgpp.studies.rq8 import headline_context
+    if "rq8" in results:
+        return [headline_context(results["rq8"])]
+    return ["Where the paper's BE cost appears (with a restart cost, on wide TE jobs) is RQ8's "
+            "question; it was not run here."]
+
+
 def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
     """Where the paper's headline sits on our s/P trade-off (RQ2's FitGpp settings)."""
     t1 = r1.table.set_index("policy")
@@ -178,7 +188,7 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
           "(docs/verdicts.md, \"How findings are worded\").", ""]
     if "rq1" in results:
         md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), "",
-               run_length_note(results["rq1"]), ""]
+               run_length_note(results["rq1"]), "", *_rq8_note(results), ""]
     if "rq1" in results and "rq2" in results:
         md += tradeoff_note(results["rq1"], results["rq2"]) + [""]
     md += ["## One line per research question", ""]

@@ -135,10 +135,10 @@ def cells_of(exp: Experiment) -> list[Cell]:
 _CODE_DIGEST: str | None = None
 #: The package's code that can change a cell's result, as paths under the package (a folder
 #: ends in "/"): the simulator, the policies, how traces, clusters and workloads are read
-#: and drawn, and what a cell keeps of its run. A user's policy outside the package is
-#: keyed by its own digest (:func:`fitgpp.sim.policies.registry.digest`).
-RESULT_CODE = ("sim/engine.py", "sim/run.py", "sim/trace.py", "sim/cluster.py", "sim/policies/",
-               "workload/", "sweep/cell.py", "sweep/digests.py", "sweep/runs.py")
+#: and drawn, the capacity ledger, and what a cell keeps of its run. A user's policy outside
+#: the package is keyed by its own digest (:func:`fitgpp.sim.policies.registry.digest`).
+RESULT_CODE = ("sim/engine.py", "sim/ledger.py", "sim/run.py", "sim/trace.py", "sim/cluster.py",
+               "sim/policies/", "workload/", "sweep/cell.py", "sweep/digests.py", "sweep/runs.py")
 
 
 def code_digest(root: Path | None = None) -> str:

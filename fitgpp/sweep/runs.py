@@ -3,8 +3,8 @@
 A cell keeps, per job, what every figure and metric of the research questions
 reads (class, submit, duration, first start, finish, slowdown, wait,
 preemptions, GPUs per task, tasks, time spent reloading), the cluster's time series (GPU utilization, GPUs in grace
-period and reserved, waiting TE and BE jobs) and the run and grace intervals
-per node, plus the simulation's attrs. :func:`run_dataset` turns that back
+period and reserved, waiting TE and BE jobs), the run and grace intervals
+per node and the capacity ledger (:mod:`fitgpp.sim.ledger`), plus the simulation's attrs. :func:`run_dataset` turns that back
 into a simulation Dataset with the same variable names, units and attrs as
 :func:`fitgpp.simulate` gives, so plots take it as they take a fresh result and
 no figure needs a second simulation. About 50 bytes per job (integers that fit
@@ -55,9 +55,20 @@ def reduce_run(ds: xr.Dataset) -> dict:
     out["dtypes"] = json.dumps(dtypes, sort_keys=True)
     out["attrs"] = json.dumps({k: v for k, v in ds.attrs.items()
                                if isinstance(v, (str, int, float))}, sort_keys=True)
+    out["ledger"] = json.dumps({k: [float(v), int(v.attrs["gpu_ticks"])]
+                                for k, v in ds.data_vars.items() if k.startswith("ledger_")})
     out["units"] = json.dumps({k: [ds[k].attrs.get("units", ""), ds[k].attrs.get("description", "")]
                                for k in (*JOB_VARS, *TIME_VARS, "cls")}, sort_keys=True)
     return out
+
+
+def _ledger(res: dict) -> dict:
+    """The ``ledger_*`` variables of a cell result (GPU-hours, GPU-ticks in ``gpu_ticks``)."""
+    from fitgpp.sim.ledger import CAPACITY_NOTE, PARTS
+    kept = json.loads(str(res["ledger"])) if "ledger" in res else {}
+    return {k: ((), np.array(float(h)), {"units": "GPU-h", "gpu_ticks": np.int64(n), "description":
+                                    PARTS.get(k[len("ledger_"):], CAPACITY_NOTE)})
+            for k, (h, n) in kept.items()}
 
 
 def run_dataset(res: dict) -> xr.Dataset:
@@ -85,6 +96,7 @@ def run_dataset(res: dict) -> xr.Dataset:
             "segment_start": ("segment", res["segment_start"], {"units": "s"}),
             "segment_end": ("segment", res["segment_end"], {"units": "s"}),
         })
+    data.update(_ledger(res))
     ds = xr.Dataset(data, coords={"job": ids, "time": res["time"]})
     ds.attrs = json.loads(str(res["attrs"]))
     return ds

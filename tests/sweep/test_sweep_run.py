@@ -291,7 +291,7 @@ def test_the_cache_key_covers_the_code_that_can_change_a_result(tmp_path):
     base = cell.code_digest(root)
     assert base == cell.code_digest()
     for name, changes in (("figures/plots/base.py", False), ("cli/main.py", False),
-                          ("cli/sweep.py", False), ("sim/engine.py", True),
+                          ("cli/sweep.py", False), ("sim/engine.py", True), ("sim/ledger.py", True),
                           ("sim/policies/fifo.py", True),
                           ("workload/synth.py", True), ("sweep/runs.py", True)):
         f = root / name

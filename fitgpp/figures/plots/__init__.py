@@ -11,7 +11,7 @@ pattern each (:mod:`fitgpp.figures.plots.style`), so the figures still read in g
 
 One module per concept: ``base`` (printed sizes, captions), ``axes`` (log ticks,
 coinciding series), ``style`` (labels and styles of policies), ``slowdown``,
-``tradeoff``, ``cluster``, ``workload``, ``lines`` (the charts), ``render`` (files).
+``tradeoff``, ``cellmap``, ``cluster``, ``workload``, ``lines`` (the charts), ``render`` (files).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from fitgpp.figures.plots.axes import _log_domain, _log_scale, _ticks_fit, coinc
 from fitgpp.figures.plots.base import (CLASS_NAMES, COLUMN_WIDTH, DPI, POLICY_STYLE, PRESETS,
                                        THEME, PlotError, Preset, _finish, _panel, _wrap, at_width,
                                        natural_key, preset, printed_at)
+from fitgpp.figures.plots.cellmap import change_map
 from fitgpp.figures.plots.cluster import node_timeline, segments, segments_of, utilization
 from fitgpp.figures.plots.lines import SERIES_TITLES, metric_lines
 from fitgpp.figures.plots.render import FORMATS, fit_width, render, save, save_all
@@ -34,7 +35,8 @@ from fitgpp.figures.plots.tradeoff import _LABEL_OFFSETS, _place_labels, s_trade
 from fitgpp.figures.plots.workload import QUANTITY_TITLES, distribution_fit
 
 __all__ = ["CLASS_NAMES", "COLUMN_WIDTH", "DPI", "FAMILIES", "FORMATS", "POLICY_STYLE",
-           "PRESETS", "QUANTITY_TITLES", "at_width", "SERIES_TITLES", "SHORT", "THEME", "PlotError",
+           "PRESETS", "QUANTITY_TITLES", "at_width", "change_map", "SERIES_TITLES", "SHORT",
+           "THEME", "PlotError",
            "Preset", "bootstrap_stats", "coincident", "config_label", "distribution_fit",
            "family", "fit_width", "log_ticks", "metric_lines", "natural_key", "node_timeline",
            "paper_theme", "policy_label", "policy_styles", "preset", "printed_at", "render",
