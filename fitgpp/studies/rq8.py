@@ -130,26 +130,31 @@ def judged(table: pd.DataFrame, steady: pd.DataFrame, lost: pd.DataFrame) -> pd.
 
 
 # ---------------------------------------------------------------- figures
-def map_chart(cells: pd.DataFrame, o: Outcome):
-    """The map: BE median and BE p95 change of FitGpp against FIFO over restart cost x TE
-    share, one panel per load and statistic."""
-    rows = []
-    for stat, title in (("be_median", "BE median"), ("be_p95", "BE p95")):
-        for _, r in cells.iterrows():
-            v = r[f"v_{stat}"]
-            rows.append({"overhead_min": r["overhead_min"], "te_fraction": r["te_fraction"],
-                         "panel": f"{title}, load {r['load']:g}", "change": r[f"change_{stat}"],
-                         "verdict": v, "outline": bool(r["holds"]),
-                         "mark": ("?" if v == "cannot tell" else "") + ("" if r["steady"] else "!")})
-    df = pd.DataFrame(rows)
+def map_charts(cells: pd.DataFrame, o: Outcome, key: str = "rq8") -> dict:
+    """The maps, one per load (``{key}_map_load80``, ...): BE median and BE p95 change of
+    FitGpp against FIFO over restart cost x TE share, one panel per statistic (two panels
+    stack within a printed column; four would not)."""
     n = len(o.study.seeds(o.size))
     notes = [f"FitGpp s=4 P=3 vs FIFO, paper-wide-te, {o.jobs():,} jobs, {n} seeds. Coloured "
              "only where the 95 % interval excludes 0 (else grey), capped at ±100 %; ? fewer "
              "than 3 seeds; ! a run not steady; framed: the paper's triple holds."]
-    return plots.change_map(df, x="overhead_min", y="te_fraction", panel="panel",
-                            x_title="restart cost (min)", y_title="TE share of jobs",
-                            title="Where preempting costs BE jobs: change against FIFO",
-                            notes=notes, legend_title="change vs FIFO")
+    out = {}
+    for load, at in cells.groupby("load", sort=True):
+        rows = []
+        for stat, title in (("be_median", "BE median"), ("be_p95", "BE p95")):
+            for _, r in at.iterrows():
+                v = r[f"v_{stat}"]
+                rows.append({"overhead_min": r["overhead_min"], "te_fraction": r["te_fraction"],
+                             "panel": title, "change": r[f"change_{stat}"], "verdict": v,
+                             "outline": bool(r["holds"]),
+                             "mark": ("?" if v == "cannot tell" else "")
+                             + ("" if r["steady"] else "!")})
+        out[f"{key}_map_load{round(100 * load)}"] = plots.change_map(
+            pd.DataFrame(rows), x="overhead_min", y="te_fraction", panel="panel",
+            x_title="restart cost (min)", y_title="TE share of jobs",
+            title=f"Where preempting costs BE jobs at load {load:g}: change against FIFO",
+            notes=notes, legend_title="change vs FIFO")
+    return out
 
 
 def ledger_chart(lost: pd.DataFrame):
@@ -297,7 +302,7 @@ def _rq8(o: Outcome) -> RQResult:
     lost = lost_vs_fifo(runs)
     fits = lost_vs_fifo(runs, {"idle_fits": FITS})
     cells = judged(table, steadiness(o), lost)
-    charts = {f"{st.key}_map": map_chart(cells, o), f"{st.key}_ledger": ledger_chart(lost)}
+    charts = {**map_charts(cells, o, st.key), f"{st.key}_ledger": ledger_chart(lost)}
     r = RQResult(st.key, st.title, st.question, table, charts, {}, finding_text(cells, pd.concat([lost, fits])),
                  _config(o, model="paper-wide-te", knobs={k: list(v) for k, v in
                                                           st.knobs.items()}))

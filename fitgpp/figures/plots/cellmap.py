@@ -42,7 +42,8 @@ def change_map(df: pd.DataFrame, *, x: str, y: str, panel: str, x_title: str, y_
     panels = list(dict.fromkeys(d[panel]))
     ncols = 2 if p.name == "full" and len(panels) > 1 else 1
     width = _panel(p, ncols, axis_px=46)
-    height = max(60, int(len(ys) * min(28, width / max(len(xs), 1))))
+    # square cells up to 40 px side by side; lower ones when stacked, to keep a column's aspect
+    height = max(60, int(len(ys) * min(40 if ncols > 1 else 28, width / max(len(xs), 1))))
     colour = alt.Color("signed:Q", title=legend_title,
                        scale=alt.Scale(type="pow", exponent=0.5, scheme="redblue",
                                        reverse=True, domain=[-lim, lim], clamp=True),
