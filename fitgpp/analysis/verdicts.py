@@ -38,9 +38,10 @@ from typing import Literal
 
 import numpy as np
 
-from fitgpp.analysis.metrics import (CHANGE_RANGE, CLIP_NOTE, COUNT_RANGE, METRICS, MIN_CI_VALUES,  # noqa: F401
-                      SLOWDOWN_RANGE, UNBOUNDED, Interval, bounded_interval, cut_interval,
-                      interval_cell, percent, percent_values, t_interval, value_range)
+from fitgpp.analysis.metrics import (CHANGE_RANGE, CLIP_NOTE, COUNT_RANGE, METRICS,  # noqa: F401
+                                     MIN_CI_VALUES, SLOWDOWN_RANGE, UNBOUNDED, Interval, _g, _nan,
+                                     bounded_interval, cut_interval, interval_cell, percent,
+                                     percent_values, t_interval, value_range)
 
 Better = Literal["lower", "higher"]
 #: Level of the paired test between settings.
@@ -120,17 +121,6 @@ def as_estimate(x) -> Estimate:
     if np.ndim(x) == 0:
         return Estimate(float(x), seeds=1, values=(float(x),))
     return Estimate.of(x)
-
-
-def _nan(x) -> bool:
-    try:
-        return math.isnan(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
-def _g(x: float) -> str:
-    return f"{x:.3g}"
 
 
 def _seeds(n: int) -> str:
