@@ -358,25 +358,27 @@ def narrow_axis(units, datasets, text: str) -> list[Problem]:
     than the intervals it draws cuts them: rule ``interval-clip``.)"""
     said = ZOOM_MARK in text.lower()
     views: dict[str, dict] = {}
+    intervals: set[str] = set()   # views that draw an interval (a y/y2 layer, whatever its scale)
     for u in units:
         e = u.encoding.get("y")
         if not isinstance(e, dict) or e.get("type") != "quantitative" or "field" not in e:
             continue
+        df = _frame(datasets, u.data)
+        if isinstance(u.encoding.get("y2"), dict):
+            if np.isfinite(_values(df, e)).any():
+                intervals.add(u.view)
+            continue
         scale = e.get("scale") or {}
         if scale.get("type") == "log" or scale.get("zero") is not False:
             continue
-        v = views.setdefault(u.view, {"points": [], "intervals": False,
-                                      "title": _axis_title(e)})
-        df = _frame(datasets, u.data)
-        if isinstance(u.encoding.get("y2"), dict):
-            v["intervals"] |= bool(np.isfinite(_values(df, e)).any())
-        elif u.mark.get("type") in ("point", "circle", "square", "line"):
+        v = views.setdefault(u.view, {"points": [], "title": _axis_title(e)})
+        if u.mark.get("type") in ("point", "circle", "square", "line"):
             p = _values(df, e)
             v["points"] += list(p[np.isfinite(p)])
     out = []
     for view, v in views.items():
         pts = np.asarray(v["points"], float)
-        if len(np.unique(pts)) < 2 or v["intervals"] or said \
+        if len(np.unique(pts)) < 2 or view in intervals or said \
                 or ZOOM_MARK in v["title"].lower():
             continue
         spread = float(np.ptp(pts)) / float(np.max(np.abs(pts)))

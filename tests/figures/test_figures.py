@@ -418,6 +418,26 @@ def test_a_marked_zoom_passes_the_narrow_axis_rule():
     assert "narrow-axis" not in {p.rule for p in figcheck.check(spec)}
 
 
+
+def test_a_narrow_panel_with_intervals_drawn_needs_no_zoom_mark():
+    """Intervals drawn as a rule layer (y/y2, the scale left to Vega, as metric_lines draws
+    them) count: RQ2 on paper-wide-te at full size has a TE p95 change panel whose means span
+    0.5 % inside wide intervals, and the docs build failed on it while metric_lines rightly
+    wrote no zoom note. The same chart without the rule layer still fails."""
+    df = pd.DataFrame({"s": [1.0, 4, 16], "v": [-0.1376, -0.1372, -0.137], "lo": [-0.3] * 3,
+                       "hi": [0.02] * 3, "q": "FitGpp"})
+    base = alt.Chart(df).encode(x=alt.X("s:Q", title="threshold s"),
+                                color=alt.Color("q:N", title="policy"))
+    pts = base.mark_line(point=True).encode(
+        y=alt.Y("v:Q", title="TE p95 change", scale=alt.Scale(zero=False)))
+    rule = base.mark_rule().encode(y="lo:Q", y2="hi:Q")
+    p = plots.preset("column")
+    with_rule = plots.fit_width(plots._finish(alt.layer(pts, rule).properties(width=200), p,
+                                              "TE p95 against s"))
+    without = plots.fit_width(plots._finish(pts.properties(width=200), p, "TE p95 against s"))
+    assert "narrow-axis" not in {q.rule for q in figcheck.check(with_rule)}
+    assert "narrow-axis" in {q.rule for q in figcheck.check(without)}
+
 def _rq6_like(n_panels: int, constant=()):
     """A workload chart of RQ6's shape: ``n_panels`` metrics against the overhead, five
     policies; the metrics in ``constant`` are 1 for every policy and overhead."""
