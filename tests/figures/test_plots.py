@@ -275,3 +275,18 @@ def test_six_non_policy_series_get_six_different_styles():
     assert len({v[1] for v in styles.values()}) == 6
     mixed = policy_styles(["FIFO", "FitGpp s=4", "a", "b", "c", "d", "e"])
     assert mixed["FIFO"][0] != mixed["e"][0] and mixed["FitGpp s=4"][0] != mixed["e"][0]
+
+
+def test_a_single_fitgpp_point_on_another_policys_is_said_to_coincide():
+    """A panel's trade-off at one s (RQ1 at the quick size: FitGpp, LRTP, PRIO and RAND all at
+    TE p95 1, BE median 1.2) drew FitGpp on top of three policies without a word; the figure
+    check refused it, and with it the panel's "Export this view" in notebooks 02 and 05."""
+    from fitgpp.figures import check
+    rows = [("FitGpp s=4", "FitGpp", 4.0, 1.0, 1.2, 1.5), ("LRTP", "LRTP", np.nan, 1.0, 1.2, 1.5),
+            ("PRIO", "PRIO", np.nan, 1.0, 1.2, 1.5), ("FIFO", "FIFO", np.nan, 4.2, 1.25, 1.6)]
+    t = pd.DataFrame(rows, columns=["policy", "family", "s", "te_p95", "be_median", "be_p95"])
+    for size in ("column", "full"):
+        chart = plots.fit_width(plots.s_tradeoff(t, size=size))
+        sub = " ".join(chart["title"]["subtitle"])
+        assert "FitGpp, LRTP and PRIO coincide" in sub, sub
+        assert not [p for p in check.check(chart) if p.rule == "coincide"]

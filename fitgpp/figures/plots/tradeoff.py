@@ -207,8 +207,9 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     # a click on a FitGpp point in the browser found no point free (notebook 03, P = 1)
     chart = alt.layer(line, pts, *_label_layers(x, y), data=long).properties(
         width=width, height=height).facet(**by).resolve_scale(y="independent")
-    notes = [*coincident(long[long["family"] != "FitGpp"], "policy", ["te_p95", "be"],
-                         ["metric"]), *edge, *notes]
+    # series as drawn (colour "point": FitGpp's s values are one series), at the drawn x: a
+    # FitGpp drawn as one point on another policy's (the panel at one s) is said too
+    notes = [*coincident(long, "point", ["x_plot", "be"], ["metric"]), *edge, *notes]
     left = long[(long["s_label"] != "") & (long["lab"] == "")]
     if len(left):     # no place nearer its own point than any other: left off, said here
         notes.append(f"{'; '.join(dict.fromkeys(left['s_label']))}: "
