@@ -149,10 +149,31 @@ def _layouts(p: Preset, n: int) -> list[dict]:
 
 def _fits(chart, p: Preset) -> bool:
     """Whether ``chart``, laid out at its printed width, passes the rules of the page
-    (:func:`fitgpp.figures.print_rules.aspect`, :func:`fitgpp.figures.print_rules.plot_area`)."""
-    from fitgpp.figures.plots.page import fits
-    from fitgpp.figures.plots.render import fit_width, rendered_svg
-    return fits(rendered_svg(fit_width(chart)), p.name)
+    (:func:`fitgpp.figures.print_rules.aspect`, :func:`fitgpp.figures.print_rules.plot_area`).
+    Answering draws the chart, so the answer is kept in the cache directory of the sweeps
+    (``figures/fits``), keyed by the spec, the preset, the page's rules and vl-convert's
+    version: a warm study (a notebook reopened, ``reproduce`` run again) draws nothing."""
+    import hashlib
+    import json
+
+    import vl_convert
+
+    from fitgpp.figures.plots import page
+    from fitgpp.figures.plots.render import fit_width, keep, rendered_svg
+    from fitgpp.sweep.cache import default_cache_dir
+    spec = chart.to_dict()
+    doc = json.dumps({"spec": spec, "preset": p.name, "vl": vl_convert.__version__,
+                      "rules": [page.MAX_ASPECT, page.MAX_HEIGHT_IN, page.MIN_PLOT_SHARE]},
+                     sort_keys=True, default=str)
+    key = hashlib.sha256(doc.encode()).hexdigest()
+    path = default_cache_dir() / "figures" / "fits" / key[:2] / key
+    try:
+        return {"1": True, "0": False}[path.read_text()]
+    except (OSError, KeyError, UnicodeDecodeError):
+        pass   # not answered before, or a damaged entry: draw it
+    ok = page.fits(rendered_svg(fit_width(spec)), p.name)
+    keep(path, b"1" if ok else b"0")   # (not kept in a cache it cannot write)
+    return ok
 
 
 def _constant_panels(d, panels) -> dict:
