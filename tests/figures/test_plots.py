@@ -290,3 +290,15 @@ def test_a_single_fitgpp_point_on_another_policys_is_said_to_coincide():
         sub = " ".join(chart["title"]["subtitle"])
         assert "FitGpp, LRTP and PRIO coincide" in sub, sub
         assert not [p for p in check.check(chart) if p.rule == "coincide"]
+
+
+def test_a_trade_off_on_a_narrow_be_axis_is_marked():
+    """RQ4's panel at the quick size: BE slowdowns 1 to 1.019 drawn without intervals; the
+    figure check refused the chart, and with it the panel's "Export this view" (notebook 05)."""
+    from fitgpp.figures import check
+    rows = [("FitGpp s=4", "FitGpp", 4.0, 1.0, 1.0, 1.01), ("LRTP", "LRTP", np.nan, 1.2, 1.019, 1.015),
+            ("FIFO", "FIFO", np.nan, 3.0, 1.012, 1.018)]
+    t = pd.DataFrame(rows, columns=["policy", "family", "s", "te_p95", "be_median", "be_p95"])
+    chart = plots.fit_width(plots.s_tradeoff(t, size="full"))
+    assert "zoomed in" in " ".join(chart["title"]["subtitle"])
+    assert not [p for p in check.check(chart) if p.rule == "narrow-axis"]

@@ -209,7 +209,8 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
         width=width, height=height).facet(**by).resolve_scale(y="independent")
     # series as drawn (colour "point": FitGpp's s values are one series), at the drawn x: a
     # FitGpp drawn as one point on another policy's (the panel at one s) is said too
-    notes = [*coincident(long, "point", ["x_plot", "be"], ["metric"]), *edge, *notes]
+    notes = [*coincident(long, "point", ["x_plot", "be"], ["metric"]), *edge, *notes,
+             *_zoom_notes(long)]
     left = long[(long["s_label"] != "") & (long["lab"] == "")]
     if len(left):     # no place nearer its own point than any other: left off, said here
         notes.append(f"{'; '.join(dict.fromkeys(left['s_label']))}: "
@@ -217,3 +218,20 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     if long["s_label"].str.contains(",").any():
         notes.append("Settings of s on one label give the same result.")
     return _finish(chart, p, title, notes, legend=st["order"])
+
+
+def _zoom_notes(long: pd.DataFrame) -> list[str]:
+    """The mark the figure check asks of a BE axis zoomed in on points that differ by less
+    than :data:`fitgpp.figures.plots.page.NARROW` (no intervals are drawn here): one per
+    panel that needs it."""
+    from fitgpp.figures.plots.page import NARROW, zoom_note
+    out = []
+    for metric, g in long.groupby("metric", sort=False):
+        v = g["be"].to_numpy(float)
+        v = v[np.isfinite(v)]
+        if len(np.unique(v)) < 2 or not np.max(np.abs(v)):
+            continue
+        spread = float(np.ptp(v) / np.max(np.abs(v)))
+        if spread < NARROW:
+            out.append(f"{metric}: {zoom_note(spread)}")
+    return out
