@@ -64,3 +64,20 @@ def test_the_width_menu_offers_the_two_presets_and_a_bad_width_is_named(panel, t
     with pytest.raises(ExportError, match=r"export width 'a4'"):
         export_view(panel, tmp_path, width="a4")
     assert not list(tmp_path.iterdir())            # nothing written
+
+
+def test_a_panel_view_that_repeats_a_study_figure_is_exported_once():
+    """Notebook 03 (browser): the selected trade-off at P=3 draws the same data as the study's
+    rq2_s_tradeoff_P3 figure, and the figure check refused the whole export ("identical")."""
+    import altair as alt
+    import pandas as pd
+
+    from fitgpp.workbook.panel_export import _one_of_each
+    df = pd.DataFrame({"x": [1, 2], "y": [3, 4]})
+    same = alt.Chart(df).mark_point().encode(x="x:Q", y="y:Q")
+    other = alt.Chart(df.assign(y=[5, 6])).mark_point().encode(x="x:Q", y="y:Q")
+    charts = {"rq2_s_tradeoff_P3": same, "rq2_selected_tradeoff": same.properties(title="t"),
+              "rq2_selected_slowdown_cdf": other}
+    assert list(_one_of_each(charts)) == ["rq2_s_tradeoff_P3", "rq2_selected_slowdown_cdf"]
+    charts.pop("rq2_s_tradeoff_P3")
+    assert list(_one_of_each(charts)) == ["rq2_selected_tradeoff", "rq2_selected_slowdown_cdf"]
