@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -43,6 +44,28 @@ def test_make_lab_puts_the_config_on_the_path():
     assert 'JUPYTER_CONFIG_PATH="$(CURDIR)/lab-config' in recipe and "jupyter lab" in recipe
 
 
+def _get_when_listening(url, proc, log, seconds=60):
+    """The page at url, once the server accepts connections.
+
+    Jupyter may print its URL a moment before its socket accepts (seen on a loaded CI machine as
+    "connection refused"), so a refused connection is retried while the server lives; a server
+    that exits, or never accepts, fails with the end of its log.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return urllib.request.urlopen(url, timeout=20).read().decode()
+        except urllib.error.URLError as err:
+            if not isinstance(err.reason, ConnectionRefusedError):
+                raise
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(
+                    f"the server printed {url} but never accepted a connection "
+                    f"(exit code {proc.poll()}):\n{log.read_text(errors='replace')[-2000:]}"
+                ) from err
+            time.sleep(0.5)
+
+
 @pytest.mark.slow
 def test_a_live_server_prints_the_notebook_url_and_disables_the_news(tmp_path):
     with socket.socket() as s:
@@ -71,7 +94,7 @@ def test_a_live_server_prints_the_notebook_url_and_disables_the_news(tmp_path):
         assert url, f"no URL printed:\n{log.read_text()[-2000:]}"
         assert re.match(rf"http://127\.0\.0\.1:{port}/lab/tree/00_quickstart\.ipynb\?token=\w+$",
                         url), url
-        html = urllib.request.urlopen(url, timeout=20).read().decode()
+        html = _get_when_listening(url, proc, log)
         cfg = json.loads(re.search(r'id="jupyter-config-data"[^>]*>\s*(\{.*?\})\s*</script>',
                                    html, re.S).group(1))
         assert NEWS_PLUGIN in cfg["disabledExtensions"] and cfg["news"]["disabled"] is True
