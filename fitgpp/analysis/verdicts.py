@@ -418,11 +418,27 @@ class Best:
     sentence: str
 
 
+def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> list[bool]:
+    """Which of ``pvalues`` the Holm step-down correction rejects at family level ``alpha``:
+    the j-th smallest (from 0) is compared with ``alpha / (m - j)``, stopping at the first
+    that is not below it (so the chance of any false "better" over the m tests stays at most
+    ``alpha``)."""
+    m = len(pvalues)
+    out = [False] * m
+    for j, i in enumerate(sorted(range(m), key=lambda i: pvalues[i])):
+        if not pvalues[i] < alpha / (m - j):
+            break
+        out[i] = True
+    return out
+
+
 def best_of(values: Mapping, *, title: str, better: Better = "lower", fmt=_g) -> Best:
     """The best of ``values`` (label -> per-seed values, seed i at index i in each) on one
-    metric: the setting with the best mean is called best only when the paired test
-    (:func:`compare`) finds it better than every other; the settings it cannot be told from
-    are named as a tie; with fewer than :data:`MIN_SEEDS` seeds: "cannot tell"."""
+    metric: the setting with the best mean is called best only when the paired tests
+    (:func:`compare`) against every other find it better after the Holm correction over
+    those comparisons (:func:`holm`: several tests at once would otherwise find a "best" by
+    chance more often than ``ALPHA``); the settings it cannot be told from are named as a
+    tie; with fewer than :data:`MIN_SEEDS` seeds: "cannot tell"."""
     est = {k: as_estimate(v) for k, v in values.items()}
     sign = 1 if better == "lower" else -1
     order = sorted(est, key=lambda k: sign * est[k].mean)
@@ -434,15 +450,18 @@ def best_of(values: Mapping, *, title: str, better: Better = "lower", fmt=_g) ->
     if seeds < MIN_SEEDS:
         return Best(None, tuple(order), f"{title}: {_few(seeds)} which is best; means "
                     f"{shown(order)}.")
-    said = {k: compare(values[lead], values[k], a=lead, b=k, title=title, better=better).verdict
-            for k in order[1:]}
-    ties = (lead, *[k for k in order[1:] if said[k] != "better"])
+    said = [compare(values[lead], values[k], a=lead, b=k, title=title, better=better)
+            for k in order[1:]]
+    kept = holm([c.pvalue for c in said])
+    ties = (lead, *[c.b for c, r in zip(said, kept) if not (r and c.verdict == "better")])
+    m = len(said)
+    how = (f"paired t-tests over {_seeds(seeds)}, Holm-corrected over the {m} comparison"
+           f"{'s' * (m != 1)} with {lead}, family level {ALPHA:g}")
     if len(ties) == 1:
         return Best(lead, ties, f"{title}: best {shown([lead])}, better than each other "
-                    f"setting by a paired t-test over {_seeds(seeds)} at level {ALPHA:g}.")
+                    f"setting ({how}).")
     rest = [k for k in order if k not in ties]
-    text = (f"{title}: no single best; {shown(ties)} cannot be told apart (paired t-test over "
-            f"{_seeds(seeds)} at level {ALPHA:g}, each against {lead})")
+    text = f"{title}: no single best; {shown(ties)} cannot be told apart ({how})"
     return Best(None, ties, text + (f"; the others are worse: {shown(rest)}." if rest else "."))
 
 

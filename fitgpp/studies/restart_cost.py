@@ -39,6 +39,8 @@ import math
 
 import numpy as np
 import pandas as pd
+
+from fitgpp.figures import names
 from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent, reload_gpu_hours,
                       t_interval, work_gpu_hours)
@@ -274,7 +276,7 @@ def workload_chart(table: pd.DataFrame, workload: str, *, reloads: bool = False)
         ignore_index=True)
     caption = (f"{workload}: GPU time lost to reloads" if reloads
                else f"{workload}: what restarts cost")
-    return plots.metric_lines(long, x="overhead_min", x_title="restart overhead (min)",
+    return plots.metric_lines(long, x="overhead_min", x_title=names.title("restart_overhead"),
                               title=caption, share=reloads)
 
 
@@ -292,7 +294,7 @@ def charts(table: pd.DataFrame) -> dict:
     long = net[["overhead_min", "policy"]].assign(metric=net["workload"], value=net["net"],
                                                   lo=net["net_lo"], hi=net["net_hi"])
     out["rq6_net"] = plots.metric_lines(long, x="overhead_min",
-                                        x_title="restart overhead (min)",
+                                        x_title=names.title("restart_overhead"),
                                         y_title="net gain vs PRIO", percent=True,
                                         title="Net gain of preempting against PRIO as "
                                               "restarts cost more")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from fitgpp.figures import names
 from fitgpp.analysis import verdicts
 from fitgpp.analysis.metrics import METRICS
 from fitgpp.sim.policies.las import Las
@@ -50,7 +51,8 @@ class LasThreshold:
     field so a sweep can vary it (a sweep records plain values, not tuples)."""
 
     threshold: float = field(default=THRESHOLDS[0], metadata={
-        "units": "GPU-s", "description": "first LAS threshold of attained service; the "
+        "label": "LAS threshold", "units": "GPU-s",
+        "description": "first LAS threshold of attained service; the "
         "second is 7200/3250 times it (Tiresias's ratio)"})
     name = "LAS"
     max_preemptions = None
@@ -239,7 +241,7 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
     out = table[ids].copy()
     if "restart_overhead" in out:
         out["restart_overhead"] = out["restart_overhead"] / 60.0
-        out = out.rename(columns={"restart_overhead": "restart overhead (min)"})
+        out = out.rename(columns={"restart_overhead": names.title("restart_overhead")})
     for m in COMPARED:
         met = METRICS[m]
         rng = verdicts.value_range(m)   # the declared floor

@@ -24,7 +24,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from fitgpp.figures import plots
+from fitgpp.figures import names, plots
 from fitgpp.sim.ledger import PARTS
 from fitgpp.analysis.metrics import percent, t_interval
 from fitgpp.analysis.verdicts import against_paper_row, holds_together
@@ -151,7 +151,7 @@ def map_charts(cells: pd.DataFrame, o: Outcome, key: str = "rq8") -> dict:
                              + ("" if r["steady"] else "!")})
         out[f"{key}_map_load{round(100 * load)}"] = plots.change_map(
             pd.DataFrame(rows), x="overhead_min", y="te_fraction", panel="panel",
-            x_title="restart cost (min)", y_title="TE share of jobs",
+            x_title=names.title("restart_overhead"), y_title="TE share of jobs",
             title=f"Where preempting costs BE jobs at load {load:g}: change against FIFO",
             notes=notes, legend_title="change vs FIFO")
     return out
@@ -163,7 +163,8 @@ def ledger_chart(lost: pd.DataFrame):
     d = lost.assign(overhead_min=lost["restart_overhead"] / 60.0,
                     metric=[f"load {a:g}, TE share {b:g}" for a, b in
                             zip(lost["load"], lost["te_fraction"])])
-    return plots.metric_lines(d, x="overhead_min", series="part", x_title="restart cost (min)",
+    return plots.metric_lines(d, x="overhead_min", series="part",
+                              x_title=names.title("restart_overhead"),
                               y_title="GPU-h, FitGpp minus FIFO", series_title="capacity lost",
                               title="Capacity lost while jobs waited: FitGpp minus FIFO")
 

@@ -52,14 +52,15 @@ def paper_cells(table: pd.DataFrame) -> pd.DataFrame:
 
 def movement(table: pd.DataFrame, steady: pd.DataFrame) -> str:
     """At each load: FIFO's TE p95 and FitGpp's BE median at the shortest and the longest
-    run, with the changes of the headline there, and whether those runs were steady."""
+    run, with the changes of the headline there, and whether those runs were steady: a
+    lead-in and one Markdown list item per load."""
     st = steady.set_index(["policy", "load", "n_jobs"])
     t = table.set_index(["policy", "load", "n_jobs"])
     lengths = sorted(set(table["n_jobs"]))
     parts = []
     for load in sorted(set(table["load"])):
         said = []
-        for n in (lengths[0], lengths[-1]):
+        for n in dict.fromkeys((lengths[0], lengths[-1])):   # one length: said once
             fifo, fit = t.loc[("FIFO", load, n)], t.loc[(FITGPP, load, n)]
             ok = [f"{int(st.loc[(p, load, n), 'steady'])}/{int(st.loc[(p, load, n), 'seeds'])}"
                   for p in ("FIFO", FITGPP)]
@@ -70,31 +71,36 @@ def movement(table: pd.DataFrame, steady: pd.DataFrame) -> str:
                         + f" (steady runs FIFO {ok[0]}, FitGpp {ok[1]})")
         parts.append(f"load {load:g}: " + "; ".join(said))
     return ("How the headline moves (TE p95 / BE median / BE p95 change of FitGpp s=4 against "
-            "FIFO) from the shortest to the longest run: " + ". ".join(parts) + ".")
+            "FIFO) from the shortest to the longest run:\n" + "\n".join(
+                f"  - {p}." for p in parts))
 
 
 def run_length_finding(table: pd.DataFrame, steady: pd.DataFrame) -> str:
-    """The study's finding from its table and its steadiness table."""
+    """The study's finding from its table and its steadiness table, as Markdown: a one-line
+    headline (the usable capacity), then a list: what lies above it, where the paper's
+    numbers hold together (each cell a sub-item when nowhere), how the headline moves (one
+    sub-item per load)."""
     cap, cap_fifo = usable_capacity(steady), usable_capacity(steady, "FIFO")
     longest = int(table["n_jobs"].max())
-    cap_text = (f"Usable capacity: FitGpp s=4's runs of {longest:,} jobs stay steady up to "
-                f"load {cap:g}" if not math.isnan(cap) else
-                f"Usable capacity: FitGpp s=4's runs of {longest:,} jobs are not steady even "
-                f"at load {min(table['load']):g}")
-    cap_text += (f" (FIFO's up to {cap_fifo:g})" if not math.isnan(cap_fifo) else
-                 " (FIFO's at no load of the grid)")
-    cap_text += "; above it the queue grows for the whole run and every change against FIFO "
-    cap_text += "depends on the run length."
+    head = (f"**Usable capacity: load {cap:g}** (FitGpp s=4's runs of {longest:,} jobs stay "
+            f"steady up to it" if not math.isnan(cap) else
+            f"**Usable capacity: none on this grid** (FitGpp s=4's runs of {longest:,} jobs are "
+            f"not steady even at load {min(table['load']):g}")
+    head += (f"; FIFO's up to {cap_fifo:g})." if not math.isnan(cap_fifo) else
+             "; FIFO's at no load of the grid).")
+    above = ("Above the usable capacity the queue grows for the whole run, and every change "
+             "against FIFO depends on the run length.")
     cells = paper_cells(table)
     held = cells[cells["holds"]]
     where = ("The paper's three numbers hold together (each matches the paper's by "
-             "fitgpp.analysis.verdicts) at " + ", ".join(f"load {r['load']:g} with {int(r['n_jobs']):,} "
-                                                 f"jobs" for _, r in held.iterrows())
-             if len(held) else
-             "The paper's three numbers hold together nowhere on this grid: "
-             + "; ".join(f"load {r['load']:g}, {int(r['n_jobs']):,} jobs: {r['verdicts']}"
-                         for _, r in cells.iterrows()))
-    return f"{cap_text} {where}. {movement(table, steady)}"
+             "fitgpp.analysis.verdicts) at " + ", ".join(
+                 f"load {r['load']:g} with {int(r['n_jobs']):,} jobs" for _, r in held.iterrows())
+             + "." if len(held) else
+             "The paper's three numbers hold together nowhere on this grid (TE p95 / BE median / "
+             "BE p95 against the paper's):\n" + "\n".join(
+                 f"  - load {r['load']:g}, {int(r['n_jobs']):,} jobs: {r['verdicts']}."
+                 for _, r in cells.iterrows()))
+    return f"{head}\n\n- {above}\n- {where}\n- {movement(table, steady)}"
 
 
 def _runlen(o: Outcome) -> RQResult:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fitgpp.figures import names
 from fitgpp.analysis.stability import RULE, stability
 
 
@@ -69,8 +70,7 @@ def steadiness(o) -> pd.DataFrame:
 
 
 def _where(row, ids) -> str:
-    extra = ", ".join(f"{k} {row[k]:g}" if isinstance(row[k], float) else f"{k} {row[k]}"
-                      for k in ids)
+    extra = ", ".join(names.phrase(k, row[k]) for k in ids)
     return row["policy"] + (f" ({extra})" if extra else "")
 
 

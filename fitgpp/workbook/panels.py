@@ -46,14 +46,20 @@ from fitgpp.analysis.metrics import MIN_CI_VALUES
 from fitgpp.sim.policies import registry
 from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
 from fitgpp.workbook.panel_values import SIZE_DIMS, cast_value
-from fitgpp.workbook.views import (LABELS, PanelError, caption, cell_view, label,
-                                   selection_numbers, tradeoff_view, _nearest)
+from fitgpp.figures import names
+from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html, label,
+                                   model_matters, selection_numbers, specs, tradeoff_view,
+                                   _nearest)
 
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
     import fitgpp.studies.reproduce
 
 #: The sizes a panel offers.
 SIZES = {"quick": QUICK, "full": FULL}
+#: The controls' description column and width: the longest name
+#: (:func:`fitgpp.figures.names.title`, "grace-period distribution") fits at 13 px.
+STYLE = {"description_width": "190px"}
+CONTROL_WIDTH = "450px"
 
 
 # ------------------------------------------------------------------ the plain functions
@@ -126,7 +132,7 @@ class Panel(W.VBox):
         self._outcomes: dict = {}
         self.last_seconds = 0.0
         self.o = self.result = None
-        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
+        style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
         self.size_w = W.ToggleButtons(options=list(self.sizes), value=size, description="size",
                                       style=style)
         self.progress = W.IntProgress(value=0, min=0, max=1, description="cells",
@@ -144,7 +150,8 @@ class Panel(W.VBox):
         self.numbers = W.HTML()
         self.finding = W.HTML()
         self.controls: dict[str, W.Widget] = {}
-        self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns="repeat(2, 420px)"))
+        self.controls_box = W.GridBox(layout=W.Layout(
+            grid_template_columns=f"repeat(2, {int(CONTROL_WIDTH[:-2]) + 10}px)"))
         self.views: dict[str, live.LiveChart] = {}
         self.study_box = W.VBox()
         self._quiet = False
@@ -197,7 +204,8 @@ class Panel(W.VBox):
                                  f"{time.perf_counter() - t0:.1f} s</small>")
             self.progress.layout.visibility = "hidden"
         self.o, self.result, self.table = self._outcomes[k]
-        self.finding.value = f"<p><b>Finding</b> (computed from these results). {self.result.finding}</p>"
+        self.finding.value = ("<p><b>Finding</b> (computed from these results).</p>"
+                              + finding_html(self.result.finding))
         self._draw_study()
         return self.o
 
@@ -209,9 +217,12 @@ class Panel(W.VBox):
         old = self.selection()
         self._quiet = True
         ws = {}
-        style, lay = {"description_width": "150px"}, W.Layout(width="410px")
+        style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
+        pols = specs(self.study)
+        if "model" in dims and not model_matters(self.study, self.size):
+            dims.pop("model")    # its variants load their own models: a control would lie
         for dim, values in dims.items():
-            desc = LABELS.get(dim, dim)
+            desc = names.title(dim, pols)
             if dim == "seed":
                 ws["seeds"] = W.BoundedIntText(value=len(values), min=1, max=100,
                                                description="seeds (count)", style=style,
@@ -223,7 +234,7 @@ class Panel(W.VBox):
             if dim == "policy":
                 opts = [(plots.family(v), v) for v in values]
             else:
-                opts = [(f"{v:g}" if isinstance(v, float) else str(v), v) for v in values]
+                opts = [(names.shown(dim, v, pols), v) for v in values]
             value = old.get(dim)
             if value not in [v for _, v in opts]:
                 value = self._default(dim, dims)
@@ -231,7 +242,7 @@ class Panel(W.VBox):
                                  layout=lay)
         self.controls = ws
         self.controls_box.children = list(ws.values())
-        self.add_dim.options = [(LABELS.get(d, d), d) for d in dims
+        self.add_dim.options = [(names.title(d, pols), d) for d in dims
                                 if d in (*self.study.params(), *self.study.knobs, *SIZE_DIMS)]
         for dim, w in ws.items():
             w.observe(lambda ch, d=dim: self._changed(d, ch["new"]), names="value")
@@ -239,13 +250,19 @@ class Panel(W.VBox):
         self._quiet = False
 
     def _default(self, dim: str, dims: dict):
-        """The first value, except: the policy is FitGpp, ``s`` is 4 when computed."""
+        """The first value, except: the policy is FitGpp, ``s`` 4 and ``P`` 3 when computed,
+        the load the size's (0.8, where the effects show; 10 opened at 0.5, where every
+        number was 1) and the longest run (the steadiest)."""
         if dim == "policy" and "fitgpp" in dims[dim]:
             return "fitgpp"
         if dim == "s" and 4.0 in dims[dim]:
             return 4.0
         if dim == "max_preemptions" and 3 in dims[dim]:
             return 3
+        if dim == "load" and self.size.load in dims[dim]:
+            return self.size.load
+        if dim == "n_jobs":
+            return max(dims[dim])
         return dims[dim][0]
 
     def _fields(self, policy: str) -> dict[str, tuple]:
@@ -383,8 +400,13 @@ class Panel(W.VBox):
 
     def _add(self) -> None:
         def go():
-            text = self.add_value.value.strip()
-            value = cast_value(self.study, self.add_dim.value, text)
+            text, dim = self.add_value.value.strip(), self.add_dim.value
+            if names.name(dim).scale != 1:   # typed in the unit the control shows (min)
+                try:
+                    text = names.stored(dim, text)
+                except ValueError as exc:
+                    raise PanelError(f"add a value to {exc}") from None
+            value = cast_value(self.study, dim, text)
             self.study, self.size = extend(self.study, self.size, self.add_dim.value, value)
             self.compute()
             self._build_controls()

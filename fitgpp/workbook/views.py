@@ -22,14 +22,31 @@ import pandas as pd
 import xarray as xr
 
 from fitgpp.errors import FitgppError
-from fitgpp.figures import plots
+from fitgpp.figures import names, plots
 from fitgpp.analysis.metrics import CHANGE_RANGE, brief, paired_change, percent, value_range
 from fitgpp.studies.base import Outcome, label_of
 from fitgpp.analysis.tables import interval_text
 
-#: How the controls and titles name a dimension (the rest go by their own name).
-LABELS = {"max_preemptions": "P (max preemptions)", "s": "threshold s", "n_jobs": "jobs",
-          "te_fraction": "TE share", "grace_scale": "grace scale", "grace": "grace distribution"}
+
+def specs(o_or_study) -> list:
+    """The policy classes a study (or an Outcome's study) runs: where its fields' names are
+    declared (:mod:`fitgpp.figures.names`)."""
+    st = getattr(o_or_study, "study", o_or_study)
+    return [g.cls for g in st.grid().policies]
+
+
+def model_matters(study, size) -> bool:
+    """Whether choosing another workload model changes what ``study`` runs at ``size``: not
+    for a trace, nor when its variants each load their own model (RQ6, RQ7: the "workload"
+    dimension), where a model control would re-run the same cells."""
+    if study.trace is not None:
+        return False
+    from fitgpp.workload import list_models
+    now = study.model or size.model
+    other = next(m for m in list_models() if m != now)
+    exps = study.experiments(size).values()
+    alt_ = study.replace(model=other).experiments(size).values()
+    return [e.to_dict() for e in exps] != [e.to_dict() for e in alt_]
 
 
 @dataclass
@@ -121,7 +138,7 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
     at = [f"P={sel['max_preemptions']}"] if len(st.dimensions(o.size).get(
         "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
-    at += [f"{LABELS.get(k, k)} {float(sel[k]):g}" for k in st.knobs]
+    at += [names.phrase(k, float(sel[k])) for k in st.knobs]
     at += [f"{sel[st.variant_dim]} grace" if st.variant_dim == "grace" else
            str(sel[st.variant_dim])] if st.variants else []
     what = f" at {', '.join(at)}" if at else ""
@@ -135,6 +152,29 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
         if getattr(layer.mark, "type", layer.mark) == "point":
             inner.layer[i] = layer.add_params(selection)
     return chart
+
+
+def finding_html(text: str) -> str:
+    """A finding's Markdown as the panel's HTML: paragraphs, ``**bold**``, `` `code` `` and
+    list items (``- ``, nested by two spaces), the rest escaped (10's finding is a headline
+    and a list; shown as raw text it would read as one paragraph again)."""
+    import html
+    import re
+
+    def inline(x: str) -> str:
+        x = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(x))
+        return re.sub(r"`(.+?)`", r"<code>\1</code>", x)
+    out, depth = [], 0
+    for line in text.splitlines():
+        m = re.match(r"( *)- (.*)", line)
+        want = len(m.group(1)) // 2 + 1 if m else 0
+        out += ["<ul>"] * max(0, want - depth) + ["</ul>"] * max(0, depth - want)
+        depth = want
+        if m:
+            out.append(f"<li>{inline(m.group(2))}</li>")
+        elif line.strip():
+            out.append(f"<p>{inline(line)}</p>")
+    return "".join(out + ["</ul>"] * depth)
 
 
 #: Captions of the figures several studies draw, by the part of the figure's name after the
@@ -217,7 +257,7 @@ def cell_view(o: Outcome, sel: dict) -> alt.Chart:
     seed, variant, knobs = int(sel["seed"]), cur.conf["variant"], cur.conf["knobs"]
     shown = dict.fromkeys(a.label for a in (cur, base) if a is not None)
     return slowdown_view((cur, base), seed, f"{', '.join(shown)}: seed {seed}" + "".join(
-        f", {LABELS.get(k, k)} {v}" for k, v in knobs.items())
+        f", {names.phrase(k, v)}" for k, v in knobs.items())
         + (f", {variant}" if variant is not None else ""))
 
 

@@ -32,7 +32,7 @@ import ipywidgets as W
 
 from fitgpp.figures import export as _export
 from fitgpp.workbook import live
-from fitgpp.figures import plots
+from fitgpp.figures import names, plots
 from fitgpp.workbook import workbench as wbf
 from fitgpp.sim.cluster import DEFAULT_CLUSTER, Cluster
 from fitgpp.errors import FitgppError
@@ -41,6 +41,12 @@ from fitgpp.workbook.workbench import WORKLOAD, Values
 
 __all__ = ["Values", "Workbench", "export_panel", "param_control", "param_controls",
            "policy_choices"]
+
+
+#: The controls' description column and width: wide enough for the longest name
+#: (:func:`fitgpp.figures.names.title`, e.g. "P (max preemptions)") at JupyterLab's 13 px font.
+STYLE = {"description_width": "160px"}
+CONTROL_WIDTH = "380px"
 
 
 def policy_choices(extra=()) -> list[tuple[str, object]]:
@@ -58,12 +64,14 @@ def policy_choices(extra=()) -> list[tuple[str, object]]:
 def param_control(spec, name: str, value=MISSING, *, style=None, layout=None) -> W.Widget:
     """A control for field ``name`` of a policy, from what the field declares: a slider for a
     number with ``min`` and ``max`` in its metadata, else a number box, a checkbox for a bool,
-    a text box otherwise; ``label`` in its metadata names it (default: the field name)."""
+    a text box otherwise; named by :func:`fitgpp.figures.names.title` (its metadata's
+    ``label`` and ``units``; default: the field name), its ``description`` the tooltip."""
     kind, default = registry.declared(spec)[name]
     meta = registry.metadata(spec, name)
     value = default if value is MISSING else value
-    kw = dict(description=str(meta.get("label", name)), style=style or {},
-              layout=layout or W.Layout())
+    desc = names.title(name, [spec])
+    kw = dict(description=desc, tooltip=str(meta.get(
+        "description", desc)), style=style or {}, layout=layout or W.Layout())
     if kind is bool:
         return W.Checkbox(value=bool(value), **kw)
     if kind in (int, float):
@@ -114,8 +122,8 @@ class Workbench(W.VBox):
         values = wbf.opening(values)
         self.n_jobs = values.n_jobs
         self.w = self._controls(values, policies, sorted(set(list_models()) | {values.model}))
-        style, lay = {"description_width": "110px"}, W.Layout(width="330px")
-        self.out_dir = W.Text(value=str(out_dir), description="export to", style=style, layout=lay)
+        self.out_dir = W.Text(value=str(out_dir), description="export to", style=dict(STYLE),
+                              layout=W.Layout(width=CONTROL_WIDTH))
         self.export_button = W.Button(description="Export figures", icon="download",
                                       button_style="primary")
         self.export_button.on_click(lambda _b: self.export())
@@ -133,8 +141,8 @@ class Workbench(W.VBox):
         self._drawn = {k: self.charts.get(k) for k in self.views}   # what each view shows
         for widget in self.w.values():
             widget.observe(lambda _ch: self._redraw(), names="value")
-        grid = W.GridBox(list(self.w.values()),
-                         layout=W.Layout(grid_template_columns="repeat(2, 340px)"))
+        grid = W.GridBox(list(self.w.values()), layout=W.Layout(
+            grid_template_columns=f"repeat(2, {int(CONTROL_WIDTH[:-2]) + 10}px)"))
         self.side = W.HBox()
         self._show_side()
         super().__init__([grid, W.HBox([self.pin_button, self.unpin_button]),
@@ -142,26 +150,26 @@ class Workbench(W.VBox):
                           self.summary, self.views["slowdown_cdf"], self.side])
 
     def _controls(self, values: Values, policies, models) -> dict[str, W.Widget]:
-        style, lay = {"description_width": "110px"}, W.Layout(width="330px")
+        style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
         choices = policy_choices([*policies, values.policy])
         self.params = param_controls([c for _, c in choices], values.params, style=style,
                                      layout=lay)
 
-        def slider(name, desc, lo, hi, step):
+        def slider(name, lo, hi, step):
             return W.FloatSlider(value=getattr(values, name), min=lo, max=hi, step=step,
-                                 description=desc, continuous_update=False, style=style,
-                                 layout=lay)
+                                 description=names.title(name), continuous_update=False,
+                                 style=style, layout=lay)
         return {
             "policy": W.Dropdown(options=choices, value=values.policy, description="policy",
                                  style=style, layout=lay),
             **self.params,
-            "te_fraction": slider("te_fraction", "TE share", 0.05, 0.95, 0.05),
-            "load": slider("load", "load", 0.3, 1.5, 0.05),
-            "grace_scale": slider("grace_scale", "grace-period scale", 0.25, 16.0, 0.25),
-            "seed": W.BoundedIntText(value=values.seed, min=0, max=10**6, description="seed",
-                                     style=style, layout=lay),
-            "model": W.Dropdown(options=models, value=values.model, description="workload model",
-                                style=style, layout=lay),
+            "te_fraction": slider("te_fraction", 0.05, 0.95, 0.05),
+            "load": slider("load", 0.3, 1.5, 0.05),
+            "grace_scale": slider("grace_scale", 0.25, 16.0, 0.25),
+            "seed": W.BoundedIntText(value=values.seed, min=0, max=10**6,
+                                     description=names.title("seed"), style=style, layout=lay),
+            "model": W.Dropdown(options=models, value=values.model,
+                                description=names.title("model"), style=style, layout=lay),
             "n_seeds": W.BoundedIntText(value=values.n_seeds, min=1, max=50,
                                         description="seeds (count)", style=style, layout=lay),
         }

@@ -181,12 +181,16 @@ class Side(Arm):
         said = ", ".join(f"{w} in {k} of {n} seed{'s' * (n != 1)}" for w, k in counts.items() if k)
         return f"steady state: {said}; seed {self.values.seeds()[0]}: {judged[0].text()}"
 
-    def utilization(self):
-        """Its utilization over time (first seed), titled with its label; built once."""
-        if self._util is None:
-            self._util = plots.utilization(
-                self.runs()[0], title=f"GPU use and waiting jobs over time, {self.label}")
-        return self._util
+    def utilization(self, scales: dict | None = None):
+        """Its utilization over time (first seed), titled with its label, on the axis ranges
+        ``scales`` (:func:`fitgpp.figures.plots.utilization_extent`; None: its own); built
+        once for each."""
+        key = json.dumps(scales, sort_keys=True)
+        if self._util is None or self._util[0] != key:
+            self._util = (key, plots.utilization(
+                self.runs()[0], title=f"GPU use and waiting jobs over time, {self.label}",
+                **(scales or {})))
+        return self._util[1]
 
 
 def run(v: Values, cluster: Cluster = DEFAULT_CLUSTER, *, cache=None,
@@ -266,10 +270,13 @@ def numbers(cur: Side, pin: Side | None) -> pd.DataFrame:
 
 
 def charts(cur: Side, pin: Side | None) -> dict:
-    """The slowdown CDFs of both (first seed) and each one's utilization over time."""
-    out = {"utilization": cur.utilization()}
+    """The slowdown CDFs of both (first seed) and each one's utilization over time (on
+    shared scales when both are drawn)."""
+    # side by side, both on the same time and waiting-jobs scales (0-20 beside 0-40 misled)
+    scales = None if pin is None else plots.utilization_extent(cur.runs()[0], pin.runs()[0])
+    out = {"utilization": cur.utilization(scales)}
     if pin is not None:
-        out["utilization_pinned"] = pin.utilization()
+        out["utilization_pinned"] = pin.utilization(scales)
     seed = cur.values.seed
     return {"slowdown_cdf": slowdown_view((cur, pin), seed, "Slowdown of jobs: cumulative "
                                           f"distribution per class, seed {seed}"), **out}

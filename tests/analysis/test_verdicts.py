@@ -9,7 +9,7 @@ from scipy import stats
 
 from fitgpp.analysis.metrics import t_interval
 from fitgpp.analysis.verdicts import (CHANGE_RANGE, PAPER_CLAIMS, Estimate, against_paper,
-                             against_paper_all, best_of, bounded_interval, change_range,
+                             against_paper_all, best_of, bounded_interval, holm, change_range,
                              change_text, compare, cost_or_gain, cut_interval, extremes,
                              holds_together, order_against, paper_summary, percent_values,
                              size_phrase, value_range)
@@ -151,6 +151,23 @@ def test_best_names_its_ties():
     clear = best_of({"A": [1.0, 1.1, 1.05], "B": [2.0, 2.2, 2.1]}, title="x")
     assert clear.best == "A" and "best A" in clear.sentence
     assert "cannot tell" in best_of({"A": [1.0, 1.1], "B": [1.1, 1.2]}, title="x").sentence
+
+
+def test_best_is_holm_corrected_over_its_comparisons():
+    """09's "best" ran one paired test per other setting, each at 0.05: with three others
+    each at p = 0.02 it called a best that the Holm correction (0.05/3 for the smallest)
+    does not support; the sentence says the correction."""
+    lead = np.array([1.0, 1.1, 1.2, 1.3, 1.0])
+    d = np.array([0.1, 0.3, 0.2, 0.05, 0.15])     # paired t-test p = 0.020 against lead
+    vals = {"A": lead, "B": lead + d, "C": lead + d, "D": lead + d}
+    got = best_of(vals, title="TE p95")
+    assert got.best is None and set(got.ties) == set(vals), got.sentence
+    assert "Holm" in got.sentence and "3 comparisons" in got.sentence
+    two = best_of({"A": lead, "B": lead + d}, title="TE p95")    # one comparison: 0.02 < 0.05
+    assert two.best == "A" and "Holm-corrected over the 1 comparison " in two.sentence
+    assert holm([0.01, 0.04, 0.03]) == [True, False, False]      # 0.03 > 0.05/2 stops it
+    assert holm([0.01, 0.02, 0.04]) == [True, True, True]
+    assert holm([0.2, 0.001]) == [False, True]
 
 
 def test_order_only_by_the_paired_test():

@@ -45,6 +45,26 @@ def test_run_length_says_cannot_tell_without_an_interval():
     assert "-1.1 % (2 seeds)" in text       # the change is still given, without a sign word
 
 
+def test_run_length_finding_is_a_headline_and_a_list():
+    """10's finding was one paragraph of about 30 items: a short bold headline (the usable
+    capacity), then one list item per point, the loads and cells as sub-items."""
+    from fitgpp.studies.run_length import run_length_finding
+    rows = []
+    for load in (0.7, 0.8, 0.9):
+        for n in (600, 2000):
+            rows.append(_runlen_table(3, {"te_p95": -0.5, "be_median": -0.011, "be_p95": 0.02},
+                                      0.01).assign(load=load, n_jobs=n))
+    t = pd.concat(rows, ignore_index=True)
+    steady = pd.DataFrame([{"policy": p, "load": load, "n_jobs": n, "steady": 3, "seeds": 3}
+                           for p in ("FIFO", "FitGpp s=4") for load in (0.7, 0.8, 0.9)
+                           for n in (600, 2000)])
+    lines = run_length_finding(t, steady).splitlines()
+    assert lines[0].startswith("**Usable capacity: load 0.9**") and len(lines[0]) < 140, lines[0]
+    assert lines[1] == "" and all(ln.startswith(("- ", "  - ")) for ln in lines[2:]), lines
+    loads = [ln for ln in lines if ln.startswith("  - load ")]
+    assert len(loads) >= 3 and all(ln.count("jobs:") <= 2 for ln in loads)
+
+
 def test_rq7_details_give_the_seeds_range_and_no_direction_from_two_seeds():
     """08 (quick, 2 seeds): "FitGpp s=1: TE p95 improves by 63.7 % ... LAS threshold=14000
     improves by 35.4 %" with no range, where the seeds span -78 %...-50 % and -62.5 %...-8.2 %."""

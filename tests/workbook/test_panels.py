@@ -70,7 +70,7 @@ def test_a_tradeoff_seen_before_is_not_built_again(rq3, monkeypatch):
     assert len(built) <= 1 and rq3.views["tradeoff"].chart is first
     rq3.controls["grace_scale"].value = 4.0
     head = rq3.views["tradeoff"].spec["title"]["text"]   # a caption and its notes below
-    assert "grace scale 4" in " ".join([head] if isinstance(head, str) else head)
+    assert "grace-period scale 4" in " ".join([head] if isinstance(head, str) else head)
     rq3.controls["grace_scale"].value = 1.0
 
 
@@ -280,3 +280,82 @@ def test_the_tradeoff_says_fifo_is_off_the_scale(rq3):
     assert "TE against BE slowdown" in str(spec["title"]["text"])
     assert "FIFO off the scale (TE p95 500), drawn at the edge." in " ".join(
         spec["title"]["subtitle"])
+
+
+@pytest.fixture(scope="module")
+def rq6(cache):
+    """RQ6 cut down: PRIO and FitGpp s=4 on one workload, restart overheads 0 and 10 min."""
+    st = reproduce.STUDIES["rq6"]
+    first = next(iter(st.variants))
+    study = st.replace(policies={"prio": {}, "fitgpp": {"s": [4.0]}},
+                       variants={first: st.variants[first]},
+                       knobs={"restart_overhead": (0.0, 600.0)})
+    return Panel(study, TINY, cache=cache, charts=False)
+
+
+def test_restart_cost_control_and_titles_in_minutes(rq6):
+    """07 offered "0/600" with no unit while the prose says minutes; the cell's title read
+    "restart_overhead 0.0". A value added is typed in the unit the control shows."""
+    w = rq6.controls["restart_overhead"]
+    assert w.description == "restart cost (min)"
+    assert [t for t, _ in w.options] == ["0", "10"] and [v for _, v in w.options] == [0.0, 600.0]
+    w.value = 600.0
+    assert not rq6.messages.outputs, rq6.messages.outputs
+    texts = []
+    for view in (rq6.views["cell"], rq6.views["tradeoff"]):
+        head = view.spec["title"]["text"]
+        texts.append(" ".join([head] if isinstance(head, str) else head))
+    assert all("restart cost 10 min" in t for t in texts), texts
+    assert not any("restart_overhead" in t for t in texts), texts
+    assert "restart cost (min)" in [t for t, _ in rq6.add_dim.options]
+    rq6.add_dim.value, rq6.add_value.value = "restart_overhead", "20"
+    rq6._add()
+    assert not rq6.messages.outputs, rq6.messages.outputs
+    w = rq6.controls["restart_overhead"]
+    assert [t for t, _ in w.options] == ["0", "10", "20"] and w.value == 1200.0
+
+
+def test_a_model_control_only_where_the_model_changes_the_runs(rq6, rq3):
+    """08 showed a "model" control beside "workload" that changed nothing (its variants load
+    their own models): a control is absent unless changing it changes what is run."""
+    from fitgpp.workbook.views import model_matters
+    assert "workload" in rq6.controls and "model" not in rq6.controls
+    assert not model_matters(rq6.study, rq6.size)
+    assert "model" in rq3.controls and model_matters(rq3.study, rq3.size)
+    for key in ("rq6", "rq7"):
+        assert not model_matters(reproduce.STUDIES[key], TINY), key
+    for key in ("rq1", "rq2", "rq3", "rq4", "rq8"):
+        assert model_matters(reproduce.STUDIES[key].at_size(TINY), TINY), key
+
+
+def test_every_control_name_fits_its_description_column():
+    """00's "P (max preem…" and "grace-period s…" were cut: every description a panel or the
+    workbench shows fits its column (JupyterLab's 13 px font: at most 7.5 px a character)."""
+    from fitgpp.figures import names
+    from fitgpp.workbook import panels, widgets
+    from fitgpp.workbook.views import specs
+    def fits(text, style):
+        return 7.5 * len(text) <= int(style["description_width"].removesuffix("px"))
+    for key, st in reproduce.STUDIES.items():
+        st = st.at_size(TINY)
+        for dim in st.dimensions(TINY):
+            text = names.title(dim, specs(st))
+            assert fits(text, panels.STYLE), (key, text)
+    shown = widgets.param_controls([v for _, v in widgets.policy_choices()])
+    texts = [w.description for w in shown.values()] + [
+        names.title(k) for k in ("te_fraction", "load", "grace_scale", "seed", "model")]
+    assert "P (max preemptions)" in texts and "grace-period scale" in texts
+    for text in texts:
+        assert fits(text, widgets.STYLE), text
+
+
+def test_run_length_panel_opens_where_the_effect_shows(cache):
+    """10 opened at load 0.5 and 1,000 jobs, where every number read "1 [1, 1] +0.0 %": a
+    panel opens at the size's load (0.8) and the longest run; its finding, a headline and a
+    list, is drawn as one (not as one paragraph of Markdown marks)."""
+    study = reproduce.STUDIES["runlen"].replace(knobs={"load": (0.5, 0.8), "n_jobs": (120, 240)})
+    p = Panel(study, TINY, cache=cache, charts=False)
+    assert TINY.load == 0.8
+    assert (p.controls["load"].value, p.controls["n_jobs"].value) == (0.8, 240)
+    html = p.finding.value
+    assert "<ul>" in html and "<li>" in html and "**" not in html and "<b>Usable capacity" in html

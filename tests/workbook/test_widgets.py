@@ -58,7 +58,8 @@ def test_changing_s_reruns_and_redraws_within_two_seconds(wb):
 
 
 @pytest.mark.parametrize("name,value", [("policy", "lrtp"), ("max_preemptions", 1), ("load", 1.2),
-                                        ("grace_scale", 4.0), ("te_fraction", 0.6), ("seed", 3)])
+                                        ("grace_scale", 4.0), ("te_fraction", 0.6), ("seed", 3),
+                                        ("model", "paper-wide-te"), ("n_seeds", 3)])
 def test_every_control_lands_in_attrs_and_changes_the_summary(wb, name, value):
     before = wb.text
     wb.w[name].value = value
@@ -67,6 +68,30 @@ def test_every_control_lands_in_attrs_and_changes_the_summary(wb, name, value):
     assert wb.text != before
     if name in ("load", "grace_scale", "te_fraction", "seed"):
         assert json.loads(wb.ds.attrs["workload"])[name] == value
+
+
+def _axis_scales(chart) -> tuple:
+    """(time domain, waiting-jobs domain, time labels flush) of a utilization chart."""
+    spec = chart.to_dict()
+    lower = spec["vconcat"][-1]["encoding"]
+    return (lower["x"].get("scale", {}).get("domain"), lower["y"].get("scale", {}).get("domain"),
+            lower["x"].get("axis", {}).get("labelFlush"))
+
+
+def test_side_by_side_utilization_shares_its_scales(wb):
+    """00: the two waiting-jobs charts side by side read 0-20 and 0-40; FIFO's last time
+    label "240" overhung its chart and was cut to "24"."""
+    from fitgpp.figures import plots
+    cur, pin = wb.charts["utilization"], wb.charts["utilization_pinned"]
+    a, b = _axis_scales(cur), _axis_scales(pin)
+    assert a == b and a[0] is not None and a[1] is not None and a[2] is True, (a, b)
+    ext = plots.utilization_extent(wb.cur.runs()[0], wb.base.runs()[0])
+    assert a[:2] == ([0, ext["hours_max"]], [0, ext["jobs_max"]])
+    own = [float(max(r["waiting_te"].max(), r["waiting_be"].max()))
+           for r in (wb.cur.runs()[0], wb.base.runs()[0])]
+    assert ext["jobs_max"] == max(own)
+    alone = wbf.charts(wb.cur, None)["utilization"]
+    assert _axis_scales(alone)[:2] == (None, None)     # one chart alone: its own ranges
 
 
 def test_the_cached_run_is_the_simulation_of_its_workload(wb, cache):
@@ -145,14 +170,14 @@ def test_labels_name_what_differs_and_export_keeps_them(cache, tmp_path):
     assert wb.export(tmp_path, formats=(".svg",))[0].name == \
         "slowdown_cdf__load=0.9_max_preemptions=1_n_jobs=600_n_seeds=2_s=5.5_vs=FitGpp-s-5.5-P-3.svg"
     wb.w["load"].value = 1.2                 # a workload value that differs is named too
-    assert (wb.cur.label, wb.base.label) == ("FitGpp s=5.5 P=1 load=1.2",
-                                             "FitGpp s=5.5 P=3 load=0.9")
+    assert (wb.cur.label, wb.base.label) == ("FitGpp s=5.5 P=1 load 1.2",
+                                             "FitGpp s=5.5 P=3 load 0.9")
     assert wbf.labels(wb.values(), wb.values())[1].endswith("(pinned)")   # nothing differs
     config = read_config(wb.export(tmp_path, formats=(".svg",))[0])["config"]
     assert (config["max_preemptions"], config["pinned"]["max_preemptions"]) == (1, 3)
     assert (config["load"], config["pinned"]["load"]) == (1.2, 0.9)
-    assert config["labels"] == {"current": "FitGpp s=5.5 P=1 load=1.2",
-                                "pinned": "FitGpp s=5.5 P=3 load=0.9"}
+    assert config["labels"] == {"current": "FitGpp s=5.5 P=1 load 1.2",
+                                "pinned": "FitGpp s=5.5 P=3 load 0.9"}
 
 
 def test_a_second_identical_request_simulates_nothing(cache, monkeypatch):

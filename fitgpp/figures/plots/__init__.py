@@ -22,12 +22,13 @@ from fitgpp.figures.plots.base import (CLASS_NAMES, COLUMN_WIDTH, DPI, POLICY_ST
                                        THEME, PlotError, Preset, _finish, _panel, _wrap, at_width,
                                        natural_key, preset, printed_at)
 from fitgpp.figures.plots.cellmap import change_map
-from fitgpp.figures.plots.cluster import node_timeline, segments, segments_of, utilization
-from fitgpp.figures.plots.lines import SERIES_TITLES, metric_lines
+from fitgpp.figures.plots.cluster import (node_timeline, segments, segments_of, utilization,
+                                          utilization_extent)
+from fitgpp.figures.plots.lines import metric_lines
 from fitgpp.figures.plots.render import FORMATS, fit_width, render, save, save_all
 from fitgpp.figures.plots.slowdown import (_cached_interval, bootstrap_stats, slowdown_bars,
                                            slowdown_cdf, stats_table)
-from fitgpp.figures.plots.style import (FAMILIES, SHORT, _as_runs, _family, _hours, _styles,
+from fitgpp.figures.plots.style import (FAMILIES, _as_runs, _family, _hours, _styles,
                                         config_label, family, policy_label, policy_styles,
                                         run_labels)
 from fitgpp.figures.plots.theme import paper_theme
@@ -35,11 +36,12 @@ from fitgpp.figures.plots.tradeoff import _LABEL_OFFSETS, _place_labels, s_trade
 from fitgpp.figures.plots.workload import QUANTITY_TITLES, distribution_fit
 
 __all__ = ["CLASS_NAMES", "COLUMN_WIDTH", "DPI", "FAMILIES", "FORMATS", "POLICY_STYLE",
-           "PRESETS", "QUANTITY_TITLES", "at_width", "change_map", "SERIES_TITLES", "SHORT",
+           "PRESETS", "QUANTITY_TITLES", "at_width", "change_map",
            "THEME", "PlotError",
            "Preset", "bootstrap_stats", "coincident", "config_label", "distribution_fit",
            "family", "fit_width", "log_ticks", "metric_lines", "natural_key", "node_timeline",
            "paper_theme", "policy_label", "policy_styles", "preset", "printed_at", "render",
            "run_labels",
            "s_tradeoff", "save", "save_all", "segments", "segments_of", "slowdown_bars",
-           "slowdown_cdf", "stats_table", "tradeoff_table", "utilization"]
+           "slowdown_cdf", "stats_table", "tradeoff_table", "utilization",
+           "utilization_extent"]

@@ -42,11 +42,23 @@ def _drop_zero(df: pd.DataFrame, col: str) -> tuple[pd.DataFrame, list[str]]:
     return df[~df["series"].isin(flat)], flat
 
 
+def utilization_extent(*runs) -> dict:
+    """The time and waiting-jobs ranges that cover every run of ``runs``: give them to
+    :func:`utilization` of each so runs drawn side by side share their scales."""
+    return {"hours_max": max(float(_hours(ds["time"].to_numpy()).max()) for ds in runs),
+            "jobs_max": max(float(max(ds["waiting_te"].max(), ds["waiting_be"].max()))
+                            for ds in runs)}
+
+
 def utilization(ds, *, max_points: int = 600, size: str | Preset | None = None,
-                title: str | None = None) -> alt.Chart:
+                title: str | None = None, hours_max: float | None = None,
+                jobs_max: float | None = None) -> alt.Chart:
     """GPU utilization (running, in grace period, reserved) and queue lengths over time, one run.
 
-    Samples are merged to at most ``max_points`` so the chart stays small."""
+    Samples are merged to at most ``max_points`` so the chart stays small. ``hours_max``,
+    ``jobs_max``: the time and waiting-jobs axes run from 0 to these
+    (:func:`utilization_extent`, for runs compared side by side), else to the run's own. The last time label is flush with
+    the axis end (centred on it, "240" overhung the chart and was cut to "24" on screen)."""
     if "gpu_util" not in ds:
         raise PlotError("utilization needs a simulation Dataset with a time dimension (gpu_util)")
     p = preset(size)
@@ -59,9 +71,10 @@ def utilization(ds, *, max_points: int = 600, size: str | Preset | None = None,
                       "jobs": np.concatenate([v["waiting_te"], v["waiting_be"]])})
     gpu, idle_gpu = _drop_zero(gpu, "fraction")
     q, idle_q = _drop_zero(q, "jobs")
-    x = alt.X("hours:Q", title="time (h)")
+    xs = alt.Scale(domain=[0, hours_max]) if hours_max else alt.Undefined
+    x = alt.X("hours:Q", title="time (h)", scale=xs, axis=alt.Axis(labelFlush=True))
     # one time axis under both panels; lower panels at column width (5.5 in tall there)
-    x_top = alt.X("hours:Q", axis=alt.Axis(title=None, labels=False))
+    x_top = alt.X("hours:Q", scale=xs, axis=alt.Axis(title=None, labels=False))
     tall = {"column": (64, 52)}.get(p.name, (100, 80))
     width = p.width - 60
     top = alt.Chart(gpu).mark_line(interpolate="step-after", clip=True).encode(
@@ -71,7 +84,8 @@ def utilization(ds, *, max_points: int = 600, size: str | Preset | None = None,
         strokeDash=alt.StrokeDash("series:N", title="GPUs", scale=_kept(GPU_SERIES, 1, gpu)),
     ).properties(width=width, height=tall[0])
     bottom = alt.Chart(q).mark_line(interpolate="step-after").encode(
-        x=x, y=alt.Y("jobs:Q", title="waiting jobs"),
+        x=x, y=alt.Y("jobs:Q", title="waiting jobs", scale=alt.Scale(domain=[0, jobs_max])
+                     if jobs_max else alt.Undefined),
         color=alt.Color("series:N", title="queue", scale=_kept(QUEUE_SERIES, 0, q)),
         strokeDash=alt.StrokeDash("series:N", title="queue", scale=_kept(QUEUE_SERIES, 1, q)),
     ).properties(width=width, height=tall[1])

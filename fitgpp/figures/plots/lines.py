@@ -11,13 +11,11 @@ import pandas as pd
 
 from fitgpp.figures.plots.axes import _log_scale, _ticks_fit, coincident
 from fitgpp.figures.plots.base import Preset, PlotError, _finish, _panel, preset
+from fitgpp.figures import names
 from fitgpp.figures.plots.style import _styles
 
 
 # ------------------------------------------------------------------ a metric against a knob
-SERIES_TITLES = {"P": "P (max preemptions)", "policy": "policy",
-                 "grace": "grace-period distribution", "s": "threshold s"}
-
 
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
                  x_title: str | None = None, y_title: str = "", series_title: str | None = None,
@@ -65,7 +63,7 @@ def _prepare(df, x: str, series: str, percent: bool, share: bool, series_title) 
     only_flat = len(flat) == len(panels)
     if only_flat:      # nothing but constants: their points, no lines along the axis, said so
         d, zero, flat = whole, {}, {}
-    s_title = series_title or SERIES_TITLES.get(series, series)
+    s_title = series_title or names.title(series)
     notes = [_flat_note(flat, f"every {s_title}", percent or share, change)] if flat else []
     notes += [f"0 throughout for every {s_title} in every panel (points only)."] if only_flat \
         else []

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import altair as alt
 
+from fitgpp.figures import names
 from fitgpp.figures.plots.base import (POLICY_STYLE, _EXTRA, _EXTRA_DASH, _EXTRA_SHAPES, PlotError,
                                        natural_key)
 
@@ -17,8 +18,6 @@ from fitgpp.figures.plots.base import (POLICY_STYLE, _EXTRA, _EXTRA_DASH, _EXTRA
 #: so registering a policy is enough to name it.
 FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND",
             "las": "LAS", "shortest": "SRTF", "shortest-gpu": "SRSF", "dlas": "DLAS"}
-#: Short names of policy fields in labels.
-SHORT = {"max_preemptions": "P"}
 
 
 def family(name: str) -> str:
@@ -44,9 +43,11 @@ def config_label(name: str, params: dict, varying=()) -> str:
     """The one name of a configuration: the policy's family, ``s`` when it has one, and
     every other field in ``varying`` (the ones that differ within the compared set, e.g.
     those its grid sweeps): ``FitGpp s=4``, ``FitGpp s=4 P=3``, ``patient s=4 patience=80``,
-    ``FIFO``, ``LAS`` (one LAS setting), ``LAS threshold=3250`` (several)."""
+    ``FIFO``, ``LAS`` (one LAS setting), ``LAS threshold=3250`` (several); a workload value
+    in words (:func:`fitgpp.figures.names.phrase`): ``FitGpp s=4 load 0.9``."""
     shown = [k for k in params if k == "s" or k in varying]
-    return " ".join([family(name), *(f"{SHORT.get(k, k)}={_text(params[k])}" for k in shown)])
+    return " ".join([family(name), *(names.phrase(k, params[k]) if k in names.NAMES else
+                                     f"{names.short(k)}={_text(params[k])}" for k in shown)])
 
 
 def _params(attrs) -> dict:

@@ -68,8 +68,8 @@ def check_int(policy, name: str, minimum: int) -> None:
 
 #: What a ``max_preemptions`` field declares for controls and sweep coordinates
 #: (``field(default=3, metadata=MAX_PREEMPTIONS)``): its range and what it means.
-MAX_PREEMPTIONS = {"min": 1, "max": 10, "label": "P (max preemptions)", "units": "1",
-                   "description": "P: times a BE job may be preempted"}
+MAX_PREEMPTIONS = {"min": 1, "max": 10, "label": "P (max preemptions)", "short": "P",
+                   "units": "1", "description": "P: times a BE job may be preempted"}
 
 
 def check_max_preemptions(policy) -> None:

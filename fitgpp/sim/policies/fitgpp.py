@@ -24,7 +24,7 @@ from fitgpp.sim.policies.base import (MAX_PREEMPTIONS, PolicyError, TwoQueuePoli
 @dataclass(frozen=True)
 class FitGpp(TwoQueuePolicy):
     s: float = field(default=4.0, metadata={
-        "min": 0.5, "max": 16.0, "step": 0.5, "units": "1",
+        "min": 0.5, "max": 16.0, "step": 0.5, "units": "1", "label": "threshold s", "short": "s",
         "description": "FitGpp preemption threshold s"})
     max_preemptions: int = field(default=3, metadata=MAX_PREEMPTIONS)
     name = "fitgpp"

@@ -216,7 +216,8 @@ def declared(spec) -> dict[str, tuple[type | None, object]]:
 
 def metadata(spec, name: str) -> dict:
     """What field ``name`` of a policy class declares in ``field(metadata=...)``: optional
-    ``min``, ``max``, ``step`` (control ranges), ``label``, ``description``, ``units``."""
+    ``min``, ``max``, ``step`` (control ranges), ``label``, ``description``, ``units``,
+    ``short`` (its name in a configuration's label, :mod:`fitgpp.figures.names`)."""
     for f in dataclasses.fields(policy_class(spec)):
         if f.name == name:
             return dict(f.metadata)
