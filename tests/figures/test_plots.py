@@ -302,3 +302,26 @@ def test_a_trade_off_on_a_narrow_be_axis_is_marked():
     chart = plots.fit_width(plots.s_tradeoff(t, size="full"))
     assert "zoomed in" in " ".join(chart["title"]["subtitle"])
     assert not [p for p in check.check(chart) if p.rule == "narrow-axis"]
+
+
+def test_slowdown_bars_mark_each_whisker_cut_at_1():
+    """Bar charts cut whiskers at 1 (a slowdown's floor) with only "(cut at 1)" in the
+    subtitle: which whisker was cut could not be told. Each cut one is marked "*", as a cut
+    bound is in the tables (fitgpp.analysis.metrics.cut_interval)."""
+    rows = [dict(policy=pol, stat=stat, value=v, lo=lo, hi=hi, **{"class": cls})
+            for pol, v, lo, hi in [("FIFO", 7.97, 0.5, 19.0), ("PRIO", 2.0, 1.5, 2.5)]
+            for cls in ("TE", "BE") for stat in ("median", "p95")]
+    spec = plots.slowdown_bars(pd.DataFrame(rows)).to_dict()
+    layers = spec["spec"]["layer"]
+    star = [l for l in layers if (l["mark"]["type"] if isinstance(l["mark"], dict)
+                                  else l["mark"]) == "text"]
+    assert len(star) == 1 and star[0]["encoding"]["text"]["field"] == "cut"
+    data = next(iter(spec["datasets"].values()))
+    marks = {(r["policy"], r["lo_c"], r["cut"]) for r in data}
+    assert marks == {("FIFO", 1.0, "*"), ("PRIO", 1.5, "")}
+    def sub(s):
+        t = s["title"]["subtitle"]
+        return t if isinstance(t, str) else " ".join(t)
+    assert "* where cut at 1" in sub(spec)
+    uncut = plots.slowdown_bars(pd.DataFrame([r for r in rows if r["policy"] == "PRIO"]))
+    assert "95 % interval; log scale" in sub(uncut.to_dict()) and "cut" not in sub(uncut.to_dict())

@@ -10,6 +10,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from fitgpp.analysis.metrics import SLOWDOWN_RANGE, cut_interval
 from fitgpp.figures.plots.axes import _log_domain, _log_scale, coincident, log_ticks
 from fitgpp.figures.plots.base import CLASS_NAMES, Preset, PlotError, _finish, _panel, preset
 from fitgpp.figures.plots.style import _as_runs, _styles
@@ -144,16 +145,24 @@ def slowdown_bars(stats: pd.DataFrame, *, size: str | Preset | None = None,
         tooltip=["policy", "class", "stat", alt.Tooltip("value:Q", format=".3g"),
                  alt.Tooltip("lo:Q", format=".3g"), alt.Tooltip("hi:Q", format=".3g")],
     )
-    df["lo_c"] = np.maximum(df["lo"], 1.0)     # a slowdown is never below 1
+    # a slowdown is never below 1: a whisker reaching below is cut there and marked "*",
+    # as a cut bound is in the tables (fitgpp.analysis.metrics.cut_interval)
+    cuts = [cut_interval(v, lo, hi, SLOWDOWN_RANGE) for v, lo, hi in
+            zip(df["value"], df["lo"], df["hi"])]
+    df["lo_c"] = [c.low for c in cuts]
+    df["cut"] = ["*" if c.clipped_low else "" for c in cuts]
     whisk = base.mark_rule(color="black", strokeWidth=1.2, clip=True).encode(
         x=alt.X("lo_c:Q", **xs), x2="hi:Q")
-    chart = alt.layer(bars, whisk, data=df).properties(
+    star = base.mark_text(align="left", baseline="bottom", dx=1, dy=-3,
+                          fontSize=p.font + 2, fontWeight="bold").encode(
+        x=alt.X("lo_c:Q", **xs), text="cut:N")
+    chart = alt.layer(bars, whisk, star, data=df).properties(
         # a panel at least ~54 pt high: three policies at 12 pt each left the plots 22 %
         width=width, height=alt.Step(max(12, round(54 / max(1, df["policy"].nunique()))))).facet(
         facet=alt.Facet("panel:N", title=None,
                         sort=["TE median", "TE p95", "BE median", "BE p95"]),
         columns=2)
-    cut = " (cut at 1)" if (df["lo"] < 1).any() else ""
+    cut = " (* where cut at 1)" if (df["cut"] == "*").any() else ""
     return _finish(chart, p, title, ["Bars (from 1, the least slowdown) show the statistic, "
                                      f"whiskers its 95 % interval{cut}; log scale."])
 
