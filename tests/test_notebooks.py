@@ -208,3 +208,8 @@ def test_the_full_size_notebooks_say_how_long_a_cold_run_takes():
     nb = nbformat.read(NOTEBOOKS / "08_rq7_las.ipynb", 4)
     params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     assert 'size = "full"' in params.source and "about 20 minutes" in params.source
+    # and on screen, before the panel starts computing: printed first by the panel's cell
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "Panel(study" in c.source)
+    warn = cell.source.find("about 20 minutes")
+    assert cell.source.startswith('if size == "full":') and 0 < warn < cell.source.find("Panel(")
+    assert "print(" in cell.source[:warn] and "flush=True" in cell.source

@@ -3,6 +3,7 @@ redraw without simulating, off-grid values run only the missing cells."""
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -359,3 +360,38 @@ def test_run_length_panel_opens_where_the_effect_shows(cache):
     assert (p.controls["load"].value, p.controls["n_jobs"].value) == (0.8, 240)
     html = p.finding.value
     assert "<ul>" in html and "<li>" in html and "**" not in html and "<b>Usable capacity" in html
+
+
+def _shown(p) -> tuple:
+    return (p.numbers.value, json.dumps(p.views["cell"].spec, sort_keys=True, default=str),
+            json.dumps(p.views["tradeoff"].spec, sort_keys=True, default=str))
+
+
+@pytest.mark.parametrize("which", ["rq3", "rq6"])
+def test_every_control_changes_what_it_claims(which, request):
+    """08's "model" control re-ran and showed identical numbers. Each control of a panel
+    changes what is shown (a dropdown of computed values), or what is run (the size, the
+    model, the number of seeds: the declaration's experiments differ)."""
+    from fitgpp.workload import list_models
+    p = request.getfixturevalue(which)
+    p.controls["policy"].value = "fitgpp"
+    for dim, w in p.controls.items():
+        if dim == "seeds" or dim == "model" or len(w.options) == 1:
+            study, size = p.study, p.size
+            value = {"seeds": len(size.seeds) + 1, "n_jobs": size.n_jobs + 60,
+                     "load": 0.9 if size.load != 0.9 else 0.7}.get(dim)
+            if dim == "model":
+                value = next(m for m in list_models() if m != (study.model or size.model))
+            if value is None:      # one computed value of the grid: nothing to change to
+                assert dim in (*study.params(), *study.knobs, study.variant_dim), dim
+                continue
+            st2, size2 = extend(study, size, "seed" if dim == "seeds" else dim, value)
+            before = [e.to_dict() for e in study.experiments(size).values()]
+            after = [e.to_dict() for e in st2.experiments(size2).values()]
+            assert after != before, (which, dim)
+            continue
+        old, before = w.value, _shown(p)
+        w.value = next(v for _, v in w.options if v != old)
+        assert not p.messages.outputs, p.messages.outputs
+        assert _shown(p) != before, (which, dim)
+        w.value = old
