@@ -303,8 +303,12 @@ def charts(table: pd.DataFrame) -> dict:
 
 def readable(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` for reading: the fractions (:data:`FRACTIONS`, and their ``_lo``/``_hi``) in
-    percent through :func:`fitgpp.analysis.metrics.percent`, other numbers to 3 significant digits."""
+    percent through :func:`fitgpp.analysis.metrics.percent`, other numbers to 3 significant digits;
+    the restart overhead in minutes, headed as the controls name it ("restart cost (min)")."""
     out = df.copy()
+    if "restart_overhead" in out:
+        out["restart_overhead"] = out["restart_overhead"] / 60.0
+        out = out.rename(columns={"restart_overhead": names.title("restart_overhead")})
     for c in out.columns:
         if not pd.api.types.is_float_dtype(out[c]):
             continue

@@ -83,6 +83,10 @@ def test_tables_for_reading_show_fractions_in_percent():
     r = rc.readable(df).iloc[0]
     assert (r["te_gain"], r["te_gain_lo"]) == ("+80.0 %", "+75.0 %")
     assert r["reload_share"] == "5.0 %" and r["be_p95"] == "2.35" and r["policy"] == "LRTP"
+    # 07 showed the overhead as 600 (seconds) while its prose says minutes
+    o = rc.readable(pd.DataFrame({"restart_overhead": [0.0, 600.0], "policy": ["A", "B"]}))
+    assert list(o.columns) == ["restart cost (min)", "policy"]
+    assert list(o["restart cost (min)"]) == ["0", "10"]
 
 
 def test_a_policy_that_never_helps_te_is_named_at_zero():
