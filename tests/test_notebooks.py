@@ -190,7 +190,8 @@ def assert_finding_matches_table(key: str, r, o=None) -> None:
     if key == "runlen":
         from fitgpp.studies.run_length import usable_capacity
         cap = usable_capacity(r.steadiness)
-        assert (f"stay steady up to load {cap:g}" in r.finding) != (cap != cap), r.finding
+        assert (f"**Usable capacity: load {cap:g}**" in r.finding) != (cap != cap), r.finding
+        assert r.finding.splitlines()[-1].startswith("- Steady state:"), r.finding
 
 
 def test_each_notebook_title_carries_its_own_number():

@@ -73,11 +73,13 @@ class Study:
     def analysis(self, o: Outcome) -> RQResult:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
         declares ad hoc gets a table and a finding), its finding followed by whether each
-        configuration reached a steady state (:mod:`fitgpp.studies.steady`)."""
+        configuration reached a steady state (:mod:`fitgpp.studies.steady`; the last item
+        of a finding written as a Markdown list)."""
         from fitgpp.studies.steady import steadiness, steady_sentence
         r = (self.analyze or generic)(o)
         r.steadiness = steadiness(o)
-        r.finding = f"{r.finding} {steady_sentence(r.steadiness)}"
+        sep = "\n- " if "\n- " in r.finding else " "   # a list: one more item
+        r.finding = f"{r.finding}{sep}{steady_sentence(r.steadiness)}"
         return r
 
     def replace(self, **changes) -> Study:
