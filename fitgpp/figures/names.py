@@ -43,7 +43,7 @@ NAMES: dict[str, Name] = {
     "n_jobs": Name("jobs", noun=True),
     "load": Name("load"),
     "te_fraction": Name("TE share"),
-    "grace_scale": Name("grace-period scale"),
+    "grace_scale": Name("grace scale"),
     "grace": Name("grace-period distribution"),
     "restart_overhead": Name("restart cost", "min", 60.0),
     "restart_sigma": Name("restart-cost spread"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fitgpp.figures import plots
+from fitgpp.figures import names, plots
 
 from fitgpp.analysis.metrics import METRICS
 from fitgpp.analysis.verdicts import Estimate, compare, size_phrase
@@ -49,9 +49,9 @@ def _rq3(o: Outcome) -> RQResult:
     lb = _long(fit, {"be_long_p95": METRICS["be_long_p95"].title},
                ["grace_scale", "policy"])
     charts = {f"{st.key}_change_vs_grace": plots.metric_lines(
-                  long, x="grace_scale", x_title="grace-period scale", percent=True),
+                  long, x="grace_scale", x_title=names.title("grace_scale"), percent=True),
               f"{st.key}_long_be_jobs": plots.metric_lines(
-                  lb, x="grace_scale", x_title="grace-period scale", y_title="slowdown")}
+                  lb, x="grace_scale", x_title=names.title("grace_scale"), y_title="slowdown")}
     g_max = max(fit["grace_scale"])
     confs = {c["label"]: c for c in o.configurations() if c["knobs"]["grace_scale"] == g_max}
     per_seed = {p: {k: o.change(confs[p], METRICS[k]) for k in KEYS}

@@ -71,7 +71,7 @@ def test_a_tradeoff_seen_before_is_not_built_again(rq3, monkeypatch):
     assert len(built) <= 1 and rq3.views["tradeoff"].chart is first
     rq3.controls["grace_scale"].value = 4.0
     head = rq3.views["tradeoff"].spec["title"]["text"]   # a caption and its notes below
-    assert "grace-period scale 4" in " ".join([head] if isinstance(head, str) else head)
+    assert "grace scale 4" in " ".join([head] if isinstance(head, str) else head)
     rq3.controls["grace_scale"].value = 1.0
 
 
@@ -345,7 +345,7 @@ def test_every_control_name_fits_its_description_column():
     shown = widgets.param_controls([v for _, v in widgets.policy_choices()])
     texts = [w.description for w in shown.values()] + [
         names.title(k) for k in ("te_fraction", "load", "grace_scale", "seed", "model")]
-    assert "P (max preemptions)" in texts and "grace-period scale" in texts
+    assert "P (max preemptions)" in texts and "grace scale" in texts
     for text in texts:
         assert fits(text, widgets.STYLE), text
 
