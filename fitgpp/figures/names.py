@@ -53,6 +53,7 @@ NAMES: dict[str, Name] = {
     "workload": Name("workload"),
     "policy": Name("policy"),
     "seed": Name("seed"),
+    "n_seeds": Name("seeds", noun=True),
 }
 
 
@@ -106,8 +107,9 @@ def short(dim: str, specs=()) -> str:
 def shown(dim: str, value, specs=()) -> str:
     """``value`` (as stored) in the display unit: numbers by ``:g``, thousands grouped."""
     n = name(dim, specs)
-    if isinstance(value, (list, tuple)):
-        return ",".join(shown(dim, x, specs) for x in value)
+    if isinstance(value, (list, tuple)):     # LAS's thresholds: 3250/7200
+        return "/".join(f"{float(x) / n.scale:g}" if isinstance(x, numbers.Real) else str(x)
+                        for x in value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         return str(value)
     v = float(value) / n.scale
@@ -121,8 +123,9 @@ def phrase(dim: str, value, specs=()) -> str:
     v = shown(dim, value, specs)
     if n.short:
         return f"{n.short}={v}" + (f" {n.unit}" if n.unit else "")
-    if n.noun:
-        return f"{v} {n.label}"
+    if n.noun:     # "3,000 jobs", "1 seed"
+        one = v == "1" and n.label.endswith("s")
+        return f"{v} {n.label[:-1] if one else n.label}"
     return f"{n.label} {v}" + (f" {n.unit}" if n.unit else "")
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 import xarray as xr
 
-from fitgpp.figures import plots
+from fitgpp.figures import names, plots
 from fitgpp.sim.cluster import DEFAULT_CLUSTER, DEFAULT_LOAD, Cluster
 from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import CLIP_NOTE, METRICS
@@ -282,14 +282,25 @@ def charts(cur: Side, pin: Side | None) -> dict:
                                           f"distribution per class, seed {seed}"), **out}
 
 
+def in_words(v: Values) -> str:
+    """What :meth:`Values.record` holds, as the summary writes it: ``policy fitgpp, s=4,
+    P=3, TE share 0.3, load 0.8, grace scale 1, seed 0, workload model paper-default,
+    2,000 jobs, 5 seeds`` (:mod:`fitgpp.figures.names`; the record itself is in the
+    results' attrs)."""
+    rec = v.record()
+    specs = [v.policy]
+    return ", ".join([f"policy {rec.pop('policy')}"] + [
+        names.phrase(k, x, specs) for k, x in rec.items() if x is not None])
+
+
 def summary_text(cur: Side, pin: Side | None) -> str:
     """What the workbench prints: both configurations, the seeds, the numbers table."""
     n = len(cur.values.seeds())
     how = ("mean [95 % interval]" if n >= 3 else
            "mean (range; an interval needs 3 seeds)" if n == 2 else "one seed: no interval")
-    lines = [f"{cur.label}: {json.dumps(cur.values.record(), default=str)}"]
+    lines = [f"{cur.label}: {in_words(cur.values)}"]
     if pin is not None:
-        lines.append(f"{pin.label} (pinned): {json.dumps(pin.values.record(), default=str)}")
+        lines.append(f"{pin.label} (pinned): {in_words(pin.values)}")
     s = cur.values.seeds()
     lines.append(f"over {n} seed{'s' * (n > 1)} ({s[0]}-{s[-1]}), {how}; GPU utilization is "
                  "the time mean from the first submission to the last finish")

@@ -29,6 +29,7 @@ def test_policy_fields_are_named_by_their_own_declaration():
     assert names.title("max_preemptions") == names.title("P") == "P (max preemptions)"
     assert names.title("threshold", [rq7.LasThreshold]) == "LAS threshold (GPU-s)"
     assert names.title("thresholds") == "thresholds (GPU-s)"
+    assert names.phrase("thresholds", (3250.0, 7200.0)) == "thresholds 3250/7200 GPU-s"
     assert names.phrase("max_preemptions", 3) == "P=3" and names.short("max_preemptions") == "P"
     assert names.title("not_a_field") == "not_a_field"
 
@@ -37,6 +38,7 @@ def test_sentences_and_labels_use_words_not_field_names():
     """`n_jobs` inside sentences: "3,000 jobs"."""
     from fitgpp.studies.steady import steady_sentence
     assert names.phrase("n_jobs", np.int64(3000)) == "3,000 jobs"
+    assert (names.phrase("n_seeds", 1), names.phrase("n_seeds", 5)) == ("1 seed", "5 seeds")
     t = pd.DataFrame([dict(policy="FitGpp s=4", load=0.9, n_jobs=3000, restart_overhead=600.0,
                            jobs=3000, seeds=5, steady=2, slope=0.0, warmup_h=1.0, drain_h=2.0,
                            text="")])
@@ -47,3 +49,4 @@ def test_sentences_and_labels_use_words_not_field_names():
                                           "restart_overhead": 600.0},
                                ["max_preemptions", "te_fraction", "restart_overhead"])
     assert label == "FitGpp s=4 P=1 TE share 0.3 restart cost 10 min"
+

@@ -19,6 +19,7 @@ from fitgpp.workbook import workbench as wbf
 from fitgpp.figures.export import read_config
 from fitgpp.sweep import runner
 from fitgpp.workbook.widgets import Values, Workbench
+from fitgpp.workbook.workbench import in_words
 
 
 @pytest.fixture(scope="module")
@@ -300,3 +301,11 @@ def test_no_change_is_given_against_itself_or_against_other_seeds(cache):
     assert set(wbf.numbers(same, again)[f"change vs {again.label}"]) == {"–"}
     other, _ = wbf.compare(replace(v, seed=1), None, cache=cache, memo=memo)   # seeds 1-2
     assert set(wbf.numbers(other, pin)[change]) == {"–"}
+
+
+def test_the_workbench_summary_names_its_values_in_words():
+    """The workbench printed its configurations as JSON records ("te_fraction": 0.3,
+    "n_jobs": 300); the summary says them in words (the record stays in the attrs)."""
+    text = in_words(Values(n_jobs=3000, n_seeds=1, te_fraction=0.3, params=(("s", 2.0),)))
+    assert text == ("policy fitgpp, s=2, P=3, TE share 0.3, load 0.8, grace scale 1, seed 0, "
+                    "workload model paper-default, 3,000 jobs, 1 seed"), text
