@@ -83,7 +83,7 @@ def run_length_finding(table: pd.DataFrame, steady: pd.DataFrame) -> str:
     cap, cap_fifo = usable_capacity(steady), usable_capacity(steady, "FIFO")
     longest = int(table["n_jobs"].max())
     head = (f"**Usable capacity: load {cap:g}** (FitGpp s=4's runs of {longest:,} jobs stay "
-            f"steady up to it" if not math.isnan(cap) else
+            f"steady up to load {cap:g}" if not math.isnan(cap) else
             f"**Usable capacity: none on this grid** (FitGpp s=4's runs of {longest:,} jobs are "
             f"not steady even at load {min(table['load']):g}")
     head += (f"; FIFO's up to {cap_fifo:g})." if not math.isnan(cap_fifo) else
