@@ -20,7 +20,7 @@ import pandas as pd
 
 from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import (CLIP_NOTE, METRICS, MIN_CI_VALUES, UNBOUNDED, brief, cut_interval,
-                      t_interval, value_range)
+                                     t_interval, value_range)
 
 #: Columns that say which configuration a row is, with their headings.
 ID_COLUMNS = {"grace": "grace periods", "te_fraction": "TE share", "grace_scale": "grace scale",

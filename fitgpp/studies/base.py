@@ -29,7 +29,7 @@ import xarray as xr
 from fitgpp.figures import plots
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import (METRICS, Metric, brief, paired_change,
-                      t_interval)
+                                     t_interval)
 from fitgpp.studies._lazy import shared
 from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 

@@ -26,11 +26,11 @@ from fitgpp.analysis.metrics import CI_NOTE, METRICS, brief, change, percent
 from fitgpp.analysis.tables import safe_csv
 from fitgpp.studies import STUDIES, Study
 from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
-                           label_of, shared)
+                                 label_of, shared)
 from fitgpp.studies.rq1 import HEADLINE
 from fitgpp.studies.steady import steady_markdown
 from fitgpp.analysis.verdicts import (CLIP_NOTE, PAPER, PAPER_CLAIMS, Estimate, against_paper,
-                       against_paper_row, paper_summary)
+                                      against_paper_row, paper_summary)
 from fitgpp.studies.rq2 import P_VALUES, S_VALUES
 from fitgpp.studies.rq3 import GRACE_SCALES
 from fitgpp.studies.rq4 import GRACE_SHAPES, TE_FRACTIONS, grace_variant

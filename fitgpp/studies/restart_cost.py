@@ -43,7 +43,7 @@ import pandas as pd
 from fitgpp.figures import names
 from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent, reload_gpu_hours,
-                      t_interval, work_gpu_hours)
+                                     t_interval, work_gpu_hours)
 from fitgpp.analysis.tables import sig
 from fitgpp.analysis.verdicts import MIN_SEEDS, change_range
 

@@ -8,7 +8,7 @@ import pandas as pd
 from fitgpp.figures import plots
 from fitgpp.analysis.metrics import METRICS
 from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, against_paper_row, compare, order_against,  # noqa: F401
-                        paper_summary, size_phrase)
+                                      paper_summary, size_phrase)
 from fitgpp.studies.base import Outcome, RQResult, Study, _bars, _config, _timeline
 from fitgpp.studies.oracle import BOUND, LABEL, ORACLE, oracle_sentences
 

@@ -12,7 +12,7 @@ See ``docs/experiments.md``.
 from fitgpp.sweep.cache import CacheWarning, CellCache, default_cache_dir
 from fitgpp.sweep.cell import Cell, cells_of, compute_cell
 from fitgpp.sweep.config import (GRID_PARAMS, KNOBS, Experiment, ExperimentError, PolicyGrid, Workload,
-                     load_experiment)
+                                 load_experiment)
 from fitgpp.sweep.runner import SweepError, cache_dir_for, machine_workers, run_sweep
 from fitgpp.sweep.runs import run_dataset
 from fitgpp.sweep.summary import CLASS_METRICS, VS_FIFO, format_table

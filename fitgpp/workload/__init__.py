@@ -11,7 +11,7 @@ from fitgpp.workload.adapters import AdapterReport, from_alibaba_v2023, from_phi
 from fitgpp.workload.dists import FAMILIES, Categorical, Dist, FitError, fit_best
 from fitgpp.workload.fit import fit
 from fitgpp.workload.model import (DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError, list_models,
-                    load_model, models_dir)
+                                   load_model, models_dir)
 from fitgpp.workload.paper import paper_default, paper_wide_te
 from fitgpp.workload.synth import STREAMS, SynthesisError, from_recipe, offered_load, synthesize
 

@@ -14,8 +14,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
-
 from fitgpp.errors import FitgppError
 
 #: Candidate families for run times, in the order they are tried (ties go to the first).
@@ -29,6 +27,10 @@ class FitError(FitgppError):
 def _family(name: str):
     if name not in FAMILIES:
         raise FitgppError(f"unknown distribution family {name!r} (allowed: {', '.join(FAMILIES)})")
+    # scipy.stats costs about 0.9 s to import; deferred to the first draw or fit, so that
+    # importing the package (notebooks, ``import fitgpp.studies``) does not pay for it.
+    from scipy import stats
+
     return getattr(stats, name)
 
 
@@ -128,6 +130,8 @@ def _fit_one(family: str, x: np.ndarray) -> dict:
     loglik = float(np.sum(d.logpdf(x)))
     k = len(names) - 1  # loc is fixed
     aic = 2 * k - 2 * loglik if math.isfinite(loglik) else math.inf
+    from scipy import stats
+
     ks = float(stats.kstest(x, d.cdf).statistic)
     return {"family": family, "params": {n: float(v) for n, v in zip(names, params)},
             "aic": aic, "ks": ks}

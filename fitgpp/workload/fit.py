@@ -26,7 +26,7 @@ from fitgpp._version import __version__
 from fitgpp.sim.trace import Trace, read_trace
 from fitgpp.workload.dists import FAMILIES, Categorical, FitError, fit_best
 from fitgpp.workload.model import (CLASSES, DEFAULT_GRACE, ClassModel, WorkloadModel, WorkloadModelError,
-                    from_dict)
+                                   from_dict)
 
 DAY = 86_400.0
 #: A trace spanning at least this many seconds gets a daily arrival profile.

@@ -9,10 +9,10 @@ from scipy import stats
 
 from fitgpp.analysis.metrics import t_interval
 from fitgpp.analysis.verdicts import (CHANGE_RANGE, PAPER_CLAIMS, Estimate, against_paper,
-                             against_paper_all, best_of, bounded_interval, holm, change_range,
-                             change_text, compare, cost_or_gain, cut_interval, extremes,
-                             holds_together, order_against, paper_summary, percent_values,
-                             size_phrase, value_range)
+                                      against_paper_all, best_of, bounded_interval, change_range,
+                                      change_text, compare, cost_or_gain, cut_interval, extremes,
+                                      holds_together, holm, order_against, paper_summary,
+                                      percent_values, size_phrase, value_range)
 
 TE, BE_MEDIAN, BE_P95 = PAPER_CLAIMS
 # 04's two settings over five seeds: means -17.1 % and -21.2 %, paired differences of both signs

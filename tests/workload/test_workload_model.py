@@ -272,3 +272,18 @@ def test_fit_records_tasks_only_for_traces_with_gangs():
                                                    .sum())),)
     assert set(m.classes["TE"].tasks) == set(m.classes["TE"].gpu.values)
     assert pd.Series([k for k, _ in m.classes["TE"].tasks[1]]).tolist() == [1]
+
+
+def test_importing_the_studies_leaves_scipy_stats_for_the_first_draw():
+    """scipy.stats costs about 0.9 s to import (issue 26: ``import fitgpp.studies`` was 1.8x
+    ``import xarray, altair``); the workload imports it at the first draw or fit, and a draw
+    still works after the deferred import."""
+    import subprocess
+    import sys
+
+    code = ("import sys, fitgpp.studies; print('scipy.stats' in sys.modules); "
+            "import numpy as np; from fitgpp.workload.dists import Dist; "
+            "x = Dist('lognorm', {'s': 1.0, 'loc': 0.0, 'scale': 60.0}).rvs(3, np.random.default_rng(0)); "
+            "print(len(x), 'scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "3", "True"]
