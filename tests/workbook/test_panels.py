@@ -128,6 +128,18 @@ def test_a_click_on_the_tradeoff_selects_that_cell(rq3):
     assert rq3.controls["policy"].value == "fifo" and rq3.controls["s"].disabled
 
 
+def test_a_click_as_the_browser_sends_it_reaches_the_panel(rq3):
+    """The front end reports a click by setting the chart's ``_vl_selections``; the panel's
+    observer must get it (it was never attached from 1a7b211 on: the selection stayed inside
+    a layer of the faceted trade-off, where alt.JupyterChart does not look)."""
+    view = rq3.views["tradeoff"]
+    assert "pick" in view._vl_selections, view._vl_selections   # the front end listens to it
+    for s in (8.0, 4.0):
+        view._vl_selections = {"pick": {"value": {"vlPoint": {"or": [
+            {"family": "FitGpp", "s": s}]}}, "store": []}}
+        assert rq3.controls["s"].value == s and f"FitGpp s={s:g}" in rq3.numbers.value
+
+
 def test_extend_refuses_what_the_study_does_not_declare():
     with pytest.raises(PanelError, match="grace_scale"):
         extend(reproduce.STUDIES["rq1"], TINY, "grace_scale", 2.0)
