@@ -191,6 +191,10 @@ def test_the_static_copy_follows_the_view(rq3, monkeypatch):
         assert len(static.svgs(first)) == len(charts) and "fitgpp-static" in first
         assert all(v.static_key == rq3.static.key for v in charts)
         assert rq3.static.key in first and "FitGpp s=4" in first
+        # and the rule that hides the panel's output while it shows the widget manager's
+        # "model not found" (a saved notebook reopened; tests/test_browser.py sees it work)
+        assert static.hide_dead_panel(rq3.static.key) in first
+        assert f'#fitgpp-static-{rq3.static.key}' in static.hide_dead_panel(rq3.static.key)
         drawn = rq3.static.draws
         rq3.controls["s"].value = 8.0
         assert rq3.last_seconds < 1.0          # the copy is not drawn on the redraw's time
