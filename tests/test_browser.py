@@ -560,6 +560,14 @@ def _move_p_then_click(page, console, panel):
     _wait(page, console, f"the numbers to change after P {now} -> {other}",
           f"([el, before]) => {{ const now = ({NUMBERS_JS})(el); return now && now !== before; }}",
           [panel.element_handle(), before])
+    # the panel writes its numbers before it redraws the trade-off: wait for the trade-off
+    # of the new P on screen (its title names P), or the click lands on the old one
+    _wait(page, console, f"the trade-off at P={other} to be drawn",
+          """([el, want]) => { let h = el.querySelector('.vega-embed');
+               while (h && !h.fitgpp) h = h.parentElement;
+               return !!h && h.fitgpp.drawn === h.fitgpp.spec() &&
+                      new RegExp('at P=' + want + '[ ,]').test(JSON.stringify(h.fitgpp.drawn.title)); }""",
+          [panel.element_handle(), other])
     _check_charts(page, console, panel, f"03 after P {now} -> {other}")
     _click_tradeoff(page, console, panel)
     _check_charts(page, console, panel, f"03 after P {now} -> {other} and a click")
