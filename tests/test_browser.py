@@ -80,10 +80,12 @@ ALL_RUN_JS = """panel => {
   return false;
 }"""
 
-# Every chart in the notebook drew into a canvas or an svg of a real size.
-CHARTS_DRAWN_JS = """panel => { const v = [...document.querySelectorAll(panel + ' .vega-embed')];
+# Every chart in an element drew into a canvas or an svg of a real size (and there is one).
+CHARTS_IN_JS = """el => { const v = [...el.querySelectorAll('.vega-embed')];
   return v.length > 0 && v.every(e => { const g = e.querySelector('canvas, svg');
     if (!g) return false; const r = g.getBoundingClientRect(); return r.width > 50 && r.height > 50; }); }"""
+# ... in the notebook shown (a selector).
+CHARTS_DRAWN_JS = f"panel => ({CHARTS_IN_JS})(document.querySelector(panel))"
 
 # A fingerprint of what the charts in an element show: canvas pixels or SVG markup.
 CHART_PRINT_JS = """el => [...el.querySelectorAll('.vega-embed')].map(v => {
@@ -280,16 +282,20 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
 
     # ---- widgets and charts drawn, no renderer errors
     nb = page.locator(PANEL)
-    assert nb.locator(".jupyter-widgets").count() > 0, "no ipywidgets rendered"
     wb = nb.locator(".jp-CodeCell").filter(has=page.locator("button", has_text="Export figures"))
     wb.first.wait_for()
     assert wb.count() == 1, f"expected one cell with an 'Export figures' button, found {wb.count()}"
-    assert wb.locator(".widget-slider").count() > 0, "the workbench shows no slider"
+    # the widgets and charts appear a moment after the cell ran: wait for the workbench's
+    _wait(page, console, "the workbench's slider and charts (.vega-embed) to draw",
+          f"el => el.querySelectorAll('.widget-slider').length > 0 && ({CHARTS_IN_JS})(el)",
+          wb.element_handle())
     _wait(page, console, "every chart (.vega-embed) to draw a canvas or svg", CHARTS_DRAWN_JS, PANEL)
-    assert wb.locator(".vega-embed").count() >= 1, "the workbench cell shows no chart"
     _assert_no_error_text(page, "after Run All")
     _mark(f"widgets and {nb.locator('.vega-embed').count()} charts drawn")
 
+    _wait(page, console, "the workbench's printed summary (GPU utilization) to show",
+          """el => [...el.querySelectorAll('.widget-output')]
+                     .some(o => o.innerText.includes('GPU utilization'))""", wb.element_handle())
     summary = wb.locator(".widget-output").filter(has_text="GPU utilization")
     assert summary.count() == 1, f"expected one summary output, found {summary.count()}"
     before_text = summary.inner_text()
@@ -428,8 +434,9 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
     panel.scroll_into_view_if_needed()   # JupyterLab does not lay out cells far off screen
     _wait(page, console, "the panel's numbers to show", f"el => ({NUMBERS_JS})(el)",
           panel.element_handle())
-    n_charts = panel.locator(".vega-embed").count()
-    assert n_charts >= 2, f"the panel shows {n_charts} charts, expected the trade-off and the CDFs"
+    _wait(page, console, "the panel's trade-off and CDFs (2 or more charts) to draw",
+          f"el => ({CHARTS_IN_JS})(el) && el.querySelectorAll('.vega-embed').length >= 2",
+          panel.element_handle())
     numbers = panel.evaluate(NUMBERS_JS)
     assert "against FIFO" in numbers and "nan" not in numbers.lower(), numbers
     assert "[" not in numbers, f"an interval from 2 seeds: {numbers}"
@@ -485,9 +492,9 @@ def _click_tradeoff(page, console, panel):
     assert s_control.count() == 1, f"expected one 'threshold s' control, found {s_control.count()}"
     select = s_control.locator("select")
     chart = panel.locator(".vega-embed").first
-    # the chart drawn from the spec the kernel holds: its node is not swapped under the click
-    _wait(page, console, "the trade-off to settle", "el => (" + MARKS_SETTLED_JS + ")(el)",
-          chart.element_handle())
+    # the charts drawn from the specs the kernel holds: no node is swapped under the click
+    _wait(page, console, "the panel's charts to settle", "el => (" + MARKS_SETTLED_JS + ")(el)",
+          panel.element_handle())
     chart.scroll_into_view_if_needed()
     s_now = float(select.evaluate("el => el.options[el.selectedIndex].text"))
     free = chart.evaluate(FREE_POINTS_JS)
