@@ -39,7 +39,13 @@ from pathlib import Path
 import altair as alt
 import traitlets
 
+from fitgpp.errors import FitgppError
+
 _JS = Path(__file__).with_name("live.js")
+
+
+class LiveError(FitgppError):
+    """A live chart cannot do what was asked of it (e.g. observe a selection it lacks)."""
 
 
 def _bundle() -> str:
@@ -84,13 +90,20 @@ class LiveChart(alt.JupyterChart):
             self._watch(fn, name)
 
     def _watch(self, fn, name: str) -> None:
-        if name in self.selections.trait_names():
-            self.selections.observe(fn, names=[name])
+        if name not in self.selections.trait_names():
+            have = sorted(n for n in self.selections.trait_names() if not n.startswith("_"))
+            raise LiveError(
+                f"the chart has no selection {name!r} at its top level (it has {have or 'none'}): "
+                "a click on it would reach no observer. A selection added to a layer of a "
+                "layered or faceted chart after the chart was built stays in that layer; "
+                "build the chart again (chart.copy()) so altair lifts it to the top.")
+        self.selections.observe(fn, names=[name])
 
     def observe_selection(self, fn, name: str) -> None:
-        """``view.selections.observe(fn, names=[name])`` that holds across changes of chart."""
-        self._observers.append((fn, name))
+        """``view.selections.observe(fn, names=[name])`` that holds across changes of chart;
+        :class:`LiveError` if the chart (now or after a change) has no such selection."""
         self._watch(fn, name)
+        self._observers.append((fn, name))
 
 
 #: How many charts' Vega-Lite dicts :func:`spec_of` keeps.

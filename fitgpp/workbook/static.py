@@ -10,8 +10,19 @@ current view.
 
 While the live widgets run, their front end (live.js) hides the copy: each live chart
 carries the copy's ``static_key`` and adds a style rule hiding
-``.fitgpp-static[data-fitgpp-for=KEY]``. Without a kernel (reopened notebook, nbconvert
-HTML) no live chart runs and the copy is what one sees.
+``.fitgpp-static[data-fitgpp-for=KEY]`` (a ``<style id="fitgpp-static-KEY">``). Without a
+kernel (reopened notebook, nbconvert HTML) no live chart runs and the copy is what one sees.
+
+And the panel's own output then? JupyterLab draws an output with the mime type
+``application/vnd.jupyter.widget-view+json`` through the widget manager's renderer, ranked
+above every other, whenever the notebook is trusted (the user saved it); without the model
+(neither in a kernel nor in the notebook's widget state, which JupyterLab does not save by
+default) that renderer writes "Error displaying widget: model not found" into the output
+and adds the class ``jupyter-widgets``. An untrusted notebook (a colleague's JupyterLab)
+and nbconvert (nbviewer, PDF; it drops a widget view whose state is not saved) show the
+output's ``text/plain`` instead. So the copy carries one more rule, :func:`hide_dead_panel`:
+while no live chart of the panel runs, the output just above the copy that shows that
+error is not displayed.
 
 Drawing an SVG costs 0.25-0.5 s per chart, longer than a redraw of the numbers and charts
 (about 0.15 s): the copy is redrawn in one background thread after the redraw, the newest
@@ -76,6 +87,17 @@ def svgs(text: str) -> list[str]:
             re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', text)]
 
 
+def hide_dead_panel(key: str) -> str:
+    """A ``<style>`` hiding the output just above the copy ``key`` while it shows the widget
+    manager's error text (the renderer itself then has the class ``jupyter-widgets``; a live
+    view's renderer has not, only the view inside it), as long as no live chart of the panel
+    runs (live.js puts ``#fitgpp-static-KEY`` in the page). (``:has`` may not nest.)"""
+    dead = ".jp-OutputArea-output.jupyter-widgets"
+    return (f"<style>html:not(:has(#fitgpp-static-{key})) .jp-OutputArea-child:has(> {dead})"
+            f':has(+ .jp-OutputArea-child .fitgpp-static[data-fitgpp-for="{key}"])'
+            " { display: none; }</style>")
+
+
 def live_charts(widget):
     """Every :class:`fitgpp.workbook.live.LiveChart` in ``widget``'s tree, in display order."""
     if isinstance(widget, live.LiveChart):
@@ -124,7 +146,7 @@ class StaticCopy:
         self._svgs = {k: v for k, v in self._svgs.items() if k in keep}
         head = (f"<p><small>{html.escape(self.note)}</small></p>" if self.note else "")
         return (f'<div class="fitgpp-static" data-fitgpp-for="{self.key}">{head}'
-                f"{self._part(self.root)}</div>")
+                f"{self._part(self.root)}{hide_dead_panel(self.key)}</div>")
 
     def show(self) -> None:
         """Display the copy below the panel (drawn now: the cell's saved output has it)."""

@@ -151,7 +151,11 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     for i, layer in enumerate(inner.layer):
         if getattr(layer.mark, "type", layer.mark) == "point":
             inner.layer[i] = layer.add_params(selection)
-    return chart
+    # built again so that altair lifts the layer's selection to the chart's top, as its
+    # to_dict does: alt.JupyterChart looks for selections only there, and without it a
+    # click on a point reached no observer (notebook 03 in Chromium, from 1a7b211 on,
+    # when the title stopped being set through .properties(), which also rebuilt it)
+    return chart.copy(deep=False)
 
 
 def finding_html(text: str) -> str:

@@ -2,6 +2,7 @@
 JupyterChart drops it at the first update: its chart setter makes a new ``selections``)."""
 
 import altair as alt
+import pytest
 import pandas as pd
 
 from fitgpp.workbook import live
@@ -43,3 +44,28 @@ def test_a_chart_shown_again_is_converted_once(monkeypatch):
     assert len(calls) == 2 and view.spec == real(chart)
     assert "to_dict" not in vars(chart)          # the chart itself is left as it was
     assert chart.to_dict() == real(chart) and len(calls) == 3
+
+
+def _faceted(lifted: bool):
+    """A faceted layer chart whose point layer gets a selection after it was built (as the
+    panel's trade-off does); ``lifted``: then built again, which lifts it to the top."""
+    df = pd.DataFrame({"a": [1, 2, 1, 2], "m": ["x", "x", "y", "y"]})
+    base = alt.Chart().encode(x="a:Q", y="a:Q")
+    chart = alt.layer(base.mark_line(), base.mark_point(), data=df).facet(column="m:N")
+    chart.spec.layer[1] = chart.spec.layer[1].add_params(
+        alt.selection_point(name="pick", fields=["a"], on="click"))
+    return chart.copy(deep=False) if lifted else chart
+
+
+def test_a_selection_left_inside_a_layer_is_refused_not_ignored():
+    view = live.show(_faceted(lifted=False))
+    assert view.spec["params"][0]["name"] == "pick"    # vega-lite draws it: clicks select
+    with pytest.raises(live.LiveError, match="no selection 'pick'"):
+        view.observe_selection(lambda ch: None, "pick")   # but no click would reach fn
+    got = []
+    view = live.show(_faceted(lifted=True))
+    view.observe_selection(lambda ch: got.append(ch["new"]), "pick")
+    view._vl_selections = CLICK
+    assert [s.value for s in got] == [[{"a": 1}]]
+    with pytest.raises(live.LiveError, match="no selection 'pick'"):
+        live.update(view, _faceted(lifted=False))   # a later chart without it: said, too

@@ -129,6 +129,18 @@ def test_a_click_on_the_tradeoff_selects_that_cell(rq3):
     assert rq3.controls["policy"].value == "fifo" and rq3.controls["s"].disabled
 
 
+def test_a_click_as_the_browser_sends_it_reaches_the_panel(rq3):
+    """The front end reports a click by setting the chart's ``_vl_selections``; the panel's
+    observer must get it (it was never attached from 1a7b211 on: the selection stayed inside
+    a layer of the faceted trade-off, where alt.JupyterChart does not look)."""
+    view = rq3.views["tradeoff"]
+    assert "pick" in view._vl_selections, view._vl_selections   # the front end listens to it
+    for s in (8.0, 4.0):
+        view._vl_selections = {"pick": {"value": {"vlPoint": {"or": [
+            {"family": "FitGpp", "s": s}]}}, "store": []}}
+        assert rq3.controls["s"].value == s and f"FitGpp s={s:g}" in rq3.numbers.value
+
+
 def test_extend_refuses_what_the_study_does_not_declare():
     with pytest.raises(PanelError, match="grace_scale"):
         extend(reproduce.STUDIES["rq1"], TINY, "grace_scale", 2.0)
@@ -180,6 +192,10 @@ def test_the_static_copy_follows_the_view(rq3, monkeypatch):
         assert len(static.svgs(first)) == len(charts) and "fitgpp-static" in first
         assert all(v.static_key == rq3.static.key for v in charts)
         assert rq3.static.key in first and "FitGpp s=4" in first
+        # and the rule that hides the panel's output while it shows the widget manager's
+        # "model not found" (a saved notebook reopened; tests/test_browser.py sees it work)
+        assert static.hide_dead_panel(rq3.static.key) in first
+        assert f'#fitgpp-static-{rq3.static.key}' in static.hide_dead_panel(rq3.static.key)
         drawn = rq3.static.draws
         rq3.controls["s"].value = 8.0
         assert rq3.last_seconds < 1.0          # the copy is not drawn on the redraw's time
