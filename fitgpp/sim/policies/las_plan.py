@@ -95,24 +95,40 @@ def plan(eng, s) -> tuple[list, list, list]:
 
 
 def _keep_queue(eng, s, q: int, led, touched, dirty, stops: list) -> None:
-    """The running jobs of queue ``q``: in bulk on clean nodes (the ledger moves from
-    ``P[q-1]`` to ``P[q]``), one by one (in queue order) where they hold a dirty node; a BE
-    job that does not fit there is to preempt."""
+    """The running jobs of queue ``q``: in bulk (the ledger moves from ``P[q-1]`` to ``P[q]``)
+    wherever the whole queue fits, one by one (in queue order) where it holds a dirty node
+    it does not fit on as a whole (a *tight* node: only there can one of them fail to fit,
+    since leaving out a job only leaves more room); a BE job that does not fit on a tight
+    node is to preempt."""
+    run = s["run"][q]
+    if not run:
+        return  # P[q] == P[q-1]: the ledger stays
     lg, lc, lm = led
-    before, now = s["P"][q - 1], s["P"][q]
-    delta = {n: (lg[n] - before[0][n], lc[n] - before[1][n], lm[n] - before[2][n])
-             for n in touched}
-    pre = {n: [lg[n], lc[n], lm[n]] for n in dirty}
-    lg, lc, lm = led[0], led[1], led[2] = [list(x) for x in now]
-    for n, (a, b, c) in delta.items():
+    bg, bc, bm = s["P"][q - 1]
+    delta = [(n, lg[n] - bg[n], lc[n] - bc[n], lm[n] - bm[n]) for n in touched]
+    ng, nc, nm = s["P"][q]
+    lg, lc, lm = led[0], led[1], led[2] = ng.copy(), nc.copy(), nm.copy()
+    for n, a, b, c in delta:
         lg[n] += a
         lc[n] += b
         lm[n] += c
-    if not dirty:
-        return
+    tight = [n for n in dirty if lg[n] < 0 or lc[n] < 0 or lm[n] < 0]
+    if tight:
+        _keep_tight(eng, s, q, led, touched, tight, stops)
+
+
+def _keep_tight(eng, s, q: int, led, touched, tight: list, stops: list) -> None:
+    """Queue ``q``'s running jobs on the tight nodes, one by one in queue order, against the
+    plan as it was before the queue (``pre``); the others were kept in bulk."""
+    lg, lc, lm = led
+    bg, bc, bm = s["P"][q - 1]
+    ng, nc, nm = s["P"][q]
+    # the plan before the queue on the tight nodes: after it, less the queue's jobs there
+    pre = {n: [lg[n] + bg[n] - ng[n], lc[n] + bc[n] - nc[n], lm[n] + bm[n] - nm[n]]
+           for n in tight}
     onq, seq = s["onq"][q], s["run"][q]
     jobs = set()
-    for n in dirty:
+    for n in tight:
         jobs.update(onq[n])
     dg, dc, dm, te, nodes = eng.dg, eng.dc, eng.dm, eng.te, eng.nodes
     for i in sorted(jobs, key=seq.__getitem__):
@@ -127,7 +143,7 @@ def _keep_queue(eng, s, q: int, led, touched, dirty, stops: list) -> None:
                     p[2] -= m
         else:
             stops.append(i)
-            for n in at:  # its room on clean nodes was taken in bulk: give it back
+            for n in at:  # its room off the tight nodes was taken in bulk: give it back
                 if n not in pre:
                     lg[n] += g
                     lc[n] += c
