@@ -226,9 +226,12 @@ def reorder(eng, s, started: list, stopped: list, kept: list) -> None:
         add_running(eng, s, q, i)
         moved.add(q)
     for q, dem in enumerate(s["dem"]):
-        for i in kept[q]:
-            add_running(eng, s, q, i)
-        dem.clear()
+        if dem:
+            for i in kept[q]:
+                add_running(eng, s, q, i)
+            dem.clear()
+    if not moved and not out:
+        return
     state = eng.state
     for q in moved | out.keys():
         front, tail = out.get(q, ((), ()))
