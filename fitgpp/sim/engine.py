@@ -44,6 +44,19 @@ class PolicyError(FitgppError):
     message names it. Defined here, below the policies, because the engine raises it."""
 
 
+def _shared(a: np.ndarray) -> list:
+    """``a.tolist()`` with one Python object per distinct value (``tolist`` makes one per
+    element: 32 bytes a job for each column of large ints); a column of mostly distinct
+    values is listed as it is."""
+    a = np.asarray(a)
+    if len(a) < 1024:
+        return a.tolist()
+    u, inv = np.unique(a, return_inverse=True)
+    if 4 * len(u) > len(a):
+        return a.tolist()
+    return list(map(u.tolist().__getitem__, inv.ravel().tolist()))
+
+
 class Engine:
     """State of one simulation. Jobs are indexed ``0..n-1`` in ``(submit, job_id)`` order,
     so the queue order of SPEC is plain index order."""
@@ -97,39 +110,42 @@ class Engine:
         self.order = order  # position -> row of the input
         col = {k: np.asarray(v)[order] for k, v in jobs.items()}
         n = self.n = len(order)
-        self.job_id = col["job_id"].tolist()
+        #: (an int64 array: read only in messages; 8 bytes a job)
+        self.job_id = array("q", col["job_id"].astype(np.int64).tobytes())
         self.te = col["te"].astype(bool).tolist()
-        self.dg = col["gpu"].tolist()
-        self.dc = col["cpu_milli"].tolist()
-        self.dm = col["mem_mib"].tolist()
-        self.work = col["work"].tolist()
-        self.gp = col["gp"].tolist()
-        self.submit = col["submit"].tolist()
+        self.dg = _shared(col["gpu"])
+        self.dc = _shared(col["cpu_milli"])
+        self.dm = _shared(col["mem_mib"])
+        self.work = _shared(col["work"])
+        self.gp = _shared(col["gp"])
+        self.submit = _shared(col["submit"])
         ones, zeros = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         #: tasks of a gang (1 for an ordinary job); each holds the per-task demand on its own node
-        self.tasks = col.get("tasks", ones).tolist()
+        self.tasks = _shared(col.get("tasks", ones))
         #: restart overhead in ticks: reload time each time a preempted job starts again
-        self.ro = col.get("ro", zeros).tolist()
+        self.ro = _shared(col.get("ro", zeros))
         cmax = capacity.max(axis=0).astype(float)
         demand = np.stack([col["gpu"], col["cpu_milli"], col["mem_mib"]], axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(cmax > 0, demand / np.where(cmax > 0, cmax, 1), 0.0)
         #: size(x) = tasks * max_r demand[r] / C[r], C[r] the largest capacity of r (SPEC)
-        self.size = (frac.max(axis=1) * col.get("tasks", ones)).tolist()
+        self.size = _shared(frac.max(axis=1) * col.get("tasks", ones))
 
         self.state = [PENDING] * n
         #: every node a job holds, ascending (after it finished: those it finished on)
         self.nodes: list[tuple[int, ...]] = [()] * n
-        self.end = [0] * n             # tick at which a running job's work reaches 0
+        # Lists a policy reads often hold Python ints; the others are int64 arrays (8 bytes a
+        # job instead of 8 + 32 once their values are set: a million jobs in little memory)
+        self.end = array("q", bytes(8 * n))  # tick at which a running job's work reaches 0
         self.rem = list(self.work)     # remaining work while not running
         self.preemptions = [0] * n
-        self.first_start = [-1] * n
-        self.finish = [-1] * n
-        self.run_ticks = [0] * n       # ticks running, reloads included
-        self.reload_ticks = [0] * n    # ticks running spent reloading a checkpoint
-        self.stop_ticks = [0] * n
-        self.run_ro = [0] * n          # reload ticks at the start of the current run
-        self.started_at = [0] * n      # tick of the current run's start
+        self.first_start = array("q", [-1]) * n
+        self.finish = array("q", [-1]) * n
+        self.run_ticks = array("q", bytes(8 * n))     # ticks running, reloads included
+        self.reload_ticks = array("q", bytes(8 * n))  # ticks running spent reloading a checkpoint
+        self.stop_ticks = array("q", bytes(8 * n))
+        self.run_ro = array("q", bytes(8 * n))        # reload ticks at the start of the current run
+        self.started_at = array("q", bytes(8 * n))    # tick of the current run's start
         self.resv = [-1] * n           # node a waiting TE job holds a reservation on
 
     def _init_nodes(self, capacity: np.ndarray) -> None:
@@ -143,6 +159,7 @@ class Engine:
         self.res_g, self.res_c, self.res_m = list(z), list(z), list(z)
         #: free_g - res_g per node, kept up to date for fast "does any node have g GPUs" checks
         self.avail_g = list(self.cap_g)
+        self._one = [(n,) for n in range(self.n_nodes)]  # the nodes of a one-task job on n
 
     # ---------------------------------------------------------------- actions
     def start(self, i: int, n, t: int) -> None:
@@ -171,7 +188,7 @@ class Engine:
         else:
             self.avail_g[n] -= g
             self._unqueue_be(i)
-        self._running(i, (n,), t)
+        self._running(i, self._one[n], t)
 
     def _start_general(self, i: int, n, t: int) -> None:
         """:meth:`start` for gangs, and for node ids that are not plain ints."""

@@ -79,7 +79,7 @@ def plan(eng, s) -> tuple[list, list, list]:
     for q in range(len(s["run"])):
         waiting, dem = s["wait"][q], s["dem"][q]
         if led is None:
-            if not dem and not any(state[i] == WAITING for i in waiting):
+            if not dem and (not waiting or not any(state[i] == WAITING for i in waiting)):
                 continue  # every running job so far is kept; nothing else to decide here
             led = [list(x) for x in s["P"][q]]
         else:
@@ -170,20 +170,20 @@ def _keep(eng, led, dirty, i: int) -> bool:
 
 def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> None:
     """Each waiting job of a queue, in order: to start on the lowest-id node(s) of the plan
-    with room, if any. The plan only shrinks, so the largest room of one node, found once a
+    with room, if any. The plan only shrinks, so the most GPUs of one node, found once a
     search fails, still bounds it after later starts: a job above it is passed over without
     a search (found again when one below it fails), and once no node has ``min_gpu`` GPUs
     left nobody else fits."""
     state, demand, tasks = eng.state, s["demand"], eng.tasks
     lg, lc, lm = led
     min_gpu, nn = s["min_gpu"], len(lg)
-    bg = bc = bm = float("inf")  # bounds on the largest room of one node: GPU, CPU, memory
+    bg = float("inf")  # a bound on the largest room of one node in GPUs
     exact = False
     for i in waiting:
         if state[i] != WAITING:
             continue  # a stopping one waits for its release
         g, c, m = demand[i]
-        if g > bg or c > bc or m > bm:
+        if g > bg:
             continue  # no node has room for one task
         k = tasks[i]
         at = []
@@ -193,8 +193,8 @@ def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> 
                 if len(at) == k:
                     break
         else:
-            if not exact:  # find the bounds once a search fails; they hold until a start
-                bg, bc, bm, exact = max(lg), max(lc), max(lm), True
+            if not exact:  # find the bound once a search fails; it holds until a start
+                bg, exact = max(lg), True
                 if bg < min_gpu:
                     return
             continue
