@@ -34,9 +34,8 @@ import numpy as np
 from fitgpp.errors import FitgppError
 from fitgpp.sim.ledger import account
 
-# job states
-PENDING, WAITING, RUNNING, STOPPING, DONE = range(5)
-STATE_NAMES = ("pending", "waiting", "running", "stopping", "done")
+from fitgpp.sim.invariants import check as _check_invariants
+from fitgpp.sim.states import DONE, PENDING, RUNNING, STATE_NAMES, STOPPING, WAITING
 
 
 class PolicyError(FitgppError):
@@ -87,7 +86,7 @@ class Engine:
         self.run_gpu = self.stop_gpu = self.resv_gpu = 0
         self.policy = policy
         self._victim_key = getattr(policy, "victim_key", None)
-        self._vkey: list = [None] * n  # victim key a running BE job is filed under
+        self._vkey: dict = {}  # running BE job -> the victim key it is filed under
         #: times a BE job may be preempted; None: no limit (a policy that never preempts may say 0)
         self.max_preemptions = getattr(policy, "max_preemptions", None)
         #: per node, running BE jobs as sorted ``(victim_key, index)``; None if the policy needs none
@@ -99,9 +98,10 @@ class Engine:
         # time series: one row per visited tick, state after the schedule step: the ticks, and
         # 5 values per tick (see _record), as int64 arrays (a list of tuples took ~200 bytes
         # per visited tick, 40 here)
-        self.trace_t = array("q")
-        self.trace_vals = array("q")
         self.ledger, self.total_gpu, self.taken = [0, 0, 0, -1, 0, -1], sum(self.cap_g), 0
+        self.trace_t = array("q")
+        # GPUs (at most the cluster's) and queue lengths (at most n): int32 when they fit
+        self.trace_vals = array("i" if max(self.total_gpu, n) < 2**31 else "q")
         policy.bind(self)
 
     def _init_jobs(self, jobs: dict[str, np.ndarray], capacity: np.ndarray) -> None:
@@ -118,7 +118,7 @@ class Engine:
         self.dm = _shared(col["mem_mib"])
         self.work = _shared(col["work"])
         self.gp = _shared(col["gp"])
-        self.submit = _shared(col["submit"])
+        self.submit = array("q", col["submit"].astype(np.int64).tobytes())  # (mostly distinct)
         ones, zeros = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         #: tasks of a gang (1 for an ordinary job); each holds the per-task demand on its own node
         self.tasks = _shared(col.get("tasks", ones))
@@ -302,7 +302,7 @@ class Engine:
 
     def _unfile(self, i: int) -> None:
         """Take running BE job ``i`` out of ``running_be`` on each of its nodes."""
-        key = self._vkey[i]
+        key = self._vkey.pop(i)
         for n in self.nodes[i]:
             lst = self.running_be[n]
             k = bisect_left(lst, key)
@@ -459,6 +459,22 @@ class Engine:
                 if visits % 4096 == 0:
                     progress(self.n_done)
 
+    def drop_run_state(self) -> None:
+        """After the run: let go of what only running needed (the policy's scratch, demands
+        but GPUs, remaining work, ends, current runs), so that building the result does
+        not hold both (a million jobs: about 80 MB)."""
+        self.scratch = {}
+        for name in ("dc", "dm", "gp", "ro", "size", "state", "rem", "resv", "end",
+                     "run_ticks", "run_ro", "started_at"):
+            setattr(self, name, None)
+
+    def recorded(self) -> tuple[np.ndarray, np.ndarray]:
+        """The visited ticks (int64) and the state recorded at each (see :meth:`_record`),
+        one row of 5 per tick, as views of what was recorded (int32 or int64)."""
+        t = np.frombuffer(self.trace_t, dtype=np.int64)
+        dtype = np.int32 if self.trace_vals.itemsize == 4 else np.int64
+        return t, np.frombuffer(self.trace_vals, dtype=dtype).reshape(-1, 5)
+
     def _record(self, t: int) -> None:
         self.trace_t.append(t)
         self.trace_vals.extend((self.run_gpu, self.stop_gpu, self.resv_gpu,
@@ -466,52 +482,6 @@ class Engine:
 
     # ------------------------------------------------------------ invariants
     def check_invariants(self, t: int) -> None:
-        """Assert the ledger of SPEC.md from scratch (slow; for tests)."""
-        k = self.n_nodes
-        run = [[0, 0, 0] for _ in range(k)]
-        stop = [[0, 0, 0] for _ in range(k)]
-        res = [[0, 0, 0] for _ in range(k)]
-        for i in range(self.n):
-            d = (self.dg[i], self.dc[i], self.dm[i])
-            s = self.state[i]
-            held = self.nodes[i]
-            if s in (RUNNING, STOPPING):
-                if len(held) != self.tasks[i] or len(set(held)) != len(held):
-                    raise AssertionError(f"tick {t}: job {self.job_id[i]} with {self.tasks[i]} "
-                                         f"task(s) holds nodes {held}")
-                accs = [(run if s == RUNNING else stop)[n] for n in held]
-            elif s == WAITING and self.te[i] and self.resv[i] >= 0:
-                if self.tasks[i] != 1:
-                    raise AssertionError(f"tick {t}: TE gang {self.job_id[i]} holds a reservation")
-                accs = [res[self.resv[i]]]
-            else:
-                if held and s != DONE:
-                    raise AssertionError(f"tick {t}: {STATE_NAMES[s]} job {self.job_id[i]} "
-                                         f"holds nodes {held}")
-                accs = []
-            for acc in accs:
-                for r in range(3):
-                    acc[r] += d[r]
-            if s == WAITING and (i in self.waiting_te) == (i in self.waiting_be):
-                raise AssertionError(f"tick {t}: waiting job {self.job_id[i]} not in exactly one queue")
-            if s != WAITING and (i in self.waiting_te or i in self.waiting_be):
-                raise AssertionError(f"tick {t}: job {self.job_id[i]} is {STATE_NAMES[s]} but queued")
-            if self.max_preemptions is not None and self.preemptions[i] > self.max_preemptions:
-                raise AssertionError(f"tick {t}: job {self.job_id[i]} preempted "
-                                     f"{self.preemptions[i]} times")
-            if self.te[i] and self.preemptions[i]:
-                raise AssertionError(f"tick {t}: TE job {self.job_id[i]} was preempted")
-        for n in range(k):
-            cap = (self.cap_g[n], self.cap_c[n], self.cap_m[n])
-            free = (self.free_g[n], self.free_c[n], self.free_m[n])
-            for r in range(3):
-                if free[r] != cap[r] - run[n][r] - stop[n][r]:
-                    raise AssertionError(f"tick {t}: node {n} free ledger out of sync")
-                if free[r] < 0:
-                    raise AssertionError(f"tick {t}: node {n} free < 0 in resource {r}")
-            if (self.stop_g[n], self.stop_c[n], self.stop_m[n]) != tuple(stop[n]):
-                raise AssertionError(f"tick {t}: node {n} stopping ledger out of sync")
-            if (self.res_g[n], self.res_c[n], self.res_m[n]) != tuple(res[n]):
-                raise AssertionError(f"tick {t}: node {n} reservation ledger out of sync")
-            if self.avail_g[n] != self.free_g[n] - self.res_g[n]:
-                raise AssertionError(f"tick {t}: node {n} avail_g out of sync")
+        """Assert the ledger of SPEC.md from scratch (slow; for tests): see
+        :func:`fitgpp.sim.invariants.check`."""
+        _check_invariants(self, t)
