@@ -56,6 +56,15 @@ def _shared(a: np.ndarray) -> list:
     return list(map(u.tolist().__getitem__, inv.ravel().tolist()))
 
 
+def _small(a: np.ndarray):
+    """An int32 array (4 bytes a job) of a column of small integers (ticks of grace and
+    reload, tasks), a list of shared ints if some value does not fit."""
+    a = np.asarray(a, dtype=np.int64)
+    if len(a) and (a.max() >= 2**31 or a.min() < -2**31):
+        return _shared(a)
+    return array("i", a.astype(np.int32).tobytes())
+
+
 class Engine:
     """State of one simulation. Jobs are indexed ``0..n-1`` in ``(submit, job_id)`` order,
     so the queue order of SPEC is plain index order."""
@@ -117,13 +126,13 @@ class Engine:
         self.dc = _shared(col["cpu_milli"])
         self.dm = _shared(col["mem_mib"])
         self.work = _shared(col["work"])
-        self.gp = _shared(col["gp"])
+        self.gp = _small(col["gp"])
         self.submit = array("q", col["submit"].astype(np.int64).tobytes())  # (mostly distinct)
         ones, zeros = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         #: tasks of a gang (1 for an ordinary job); each holds the per-task demand on its own node
-        self.tasks = _shared(col.get("tasks", ones))
+        self.tasks = _small(col.get("tasks", ones))
         #: restart overhead in ticks: reload time each time a preempted job starts again
-        self.ro = _shared(col.get("ro", zeros))
+        self.ro = _small(col.get("ro", zeros))
         cmax = capacity.max(axis=0).astype(float)
         demand = np.stack([col["gpu"], col["cpu_milli"], col["mem_mib"]], axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -131,14 +140,14 @@ class Engine:
         #: size(x) = tasks * max_r demand[r] / C[r], C[r] the largest capacity of r (SPEC)
         self.size = _shared(frac.max(axis=1) * col.get("tasks", ones))
 
-        self.state = [PENDING] * n
+        self.state = array("b", [PENDING]) * n  # (small ints: one byte a job)
         #: every node a job holds, ascending (after it finished: those it finished on)
         self.nodes: list[tuple[int, ...]] = [()] * n
         # Lists a policy reads often hold Python ints; the others are int64 arrays (8 bytes a
         # job instead of 8 + 32 once their values are set: a million jobs in little memory)
         self.end = array("q", bytes(8 * n))  # tick at which a running job's work reaches 0
         self.rem = list(self.work)     # remaining work while not running
-        self.preemptions = [0] * n
+        self.preemptions = array("i", [0]) * n
         self.first_start = array("q", [-1]) * n
         self.finish = array("q", [-1]) * n
         self.run_ticks = array("q", bytes(8 * n))     # ticks running, reloads included
@@ -146,7 +155,7 @@ class Engine:
         self.stop_ticks = array("q", bytes(8 * n))
         self.run_ro = array("q", bytes(8 * n))        # reload ticks at the start of the current run
         self.started_at = array("q", bytes(8 * n))    # tick of the current run's start
-        self.resv = [-1] * n           # node a waiting TE job holds a reservation on
+        self.resv = array("i", [-1]) * n  # node a waiting TE job holds a reservation on
 
     def _init_nodes(self, capacity: np.ndarray) -> None:
         """Per-node capacity, free, stopping and reserved resources at tick 0."""
@@ -464,8 +473,11 @@ class Engine:
         but GPUs, remaining work, ends, current runs), so that building the result does
         not hold both (a million jobs: about 80 MB)."""
         self.scratch = {}
+        #: after the run: the first node each job held, and the classes, as arrays
+        self.node = np.fromiter((ns[0] for ns in self.nodes), np.int64, self.n)
+        self.te = np.asarray(self.te, dtype=bool)
         for name in ("dc", "dm", "gp", "ro", "size", "state", "rem", "resv", "end",
-                     "run_ticks", "run_ro", "started_at"):
+                     "run_ticks", "run_ro", "started_at", "nodes"):
             setattr(self, name, None)
 
     def recorded(self) -> tuple[np.ndarray, np.ndarray]:

@@ -215,7 +215,7 @@ def _job_data(eng, j, cols, order, first, fin, tick) -> dict[str, np.ndarray]:
         "stopped": stopped * tick,
         "reload": reload * tick,
         "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
-        "node": np.asarray([ns[0] for ns in eng.nodes], dtype=np.int64),
+        "node": eng.node,
     }
 
 

@@ -81,11 +81,11 @@ def first_fit(eng, i: int, reserved: bool) -> int:
     g, c, m = eng.dg[i], eng.dc[i], eng.dm[i]
     fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
     if reserved:
-        rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
-        if g and max(eng.avail_g) < g:
+        rc, rm, av = eng.res_c, eng.res_m, eng.avail_g  # avail_g = free_g - res_g
+        if g and max(av) < g:
             return -1  # quick reject: no node has the GPUs
-        for n in range(eng.n_nodes):
-            if fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
+        for n, a in enumerate(av):
+            if a >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
                 return n
     else:
         if g and max(fg) < g:
