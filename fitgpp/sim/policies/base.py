@@ -42,7 +42,8 @@ class Policy(Protocol):
 
     It reads the engine and never writes it: per job ``te``, ``dg``/``dc``/``dm``,
     ``tasks``, ``size``, ``submit``, ``work``, ``gp``, ``ro``, ``state``, ``nodes``, ``end``,
-    ``preemptions``, ``resv``, ``progress(i, t)`` (ticks of work done) and
+    ``preemptions``, ``resv`` (each a sequence indexed by job: a list, or an ``array``
+    of integers to save memory), ``progress(i, t)`` (ticks of work done) and
     ``attained(i, t)`` (GPU-seconds of service); per node ``cap_*``, ``free_*``,
     ``stop_*``, ``res_*``; ``waiting_te``, ``waiting_be``, ``tick`` (seconds), ``now`` and
     ``epoch`` (moves when resources may have been freed). State that lives for one run
