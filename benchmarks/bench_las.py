@@ -1,14 +1,20 @@
-"""LAS against FIFO, and LAS as it is against LAS at an earlier commit, in one process.
+"""LAS against FIFO on three traces, and LAS as it is against LAS at an earlier commit, in one
+process: issue 26's goal, LAS within 3x FIFO's CPU on the same trace, as printed ratios.
 
-On the heavy workload of ``bench_simulator.py`` (64 nodes x 8 GPUs, offered load 0.95) it
-times whole ``fitgpp.simulate`` calls in CPU seconds, FIFO, LAS now and LAS at ``--before``
-(default: the commit before LAS was made incremental) taking turns, ``--repeat`` times each,
-and prints the medians and their ratios. The earlier LAS is read with ``git show`` into a
-temporary module (its relative imports pointed at this package's engine and policy base);
-nothing of it stays in the package. Both LAS results are compared variable by variable
-(job and time variables) and the script fails if they differ.
+The traces: ``heavy`` (``bench_simulator.py``'s workload: 64 nodes x 8 GPUs, offered load
+0.95, ``--jobs`` jobs), ``paper`` (``paper-default`` drawn by :func:`fitgpp.synthesize` at the
+studies' load on their 16-node cluster, ``--paper-jobs`` jobs: RQ7's workload at its full
+size) and ``one-node`` (``bench_tiresias.py``'s trace on one node of 512 GPUs, tick 1 s,
+``--node-jobs`` jobs, each gang one task there). On each it times whole ``fitgpp.simulate``
+calls in CPU seconds, FIFO, LAS now and LAS at ``--before`` taking turns, ``--repeat`` times
+each after one discarded round (the first long run imports what the steadiness check needs),
+and prints the medians and their ratios. The earlier LAS (``las.py``, and ``las_plan.py`` if it
+uses one) is read with ``git show`` into temporary modules; nothing of it stays in the package.
+Both LAS results are compared variable by variable (attributes aside: the policy's digest
+hashes its code) and the script fails if they differ.
 
-    python benchmarks/bench_las.py [--jobs 20000] [--repeat 3] [--before COMMIT] [--seed 0]
+    python benchmarks/bench_las.py [--jobs 20000] [--paper-jobs 10000] [--node-jobs 5000]
+                                   [--repeat 3] [--before COMMIT] [--traces heavy paper one-node]
 """
 
 from __future__ import annotations
@@ -25,31 +31,47 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-#: the last commit with the LAS that re-planned every running job on every visit
-BEFORE = "9747320"
+#: main before issue 26's LAS work (per-queue sums, demotion without a plan)
+BEFORE = "8d95bfb"
 PATHS = ("fitgpp/sim/policies/las.py", "fitgpp/policies/las.py")
+GOAL = 3.0  # LAS's CPU within this many times FIFO's
+
+
+def _git_show(commit: str, path: str) -> str | None:
+    got = subprocess.run(["git", "-C", str(HERE.parent), "show", f"{commit}:{path}"],
+                         capture_output=True, text=True)
+    return got.stdout if got.returncode == 0 else None
+
+
+def _load(name: str, src: str):
+    tmp = Path(tempfile.mkdtemp()) / f"{name}.py"
+    tmp.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, tmp)
+    mod = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def old_las(commit: str):
-    """The ``Las`` class of ``las.py`` at ``commit``, loaded from a temporary file."""
+    """The ``Las`` class of ``las.py`` at ``commit`` (with its ``las_plan.py`` of then)."""
     import fitgpp
     engine_mod = _engine_module()
     base_mod = fitgpp.PolicyError.__module__
     for path in PATHS:
-        got = subprocess.run(["git", "-C", str(HERE.parent), "show", f"{commit}:{path}"],
-                             capture_output=True, text=True)
-        if got.returncode == 0:
+        src = _git_show(commit, path)
+        if src is not None:
             break
     else:
         raise SystemExit(f"no las.py at commit {commit}")
-    src = (got.stdout.replace("from ..engine import", f"from {engine_mod} import")
+    tag = "".join(c for c in commit if c.isalnum())
+    src = (src.replace("from ..engine import", f"from {engine_mod} import")
            .replace("from .base import", f"from {base_mod} import"))
-    tmp = Path(tempfile.mkdtemp()) / f"las_{commit}.py"
-    tmp.write_text(src)
-    spec = importlib.util.spec_from_file_location(tmp.stem, tmp)
-    mod = sys.modules[tmp.stem] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.Las
+    plan_ref = "fitgpp.sim.policies.las_plan import"
+    if plan_ref in src:
+        plan = _git_show(commit, "fitgpp/sim/policies/las_plan.py")
+        _load(f"las_plan_{tag}", plan)
+        src = src.replace(plan_ref, f"las_plan_{tag} import")
+    return _load(f"las_{tag}", src).Las
 
 
 def _engine_module() -> str:
@@ -63,39 +85,82 @@ def _engine_module() -> str:
     raise SystemExit("cannot find fitgpp's engine module")
 
 
+def traces(a) -> dict:
+    """name -> (jobs, cluster, tick, description)."""
+    import fitgpp
+    from bench_simulator import CPU, GPU, MEM, NODES, heavy_workload
+    out = {}
+    if "heavy" in a.traces:
+        out["heavy"] = (heavy_workload(a.jobs, seed=a.seed),
+                        fitgpp.Cluster.homogeneous(NODES, GPU, CPU, MEM), 60,
+                        f"{a.jobs} jobs, 64 nodes x 8 GPUs, load 0.95")
+    if "paper" in a.traces:
+        from fitgpp.sim.cluster import DEFAULT_CLUSTER, DEFAULT_LOAD
+        from fitgpp.workload.synth import synthesize
+        tr = synthesize("paper-default", a.paper_jobs, seed=a.seed, load=DEFAULT_LOAD,
+                               cluster=DEFAULT_CLUSTER)
+        out["paper"] = (tr, DEFAULT_CLUSTER, 60, f"paper-default, {a.paper_jobs} jobs, "
+                        f"{DEFAULT_CLUSTER.describe()}, load {DEFAULT_LOAD}")
+    if "one-node" in a.traces:
+        from bench_tiresias import make_trace
+        df = make_trace(a.node_jobs, 0.9, a.seed)
+        df["gpu"], df["tasks"] = df["gpu"] * df["tasks"], 1
+        out["one-node"] = (df, fitgpp.Cluster.homogeneous(1, 512, 96_000, 786_432), 1,
+                           f"{a.node_jobs} jobs, one node of 512 GPUs, load 0.9, tick 1 s")
+    return out
+
+
+def measure(jobs, cluster, tick, runs: dict, repeat: int) -> tuple[dict, dict]:
+    """Medians of CPU seconds per run name (after one discarded round), and the results."""
+    import fitgpp
+    cpu = {k: [] for k in runs}
+    out = {}
+    for r in range(repeat + 1):
+        for name, policy in runs.items():
+            c0 = time.process_time()
+            out[name] = fitgpp.simulate(jobs, cluster, policy, tick=tick)
+            if r:
+                cpu[name].append(time.process_time() - c0)
+    return {k: statistics.median(v) for k, v in cpu.items()}, out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=20_000)
+    ap.add_argument("--paper-jobs", type=int, default=10_000)
+    ap.add_argument("--node-jobs", type=int, default=5_000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--before", default=BEFORE)
+    ap.add_argument("--before", default=BEFORE, help="commit of the earlier LAS ('' for none)")
+    ap.add_argument("--traces", nargs="+", default=["heavy", "paper", "one-node"],
+                    choices=["heavy", "paper", "one-node"])
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     import xarray as xr
-
-    import fitgpp
-    from bench_simulator import CPU, GPU, MEM, NODES, heavy_workload
-    Old = old_las(a.before)
-    df = heavy_workload(a.jobs, seed=a.seed)
-    cluster = fitgpp.Cluster.homogeneous(NODES, GPU, CPU, MEM)
-    fitgpp.simulate(heavy_workload(200), cluster, "las")  # the first call's imports
-    runs = {"fifo": "fifo", "las": "las", f"las@{a.before}": Old()}
-    cpu = {k: [] for k in runs}
-    out = {}
-    for _ in range(a.repeat):
-        for name, policy in runs.items():
-            c0 = time.process_time()
-            out[name] = fitgpp.simulate(df, cluster, policy)
-            cpu[name].append(time.process_time() - c0)
-    new, old = out["las"].copy(), out[f"las@{a.before}"].copy()
-    new.attrs, old.attrs = {}, {}
-    xr.testing.assert_identical(new, old)
-    med = {k: statistics.median(v) for k, v in cpu.items()}
-    print(f"{a.jobs} jobs, 64 nodes x 8 GPUs, offered load 0.95, seed {a.seed}; "
-          f"CPU s of whole simulate calls, medians of {a.repeat}")
-    for k, v in med.items():
-        print(f"{k:<16}{v:>8.2f} s   {v / med['fifo']:>6.1f} x FIFO")
-    print(f"LAS now is {med[f'las@{a.before}'] / med['las']:.2f} x faster than at {a.before}; "
-          f"results identical ({int(out['las'].preemptions.sum())} preemptions)")
+    runs = {"fifo": "fifo", "las": "las"}
+    old = f"las@{a.before}"
+    if a.before:
+        runs[old] = old_las(a.before)()
+    print(f"CPU s of whole simulate calls, medians of {a.repeat} (after one discarded round), "
+          "FIFO and LAS taking turns in one process")
+    summary = []
+    for tname, (jobs, cluster, tick, what) in traces(a).items():
+        med, out = measure(jobs, cluster, tick, runs, a.repeat)
+        print(f"\n{tname}: {what}")
+        for k, v in med.items():
+            print(f"  {k:<16}{v:>8.3f} s   {v / med['fifo']:>6.2f} x FIFO")
+        if a.before:
+            new, prev = out["las"].copy(), out[old].copy()
+            new.attrs, prev.attrs = {}, {}
+            xr.testing.assert_identical(new, prev)
+            print(f"  LAS now is {med[old] / med['las']:.2f} x faster than at {a.before}; results "
+                  f"identical ({int(out['las'].preemptions.sum())} preemptions)")
+        summary.append((tname, med["las"] / med["fifo"],
+                        med[old] / med["fifo"] if a.before else None))
+    print(f"\ngoal: LAS within {GOAL:g} x FIFO's CPU on the same trace")
+    for tname, ratio, before in summary:
+        was = f" (at {a.before}: {before:.2f} x)" if before is not None else ""
+        verdict = "met" if ratio <= GOAL else "not met"
+        print(f"  {tname:<10} LAS / FIFO = {ratio:.2f} x{was}: {verdict}")
 
 
 if __name__ == "__main__":

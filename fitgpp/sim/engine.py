@@ -34,14 +34,35 @@ import numpy as np
 from fitgpp.errors import FitgppError
 from fitgpp.sim.ledger import account
 
-# job states
-PENDING, WAITING, RUNNING, STOPPING, DONE = range(5)
-STATE_NAMES = ("pending", "waiting", "running", "stopping", "done")
+from fitgpp.sim.invariants import check as _check_invariants
+from fitgpp.sim.states import DONE, PENDING, RUNNING, STATE_NAMES, STOPPING, WAITING
 
 
 class PolicyError(FitgppError):
     """A policy parameter is out of range, or a policy broke the engine's protocol; the
     message names it. Defined here, below the policies, because the engine raises it."""
+
+
+def _shared(a: np.ndarray) -> list:
+    """``a.tolist()`` with one Python object per distinct value (``tolist`` makes one per
+    element: 32 bytes a job for each column of large ints); a column of mostly distinct
+    values is listed as it is."""
+    a = np.asarray(a)
+    if len(a) < 1024:
+        return a.tolist()
+    u, inv = np.unique(a, return_inverse=True)
+    if 4 * len(u) > len(a):
+        return a.tolist()
+    return list(map(u.tolist().__getitem__, inv.ravel().tolist()))
+
+
+def _small(a: np.ndarray):
+    """An int32 array (4 bytes a job) of a column of small integers (ticks of grace and
+    reload, tasks), a list of shared ints if some value does not fit."""
+    a = np.asarray(a, dtype=np.int64)
+    if len(a) and (a.max() >= 2**31 or a.min() < -2**31):
+        return _shared(a)
+    return array("i", a.astype(np.int32).tobytes())
 
 
 class Engine:
@@ -74,7 +95,7 @@ class Engine:
         self.run_gpu = self.stop_gpu = self.resv_gpu = 0
         self.policy = policy
         self._victim_key = getattr(policy, "victim_key", None)
-        self._vkey: list = [None] * n  # victim key a running BE job is filed under
+        self._vkey: dict = {}  # running BE job -> the victim key it is filed under
         #: times a BE job may be preempted; None: no limit (a policy that never preempts may say 0)
         self.max_preemptions = getattr(policy, "max_preemptions", None)
         #: per node, running BE jobs as sorted ``(victim_key, index)``; None if the policy needs none
@@ -86,9 +107,10 @@ class Engine:
         # time series: one row per visited tick, state after the schedule step: the ticks, and
         # 5 values per tick (see _record), as int64 arrays (a list of tuples took ~200 bytes
         # per visited tick, 40 here)
-        self.trace_t = array("q")
-        self.trace_vals = array("q")
         self.ledger, self.total_gpu, self.taken = [0, 0, 0, -1, 0, -1], sum(self.cap_g), 0
+        self.trace_t = array("q")
+        # GPUs (at most the cluster's) and queue lengths (at most n): int32 when they fit
+        self.trace_vals = array("i" if max(self.total_gpu, n) < 2**31 else "q")
         policy.bind(self)
 
     def _init_jobs(self, jobs: dict[str, np.ndarray], capacity: np.ndarray) -> None:
@@ -97,40 +119,43 @@ class Engine:
         self.order = order  # position -> row of the input
         col = {k: np.asarray(v)[order] for k, v in jobs.items()}
         n = self.n = len(order)
-        self.job_id = col["job_id"].tolist()
+        #: (an int64 array: read only in messages; 8 bytes a job)
+        self.job_id = array("q", col["job_id"].astype(np.int64).tobytes())
         self.te = col["te"].astype(bool).tolist()
-        self.dg = col["gpu"].tolist()
-        self.dc = col["cpu_milli"].tolist()
-        self.dm = col["mem_mib"].tolist()
-        self.work = col["work"].tolist()
-        self.gp = col["gp"].tolist()
-        self.submit = col["submit"].tolist()
+        self.dg = _shared(col["gpu"])
+        self.dc = _shared(col["cpu_milli"])
+        self.dm = _shared(col["mem_mib"])
+        self.work = _shared(col["work"])
+        self.gp = _small(col["gp"])
+        self.submit = array("q", col["submit"].astype(np.int64).tobytes())  # (mostly distinct)
         ones, zeros = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         #: tasks of a gang (1 for an ordinary job); each holds the per-task demand on its own node
-        self.tasks = col.get("tasks", ones).tolist()
+        self.tasks = _small(col.get("tasks", ones))
         #: restart overhead in ticks: reload time each time a preempted job starts again
-        self.ro = col.get("ro", zeros).tolist()
+        self.ro = _small(col.get("ro", zeros))
         cmax = capacity.max(axis=0).astype(float)
         demand = np.stack([col["gpu"], col["cpu_milli"], col["mem_mib"]], axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(cmax > 0, demand / np.where(cmax > 0, cmax, 1), 0.0)
         #: size(x) = tasks * max_r demand[r] / C[r], C[r] the largest capacity of r (SPEC)
-        self.size = (frac.max(axis=1) * col.get("tasks", ones)).tolist()
+        self.size = _shared(frac.max(axis=1) * col.get("tasks", ones))
 
-        self.state = [PENDING] * n
+        self.state = array("b", [PENDING]) * n  # (small ints: one byte a job)
         #: every node a job holds, ascending (after it finished: those it finished on)
         self.nodes: list[tuple[int, ...]] = [()] * n
-        self.end = [0] * n             # tick at which a running job's work reaches 0
+        # Lists a policy reads often hold Python ints; the others are int64 arrays (8 bytes a
+        # job instead of 8 + 32 once their values are set: a million jobs in little memory)
+        self.end = array("q", bytes(8 * n))  # tick at which a running job's work reaches 0
         self.rem = list(self.work)     # remaining work while not running
-        self.preemptions = [0] * n
-        self.first_start = [-1] * n
-        self.finish = [-1] * n
-        self.run_ticks = [0] * n       # ticks running, reloads included
-        self.reload_ticks = [0] * n    # ticks running spent reloading a checkpoint
-        self.stop_ticks = [0] * n
-        self.run_ro = [0] * n          # reload ticks at the start of the current run
-        self.started_at = [0] * n      # tick of the current run's start
-        self.resv = [-1] * n           # node a waiting TE job holds a reservation on
+        self.preemptions = array("i", [0]) * n
+        self.first_start = array("q", [-1]) * n
+        self.finish = array("q", [-1]) * n
+        self.run_ticks = array("q", bytes(8 * n))     # ticks running, reloads included
+        self.reload_ticks = array("q", bytes(8 * n))  # ticks running spent reloading a checkpoint
+        self.stop_ticks = array("q", bytes(8 * n))
+        self.run_ro = array("q", bytes(8 * n))        # reload ticks at the start of the current run
+        self.started_at = array("q", bytes(8 * n))    # tick of the current run's start
+        self.resv = array("i", [-1]) * n  # node a waiting TE job holds a reservation on
 
     def _init_nodes(self, capacity: np.ndarray) -> None:
         """Per-node capacity, free, stopping and reserved resources at tick 0."""
@@ -143,6 +168,7 @@ class Engine:
         self.res_g, self.res_c, self.res_m = list(z), list(z), list(z)
         #: free_g - res_g per node, kept up to date for fast "does any node have g GPUs" checks
         self.avail_g = list(self.cap_g)
+        self._one = [(n,) for n in range(self.n_nodes)]  # the nodes of a one-task job on n
 
     # ---------------------------------------------------------------- actions
     def start(self, i: int, n, t: int) -> None:
@@ -171,7 +197,7 @@ class Engine:
         else:
             self.avail_g[n] -= g
             self._unqueue_be(i)
-        self._running(i, (n,), t)
+        self._running(i, self._one[n], t)
 
     def _start_general(self, i: int, n, t: int) -> None:
         """:meth:`start` for gangs, and for node ids that are not plain ints."""
@@ -285,7 +311,7 @@ class Engine:
 
     def _unfile(self, i: int) -> None:
         """Take running BE job ``i`` out of ``running_be`` on each of its nodes."""
-        key = self._vkey[i]
+        key = self._vkey.pop(i)
         for n in self.nodes[i]:
             lst = self.running_be[n]
             k = bisect_left(lst, key)
@@ -442,6 +468,25 @@ class Engine:
                 if visits % 4096 == 0:
                     progress(self.n_done)
 
+    def drop_run_state(self) -> None:
+        """After the run: let go of what only running needed (the policy's scratch, demands
+        but GPUs, remaining work, ends, current runs), so that building the result does
+        not hold both (a million jobs: about 80 MB)."""
+        self.scratch = {}
+        #: after the run: the first node each job held, and the classes, as arrays
+        self.node = np.fromiter((ns[0] for ns in self.nodes), np.int64, self.n)
+        self.te = np.asarray(self.te, dtype=bool)
+        for name in ("dc", "dm", "gp", "ro", "size", "state", "rem", "resv", "end",
+                     "run_ticks", "run_ro", "started_at", "nodes"):
+            setattr(self, name, None)
+
+    def recorded(self) -> tuple[np.ndarray, np.ndarray]:
+        """The visited ticks (int64) and the state recorded at each (see :meth:`_record`),
+        one row of 5 per tick, as views of what was recorded (int32 or int64)."""
+        t = np.frombuffer(self.trace_t, dtype=np.int64)
+        dtype = np.int32 if self.trace_vals.itemsize == 4 else np.int64
+        return t, np.frombuffer(self.trace_vals, dtype=dtype).reshape(-1, 5)
+
     def _record(self, t: int) -> None:
         self.trace_t.append(t)
         self.trace_vals.extend((self.run_gpu, self.stop_gpu, self.resv_gpu,
@@ -449,52 +494,6 @@ class Engine:
 
     # ------------------------------------------------------------ invariants
     def check_invariants(self, t: int) -> None:
-        """Assert the ledger of SPEC.md from scratch (slow; for tests)."""
-        k = self.n_nodes
-        run = [[0, 0, 0] for _ in range(k)]
-        stop = [[0, 0, 0] for _ in range(k)]
-        res = [[0, 0, 0] for _ in range(k)]
-        for i in range(self.n):
-            d = (self.dg[i], self.dc[i], self.dm[i])
-            s = self.state[i]
-            held = self.nodes[i]
-            if s in (RUNNING, STOPPING):
-                if len(held) != self.tasks[i] or len(set(held)) != len(held):
-                    raise AssertionError(f"tick {t}: job {self.job_id[i]} with {self.tasks[i]} "
-                                         f"task(s) holds nodes {held}")
-                accs = [(run if s == RUNNING else stop)[n] for n in held]
-            elif s == WAITING and self.te[i] and self.resv[i] >= 0:
-                if self.tasks[i] != 1:
-                    raise AssertionError(f"tick {t}: TE gang {self.job_id[i]} holds a reservation")
-                accs = [res[self.resv[i]]]
-            else:
-                if held and s != DONE:
-                    raise AssertionError(f"tick {t}: {STATE_NAMES[s]} job {self.job_id[i]} "
-                                         f"holds nodes {held}")
-                accs = []
-            for acc in accs:
-                for r in range(3):
-                    acc[r] += d[r]
-            if s == WAITING and (i in self.waiting_te) == (i in self.waiting_be):
-                raise AssertionError(f"tick {t}: waiting job {self.job_id[i]} not in exactly one queue")
-            if s != WAITING and (i in self.waiting_te or i in self.waiting_be):
-                raise AssertionError(f"tick {t}: job {self.job_id[i]} is {STATE_NAMES[s]} but queued")
-            if self.max_preemptions is not None and self.preemptions[i] > self.max_preemptions:
-                raise AssertionError(f"tick {t}: job {self.job_id[i]} preempted "
-                                     f"{self.preemptions[i]} times")
-            if self.te[i] and self.preemptions[i]:
-                raise AssertionError(f"tick {t}: TE job {self.job_id[i]} was preempted")
-        for n in range(k):
-            cap = (self.cap_g[n], self.cap_c[n], self.cap_m[n])
-            free = (self.free_g[n], self.free_c[n], self.free_m[n])
-            for r in range(3):
-                if free[r] != cap[r] - run[n][r] - stop[n][r]:
-                    raise AssertionError(f"tick {t}: node {n} free ledger out of sync")
-                if free[r] < 0:
-                    raise AssertionError(f"tick {t}: node {n} free < 0 in resource {r}")
-            if (self.stop_g[n], self.stop_c[n], self.stop_m[n]) != tuple(stop[n]):
-                raise AssertionError(f"tick {t}: node {n} stopping ledger out of sync")
-            if (self.res_g[n], self.res_c[n], self.res_m[n]) != tuple(res[n]):
-                raise AssertionError(f"tick {t}: node {n} reservation ledger out of sync")
-            if self.avail_g[n] != self.free_g[n] - self.res_g[n]:
-                raise AssertionError(f"tick {t}: node {n} avail_g out of sync")
+        """Assert the ledger of SPEC.md from scratch (slow; for tests): see
+        :func:`fitgpp.sim.invariants.check`."""
+        _check_invariants(self, t)

@@ -125,13 +125,10 @@ def _fits(eng, i: int) -> int:
 def _series(eng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """GPU-ticks running and in grace, and idle GPU-ticks with nothing waiting: integrals of
     the engine's recorded state (one row per visited tick, held until the next)."""
-    t = np.asarray(eng.trace_t, dtype=np.int64)
-    vals = getattr(eng, "_trace_array", None)
-    if vals is None:
-        vals = eng._trace_array = np.asarray(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
+    t, vals = eng.recorded()
     dt = np.diff(t, append=t[-1:]) if len(t) else t
-    run, stop = vals[:, 0], vals[:, 1]
-    empty = (vals[:, 3] + vals[:, 4]) == 0
+    run, stop = vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64)
+    empty = (vals[:, 3] == 0) & (vals[:, 4] == 0)
     idle = (eng.total_gpu - run - stop) * dt
     return int(run @ dt), int(stop @ dt), np.array([idle[empty].sum(), idle[~empty].sum()])
 

@@ -116,7 +116,9 @@ def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
     jobs = trace.jobs
     cols = to_ticks(jobs, tick)
     eng = Engine(cols, cluster.capacity, policy, tick=tick, check=check, segments=segments)
+    cols = {k: cols[k] for k in ("submit", "work", "tasks")}  # what the result needs of them
     eng.run(jump=jump, progress=progress)
+    eng.drop_run_state()
     ds = _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks)
     if segments:
         ds.update(_segments(eng, tick))  # (Dataset.merge's alignment imports dask.array)
@@ -138,7 +140,7 @@ def _segments(eng, tick) -> dict[str, xr.Variable]:
 
 def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.Dataset:
     order = eng.order
-    j = jobs.iloc[order]
+    j = _Picked(jobs, order)
     n = eng.n
     first = np.asarray(eng.first_start, dtype=np.int64)
     fin = np.asarray(eng.finish, dtype=np.int64)
@@ -150,7 +152,7 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     # path asks if each is a dask array, which imports dask (0.3-2 s of a first call)
     ds = xr.Dataset(
         {k: _variable("job", v, *_JOB_VARS[k]) for k, v in data.items()},
-        coords=_coord("job", j["job_id"].to_numpy(np.int64), None,
+        coords=_coord("job", j.get("job_id", np.int64), None,
                       "job_id from the trace; (submit, job_id) order"),
     )
     total_gpu = cluster.total_gpus
@@ -170,6 +172,23 @@ def _dataset(eng, jobs, cols, trace, cluster, policy, tick, sample_ticks) -> xr.
     return ds.assign(ledger.variables(eng, tick))
 
 
+class _Picked:
+    """Columns of the trace in (submit, job_id) order, each taken when asked (``iloc`` on
+    the whole table copied every column at once: 80 bytes a job more at the peak)."""
+
+    def __init__(self, jobs: pd.DataFrame, order: np.ndarray):
+        self.jobs, self.order = jobs, order
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.jobs
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.jobs[name].to_numpy()[self.order]
+
+    def get(self, name: str, dtype) -> np.ndarray:
+        return self.jobs[name].to_numpy(dtype)[self.order]
+
+
 def _job_data(eng, j, cols, order, first, fin, tick) -> dict[str, np.ndarray]:
     """The per-job variables of :data:`_JOB_VARS`, in (submit, job_id) order."""
     submit = cols["submit"][order]
@@ -177,17 +196,17 @@ def _job_data(eng, j, cols, order, first, fin, tick) -> dict[str, np.ndarray]:
     stopped = np.asarray(eng.stop_ticks, dtype=np.int64)
     reload = np.asarray(eng.reload_ticks, dtype=np.int64)
     return {
-        "cls": j["cls"].to_numpy().astype("U2"),
-        "submit_time": j["submit_time"].to_numpy(float),
+        "cls": j["cls"].astype("U2"),
+        "submit_time": j.get("submit_time", float),
         "submit": submit * tick,
-        "duration": j["duration"].to_numpy(float),
+        "duration": j.get("duration", float),
         "work": work * tick,
-        "gpu": j["gpu"].to_numpy(np.int64),
+        "gpu": j.get("gpu", np.int64),
         "tasks": cols["tasks"][order],
-        "cpu_milli": j["cpu_milli"].to_numpy(np.int64),
-        "mem_mib": j["mem_mib"].to_numpy(np.int64),
-        "grace_period": j["grace_period"].to_numpy(float),
-        "restart_overhead": (j["restart_overhead"].to_numpy(float) if "restart_overhead" in j
+        "cpu_milli": j.get("cpu_milli", np.int64),
+        "mem_mib": j.get("mem_mib", np.int64),
+        "grace_period": j.get("grace_period", float),
+        "restart_overhead": (j.get("restart_overhead", float) if "restart_overhead" in j
                              else np.zeros(eng.n)),
         "first_start": first * tick,
         "finish": fin * tick,
@@ -196,7 +215,7 @@ def _job_data(eng, j, cols, order, first, fin, tick) -> dict[str, np.ndarray]:
         "stopped": stopped * tick,
         "reload": reload * tick,
         "preemptions": np.asarray(eng.preemptions, dtype=np.int64),
-        "node": np.asarray([ns[0] for ns in eng.nodes], dtype=np.int64),
+        "node": eng.node,
     }
 
 
@@ -244,11 +263,8 @@ def _auto_sample(t_end: int) -> int:
 
 def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Visited ticks and column ``k`` of the recorded state (see ``Engine._record``)."""
-    t = np.frombuffer(eng.trace_t, dtype=np.int64)
-    vals = getattr(eng, "_trace_array", None)
-    if vals is None:
-        vals = eng._trace_array = np.frombuffer(eng.trace_vals, dtype=np.int64).reshape(-1, 5)
-    return t, vals[:, k]
+    t, vals = eng.recorded()
+    return t, vals[:, k].astype(np.int64)
 
 
 def _integral_at(t, v, edges):

@@ -137,7 +137,8 @@ _CODE_DIGEST: str | None = None
 #: ends in "/"): the simulator, the policies, how traces, clusters and workloads are read
 #: and drawn, the capacity ledger, and what a cell keeps of its run. A user's policy outside
 #: the package is keyed by its own digest (:func:`fitgpp.sim.policies.registry.digest`).
-RESULT_CODE = ("sim/engine.py", "sim/ledger.py", "sim/run.py", "sim/trace.py", "sim/cluster.py",
+RESULT_CODE = ("sim/engine.py", "sim/states.py", "sim/ledger.py", "sim/run.py", "sim/trace.py",
+               "sim/cluster.py",
                "sim/policies/", "workload/", "sweep/cell.py", "sweep/digests.py", "sweep/runs.py")
 
 

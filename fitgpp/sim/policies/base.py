@@ -42,7 +42,8 @@ class Policy(Protocol):
 
     It reads the engine and never writes it: per job ``te``, ``dg``/``dc``/``dm``,
     ``tasks``, ``size``, ``submit``, ``work``, ``gp``, ``ro``, ``state``, ``nodes``, ``end``,
-    ``preemptions``, ``resv``, ``progress(i, t)`` (ticks of work done) and
+    ``preemptions``, ``resv`` (each a sequence indexed by job: a list, or an ``array``
+    of integers to save memory), ``progress(i, t)`` (ticks of work done) and
     ``attained(i, t)`` (GPU-seconds of service); per node ``cap_*``, ``free_*``,
     ``stop_*``, ``res_*``; ``waiting_te``, ``waiting_be``, ``tick`` (seconds), ``now`` and
     ``epoch`` (moves when resources may have been freed). State that lives for one run
@@ -81,11 +82,11 @@ def first_fit(eng, i: int, reserved: bool) -> int:
     g, c, m = eng.dg[i], eng.dc[i], eng.dm[i]
     fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
     if reserved:
-        rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
-        if g and max(eng.avail_g) < g:
+        rc, rm, av = eng.res_c, eng.res_m, eng.avail_g  # avail_g = free_g - res_g
+        if g and max(av) < g:
             return -1  # quick reject: no node has the GPUs
-        for n in range(eng.n_nodes):
-            if fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
+        for n, a in enumerate(av):
+            if a >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
                 return n
     else:
         if g and max(fg) < g:

@@ -101,7 +101,9 @@ class Las:
             demoted = self._demote(eng, s, t)
         # the plan depends only on the queues and the ledger: with neither changed since a
         # settled step it decides nothing new (see _step)
-        if arrived or demoted or eng.epoch != s["epoch"] or not s["settled"]:
+        if arrived or eng.epoch != s["epoch"] or not s["settled"]:
+            self._step(eng, s, t, tiresias)
+        elif demoted and not _demoted_only(eng, s):
             self._step(eng, s, t, tiresias)
         if tiresias and event:
             self._next_check(eng, s, t)
@@ -123,9 +125,15 @@ class Las:
         for i, nodes in starts:
             g, c, m = demand[i]
             # avail(n) >= demand on each planned node, else its room is still held: it waits
-            if all(fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m
-                   for n in nodes):
-                eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
+            if len(nodes) == 1:
+                n = nodes[0]
+                free = fg[n] - rg[n] >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m
+            else:
+                n = nodes
+                free = all(fg[k] - rg[k] >= g and fc[k] - rc[k] >= c and fm[k] - rm[k] >= m
+                           for k in nodes)
+            if free:
+                eng.start(i, n, t)
                 heapq.heappush(s["ends"], (eng.end[i], i))
                 started.append(i)
                 settled = settled and level[i] not in held
@@ -214,6 +222,25 @@ class Las:
                 moved = True
             self._watch(eng, s, i)
         return moved
+
+
+def _demoted_only(eng, s) -> bool:
+    """After a settled step, with nothing arrived and nothing freed, jobs were demoted: if
+    no job waits in their new queues or ahead of them, the plan keeps them (nothing is
+    planned to start before them) and decides what it decided before after them (the
+    ledger there is the same): they join the running jobs of their new queues, no plan
+    needed. False (nothing done) otherwise."""
+    dem, state = s["dem"], eng.state
+    last = max(q for q in range(len(dem)) if dem[q])
+    for q in range(last + 1):
+        for i in s["wait"][q]:
+            if state[i] == WAITING:
+                return False
+    for q in range(last + 1):
+        for i in dem[q]:
+            add_running(eng, s, q, i)
+        dem[q].clear()
+    return True
 
 
 def _finished(eng, s, t: int) -> None:

@@ -79,7 +79,7 @@ def plan(eng, s) -> tuple[list, list, list]:
     for q in range(len(s["run"])):
         waiting, dem = s["wait"][q], s["dem"][q]
         if led is None:
-            if not dem and not any(state[i] == WAITING for i in waiting):
+            if not dem and (not waiting or not any(state[i] == WAITING for i in waiting)):
                 continue  # every running job so far is kept; nothing else to decide here
             led = [list(x) for x in s["P"][q]]
         else:
@@ -95,24 +95,40 @@ def plan(eng, s) -> tuple[list, list, list]:
 
 
 def _keep_queue(eng, s, q: int, led, touched, dirty, stops: list) -> None:
-    """The running jobs of queue ``q``: in bulk on clean nodes (the ledger moves from
-    ``P[q-1]`` to ``P[q]``), one by one (in queue order) where they hold a dirty node; a BE
-    job that does not fit there is to preempt."""
+    """The running jobs of queue ``q``: in bulk (the ledger moves from ``P[q-1]`` to ``P[q]``)
+    wherever the whole queue fits, one by one (in queue order) where it holds a dirty node
+    it does not fit on as a whole (a *tight* node: only there can one of them fail to fit,
+    since leaving out a job only leaves more room); a BE job that does not fit on a tight
+    node is to preempt."""
+    run = s["run"][q]
+    if not run:
+        return  # P[q] == P[q-1]: the ledger stays
     lg, lc, lm = led
-    before, now = s["P"][q - 1], s["P"][q]
-    delta = {n: (lg[n] - before[0][n], lc[n] - before[1][n], lm[n] - before[2][n])
-             for n in touched}
-    pre = {n: [lg[n], lc[n], lm[n]] for n in dirty}
-    lg, lc, lm = led[0], led[1], led[2] = [list(x) for x in now]
-    for n, (a, b, c) in delta.items():
+    bg, bc, bm = s["P"][q - 1]
+    delta = [(n, lg[n] - bg[n], lc[n] - bc[n], lm[n] - bm[n]) for n in touched]
+    ng, nc, nm = s["P"][q]
+    lg, lc, lm = led[0], led[1], led[2] = ng.copy(), nc.copy(), nm.copy()
+    for n, a, b, c in delta:
         lg[n] += a
         lc[n] += b
         lm[n] += c
-    if not dirty:
-        return
+    tight = [n for n in dirty if lg[n] < 0 or lc[n] < 0 or lm[n] < 0]
+    if tight:
+        _keep_tight(eng, s, q, led, touched, tight, stops)
+
+
+def _keep_tight(eng, s, q: int, led, touched, tight: list, stops: list) -> None:
+    """Queue ``q``'s running jobs on the tight nodes, one by one in queue order, against the
+    plan as it was before the queue (``pre``); the others were kept in bulk."""
+    lg, lc, lm = led
+    bg, bc, bm = s["P"][q - 1]
+    ng, nc, nm = s["P"][q]
+    # the plan before the queue on the tight nodes: after it, less the queue's jobs there
+    pre = {n: [lg[n] + bg[n] - ng[n], lc[n] + bc[n] - nc[n], lm[n] + bm[n] - nm[n]]
+           for n in tight}
     onq, seq = s["onq"][q], s["run"][q]
     jobs = set()
-    for n in dirty:
+    for n in tight:
         jobs.update(onq[n])
     dg, dc, dm, te, nodes = eng.dg, eng.dc, eng.dm, eng.te, eng.nodes
     for i in sorted(jobs, key=seq.__getitem__):
@@ -127,7 +143,7 @@ def _keep_queue(eng, s, q: int, led, touched, dirty, stops: list) -> None:
                     p[2] -= m
         else:
             stops.append(i)
-            for n in at:  # its room on clean nodes was taken in bulk: give it back
+            for n in at:  # its room off the tight nodes was taken in bulk: give it back
                 if n not in pre:
                     lg[n] += g
                     lc[n] += c
@@ -154,20 +170,20 @@ def _keep(eng, led, dirty, i: int) -> bool:
 
 def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> None:
     """Each waiting job of a queue, in order: to start on the lowest-id node(s) of the plan
-    with room, if any. The plan only shrinks, so the largest room of one node, found once a
+    with room, if any. The plan only shrinks, so the most GPUs of one node, found once a
     search fails, still bounds it after later starts: a job above it is passed over without
     a search (found again when one below it fails), and once no node has ``min_gpu`` GPUs
     left nobody else fits."""
     state, demand, tasks = eng.state, s["demand"], eng.tasks
     lg, lc, lm = led
     min_gpu, nn = s["min_gpu"], len(lg)
-    bg = bc = bm = float("inf")  # bounds on the largest room of one node: GPU, CPU, memory
+    bg = float("inf")  # a bound on the largest room of one node in GPUs
     exact = False
     for i in waiting:
         if state[i] != WAITING:
             continue  # a stopping one waits for its release
         g, c, m = demand[i]
-        if g > bg or c > bc or m > bm:
+        if g > bg:
             continue  # no node has room for one task
         k = tasks[i]
         at = []
@@ -177,8 +193,8 @@ def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> 
                 if len(at) == k:
                     break
         else:
-            if not exact:  # find the bounds once a search fails; they hold until a start
-                bg, bc, bm, exact = max(lg), max(lc), max(lm), True
+            if not exact:  # find the bound once a search fails; it holds until a start
+                bg, exact = max(lg), True
                 if bg < min_gpu:
                     return
             continue
@@ -210,9 +226,12 @@ def reorder(eng, s, started: list, stopped: list, kept: list) -> None:
         add_running(eng, s, q, i)
         moved.add(q)
     for q, dem in enumerate(s["dem"]):
-        for i in kept[q]:
-            add_running(eng, s, q, i)
-        dem.clear()
+        if dem:
+            for i in kept[q]:
+                add_running(eng, s, q, i)
+            dem.clear()
+    if not moved and not out:
+        return
     state = eng.state
     for q in moved | out.keys():
         front, tail = out.get(q, ((), ()))
