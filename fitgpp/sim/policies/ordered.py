@@ -147,6 +147,15 @@ class OrderedPolicy:
     def settle(self, eng, s, t: int) -> None:
         """After the step's preemptions and starts."""
 
+    def tiresias_mode(self) -> bool:
+        """One list re-sorted at Tiresias's events (``ties="tiresias"``)?"""
+        return getattr(self, "ties", "exact") == "tiresias"
+
+    def event(self, eng, t: int, event: bool) -> bool:
+        """With ``ties="tiresias"``: is tick ``t`` an event in Tiresias's sense (the list is
+        re-sorted)? ``event``: a job arrived or finished (Tiresias's events)."""
+        return event
+
     def bind(self, eng) -> None:
         # on one node (a pool) the waiting jobs are kept per demand, for the fast step
         one = eng.n_nodes == 1
@@ -193,7 +202,7 @@ class OrderedPolicy:
 
     def schedule(self, eng, t: int) -> None:
         s = eng.scratch["ordered"]
-        tiresias = getattr(self, "ties", "exact") == "tiresias"
+        tiresias = self.tiresias_mode()
         k0 = k = s["arrived"]
         while k < eng.n and eng.submit[k] <= t:
             k += 1
@@ -221,7 +230,7 @@ class OrderedPolicy:
 
     def _visit_list(self, eng, s, plan: Plan, arrivals, t: int) -> None:
         order, state = s["list"], eng.state
-        if arrivals or eng.n_done != s["done"]:  # an event in Tiresias's sense: re-sort
+        if self.event(eng, t, bool(arrivals) or eng.n_done != s["done"]):  # re-sort
             order[:] = [i for i in order if state[i] != DONE]
             order.extend(arrivals)
             order.sort(key=lambda i: self.run_key(eng, i, t) if state[i] == RUNNING
