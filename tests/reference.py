@@ -330,7 +330,7 @@ class Reference:
         """Tiresias's rank table at ``a`` (docs/model.md): the entry of the first size > a,
         computed at that size - 1; 0 beyond the largest size."""
         S, n, d = self.sizes, len(self.sizes), self.delta
-        if a > S[-1]:
+        if a >= S[-1]:
             return 0
         x = min(v for v in S if v > a) - 1
         idx = sum(1 for v in S if v <= x)

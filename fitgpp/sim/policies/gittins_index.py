@@ -154,7 +154,7 @@ class TiresiasIndex:
             p = round((idx_d - idx) * 1.0 / (n - idx), 5)
             e = round((pre[idx_d] - pre[idx] + delta * (n - idx_d)) / (n - idx), 5)
             gi.append(round(p * 1000000 / e, 4) if e else 0.0)
-        self.gi = gi
+        self.gi = gi + [0.0]  # at the largest size itself
 
     def __call__(self, a: int) -> float:
         if a > self.data[-1]:
