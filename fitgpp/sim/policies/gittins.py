@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 import math
 import numbers
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from fitgpp.sim.engine import RUNNING
@@ -151,6 +152,23 @@ class Gittins(OrderedPolicy):
     def _rank(self, eng, g, i, seconds) -> float:
         index = g["index"]
         return index(int(seconds)) if index else 0.0
+
+    def list_key(self, eng, t: int):
+        """Tiresias's rank of each job at tick ``t`` (as ``run_key``/``wait_key``, inlined)."""
+        index = eng.scratch["gittins"]["index"]
+        if index is None:
+            return lambda i: 0.0
+        data, gi, top = index.data, index.gi, index.data[-1]
+        work, rem, end, state, dg, tasks, tick = (eng.work, eng.rem, eng.end, eng.state,
+                                                  eng.dg, eng.tasks, eng.tick)
+
+        def key(i):
+            if state[i] == RUNNING:
+                a = int((work[i] - min(rem[i], end[i] - t)) * tick * (dg[i] * tasks[i]))
+            else:
+                a = int((work[i] - rem[i]) * tick)
+            return gi[bisect_right(data, a)] if a <= top else 0
+        return key
 
     def event(self, eng, t: int, event: bool) -> bool:
         """Tiresias's events: an arrival, a finish, or its "Gittins unit" (a time that starts

@@ -147,6 +147,12 @@ class OrderedPolicy:
     def settle(self, eng, s, t: int) -> None:
         """After the step's preemptions and starts."""
 
+    def list_key(self, eng, t: int):
+        """With ``ties="tiresias"``: the key the list is sorted by at an event at tick ``t``."""
+        state = eng.state
+        return lambda i: (self.run_key(eng, i, t) if state[i] == RUNNING
+                          else self.wait_key(eng, i))
+
     def tiresias_mode(self) -> bool:
         """One list re-sorted at Tiresias's events (``ties="tiresias"``)?"""
         return getattr(self, "ties", "exact") == "tiresias"
@@ -233,8 +239,7 @@ class OrderedPolicy:
         if self.event(eng, t, bool(arrivals) or eng.n_done != s["done"]):  # re-sort
             order[:] = [i for i in order if state[i] != DONE]
             order.extend(arrivals)
-            order.sort(key=lambda i: self.run_key(eng, i, t) if state[i] == RUNNING
-                       else self.wait_key(eng, i))
+            order.sort(key=self.list_key(eng, t))
         k = 0
         for k, i in enumerate(order):
             if plan.full():
