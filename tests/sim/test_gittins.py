@@ -220,3 +220,24 @@ def test_parameters_rerun(sizes_file, tmp_path):
     again = fitgpp.rerun(ds)
     assert again["finish"].values.tolist() == ds["finish"].values.tolist() == [5 * T, 8 * T]
     assert Gittins(delta=60.0).delta == 60 and isinstance(Gittins(delta=60.0).delta, int)
+
+
+@pytest.mark.parametrize("policy, kw", [
+    ("gittins", {"mode": "tiresias", "delta": 120}), ("gittins", {"delta": 120}),
+    ("gittins", {"mode": "tiresias", "delta": 600}), ("shortest", {"ties": "tiresias"}),
+    ("shortest-gpu", {"ties": "tiresias"}), ("sjf", {})])
+@pytest.mark.parametrize("seed", [2, 3, 4, 5])
+def test_gpu_only_pool_agrees(policy, kw, seed):
+    """One node, GPUs only (the single-list step's pool path, Tiresias's modes included),
+    TE jobs kept beyond the plan, grace periods: agrees with the reference, jump = step."""
+    from test_agreement_tiresias import gpu_only_pool
+    df, cap = gpu_only_pool(seed)
+    ds = fitgpp.simulate(df, cluster_of(cap), policy, tick=60, check=True, **kw)
+    stepped = fitgpp.simulate(df, cluster_of(cap), policy, tick=60, jump=False, **kw)
+    assert (ds["finish"] == stepped["finish"]).all()
+    assert int(ds.preemptions.sum()) > 0
+    ref_kw = {"mode": kw.get("mode", kw.get("ties", "exact"))}
+    if "delta" in kw:
+        ref_kw["delta"] = kw["delta"]
+    assert_agrees(ds, reference_simulate(df, cap, policy, tick=60, **ref_kw), 60,
+                  f"{policy} {kw} gpu-only seed {seed}")

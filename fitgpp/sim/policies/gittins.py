@@ -119,7 +119,9 @@ class Gittins(OrderedPolicy):
 
     def starting(self, eng, s, i) -> None:
         g = eng.scratch["gittins"]
-        if not g["tiresias"]:
+        if g["tiresias"]:
+            g.get("kept", {}).pop(i, None)  # its attained service moves again
+        else:
             self._watch(eng, g, i)
 
     def _watch(self, eng, g, i: int) -> None:
@@ -154,20 +156,26 @@ class Gittins(OrderedPolicy):
         return index(int(seconds)) if index else 0.0
 
     def list_key(self, eng, t: int):
-        """Tiresias's rank of each job at tick ``t`` (as ``run_key``/``wait_key``, inlined)."""
-        index = eng.scratch["gittins"]["index"]
+        """Tiresias's rank of each job at tick ``t`` (as ``run_key``/``wait_key``, inlined); a
+        job that does not run keeps its attained service, so its rank is kept until it starts."""
+        g = eng.scratch["gittins"]
+        index = g["index"]
         if index is None:
             return lambda i: 0.0
         data, gi, top = index.data, index.gi, index.data[-1]
         work, rem, end, state, dg, tasks, tick = (eng.work, eng.rem, eng.end, eng.state,
                                                   eng.dg, eng.tasks, eng.tick)
+        kept = g.setdefault("kept", {})
 
         def key(i):
             if state[i] == RUNNING:
                 a = int((work[i] - min(rem[i], end[i] - t)) * tick * (dg[i] * tasks[i]))
-            else:
+                return gi[bisect_right(data, a)] if a <= top else 0
+            r = kept.get(i)
+            if r is None:
                 a = int((work[i] - rem[i]) * tick)
-            return gi[bisect_right(data, a)] if a <= top else 0
+                r = kept[i] = gi[bisect_right(data, a)] if a <= top else 0
+            return r
         return key
 
     def event(self, eng, t: int, event: bool) -> bool:

@@ -240,6 +240,9 @@ class OrderedPolicy:
             order[:] = [i for i in order if state[i] != DONE]
             order.extend(arrivals)
             order.sort(key=self.list_key(eng, t))
+        if s["one"] and not s["cm"]:
+            visit_pool_list(eng, plan, order, s["min_gpu"])
+            return
         k = 0
         for k, i in enumerate(order):
             if plan.full():
@@ -271,6 +274,33 @@ class OrderedPolicy:
         self.settle(eng, s, t)
         if held:
             eng.wake(t + 1)
+
+
+def visit_pool_list(eng, plan: Plan, order: list, min_gpu: int) -> None:
+    """The same visit as :meth:`OrderedPolicy._visit_list` on one node whose jobs ask for GPUs
+    only: the plan is one number, the node's planned free GPUs (below 0 once a TE job is kept
+    beyond it). A running job is kept if it is TE or fits; a waiting one of one task starts if
+    it fits and the plan is not full (a gang never fits on one node)."""
+    state, dg, te, tasks = eng.state, eng.dg, eng.te, eng.tasks
+    p = plan.pg[0]
+    stops, starts = plan.stops, plan.starts
+    full = min_gpu > 0 and max(p, 0) < min_gpu
+    for i in order:
+        st = state[i]
+        if st == RUNNING:
+            g = dg[i]
+            if te[i] or p >= g:
+                p -= g
+                full = full or (min_gpu > 0 and max(p, 0) < min_gpu)
+            else:
+                stops.append(i)
+        elif st == WAITING and not full and tasks[i] == 1 and p >= dg[i]:
+            p -= dg[i]
+            starts.append((i, [0]))
+            full = min_gpu > 0 and p < min_gpu
+    plan.pg[0] = p
+    plan.room = max(p, 0)
+    plan.big = None
 
 
 def visit_merged(eng, plan: Plan, wait: list, rs: list, ri: list, off) -> None:
