@@ -241,3 +241,16 @@ def test_gpu_only_pool_agrees(policy, kw, seed):
         ref_kw["delta"] = kw["delta"]
     assert_agrees(ds, reference_simulate(df, cap, policy, tick=60, **ref_kw), 60,
                   f"{policy} {kw} gpu-only seed {seed}")
+
+
+def test_a_changed_distribution_file_changes_the_digest(tmp_path):
+    """Sweep cells are keyed by the policy's digest: the same path with other sizes in it is
+    another policy (else a cached cell of the old file would be served)."""
+    from fitgpp.sim.policies.registry import digest
+    path = tmp_path / "d.csv"
+    write_distribution([60, 120], path)
+    a = digest(Gittins(distribution=str(path)))
+    assert digest(Gittins(distribution=str(path))) == a
+    write_distribution([60, 121], path)
+    assert digest(Gittins(distribution=str(path))) != a
+    assert digest(Gittins()) == digest(Gittins())

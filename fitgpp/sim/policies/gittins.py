@@ -72,6 +72,15 @@ class Gittins(OrderedPolicy):
         sizes = read_distribution(self.distribution) if self.distribution else None
         object.__setattr__(self, "_sizes", sizes)
 
+    def inputs_digest(self) -> str:
+        """sha256 of the sizes read from ``distribution`` ("" when fitted from the run): part
+        of :func:`~fitgpp.sim.policies.registry.digest`, so a sweep's cached cells and a rerun
+        see a changed file."""
+        if self._sizes is None:
+            return ""
+        import hashlib
+        return hashlib.sha256(",".join(map(str, self._sizes)).encode()).hexdigest()
+
     def bind(self, eng) -> None:
         super().bind(eng)
         sizes = self._sizes if self._sizes is not None else fit(eng)
