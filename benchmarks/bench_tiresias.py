@@ -3,8 +3,9 @@
 Tiresias (Gu et al., NSDI '19) ships a Python simulator (github.com/SymbioticLab/Tiresias,
 folder ``simulator``). Give its folder as ``--tiresias PATH`` or in ``TIRESIAS_SIM``; without
 it this script says so and exits 0. It is Python-2-era code: the script copies it to a
-temporary folder and, for python3, replaces ``sys.maxint`` by ``sys.maxsize`` there (the
-only change it needs); nothing of it is kept.
+temporary folder and, for python3, replaces ``sys.maxint`` by ``sys.maxsize`` there, and
+makes ``gittins`` store its distribution where its rank lookup reads it (:data:`GITTINS_FIX`;
+as shipped it fails at its first event); nothing of it is kept.
 
 For each trace (Poisson arrivals at an offered GPU load, 1-s times; GPUs 1-32 in powers of
 two; lognormal durations with a heavy tail) it writes the trace in Tiresias's format with
@@ -14,11 +15,18 @@ two; lognormal durations with a heavy tail) it writes the trace in Tiresias's fo
 - Tiresias ``fifo`` (yarn placement) vs fitgpp FIFO, 64 nodes x 8 GPUs;
 - Tiresias ``fjf`` (yarn) vs fitgpp PRIO with every job TE, 64 x 8;
 - Tiresias ``dlas-gpu`` (count placement) vs fitgpp LAS, one node of 512 GPUs;
-- Tiresias ``sjf``, ``lpjf``, ``shortest``, ``shortest-gpu``, ``dlas`` (count placement) vs
-  fitgpp ``sjf``, ``lpjf``, ``shortest``, ``shortest-gpu``, ``dlas``, one node of 512 GPUs
+- Tiresias ``sjf``, ``lpjf``, ``shortest``, ``shortest-gpu``, ``dlas``, ``gittins`` (count
+  placement) vs fitgpp ``sjf``, ``lpjf``, ``shortest``, ``shortest-gpu``, ``dlas``,
+  ``gittins``, one node of 512 GPUs
+
+Tiresias's ``gittins`` reads its job-size distribution from ``yarn-gput1000.csv`` in its
+folder: the script writes there the sizes fitted from the trace
+(:func:`fitgpp.sim.policies.gittins_index.fit_trace`, GPUs x duration), which is what
+fitgpp's ``gittins`` fits by default, so both know the same distribution.
 
 (with ``--modes exact tiresias``, one row per mode of the policies that have one: LAS's
-``demotion``, SRTF's and SRSF's ``ties``), all with tick 1 s, printing mean / median / p95
+``demotion``, SRTF's and SRSF's ``ties``, LPJF's ``scan``, Gittins's ``mode``), all with
+tick 1 s, printing mean / median / p95
 job completion time (JCT = finish - submit) of each, the per-job Pearson correlation of
 JCTs, the share of identical JCTs, and the seconds each simulator took in its own process
 (Tiresias: its ``main()``; fitgpp: ``simulate``), their ratio, and per trace fitgpp's time
@@ -51,9 +59,11 @@ PAIRS = [("fifo", "yarn", "1,64,8,64,256", "fifo", "BE", 64, 8),
          ("lpjf", "count", "1,1,512,64,256", "lpjf", "BE", 1, 512),
          ("shortest", "count", "1,1,512,64,256", "shortest", "BE", 1, 512),
          ("shortest-gpu", "count", "1,1,512,64,256", "shortest-gpu", "BE", 1, 512),
-         ("dlas", "count", "1,1,512,64,256", "dlas", "BE", 1, 512)]
+         ("dlas", "count", "1,1,512,64,256", "dlas", "BE", 1, 512),
+         ("gittins", "count", "1,1,512,64,256", "gittins", "BE", 1, 512)]
 #: the parameter that selects a policy's exact rule or Tiresias's behaviour
-MODE = {"las": "demotion", "shortest": "ties", "shortest-gpu": "ties", "lpjf": "scan"}
+MODE = {"las": "demotion", "shortest": "ties", "shortest-gpu": "ties", "lpjf": "scan",
+        "gittins": "mode"}
 #: runs Tiresias's main() in its process and writes the seconds it took (our wrapper)
 TIMER = """import sys, time
 out = sys.argv[1]
@@ -79,12 +89,26 @@ def make_trace(n: int, load: float, seed: int) -> pd.DataFrame:
                          "mem_mib": 0, "grace_period": 0.0, "tasks": tasks})
 
 
+#: Tiresias's ``gittins`` as shipped stops at its first event: ``main`` keeps the parsed
+#: distribution in a local variable, and the rank lookup reads ``JOBS.job_dist_data``, which
+#: only its other schedulers set (a TypeError on None). The one fix: set it there too.
+GITTINS_FIX = ("        job_dist_data = parse_job_dist()\n        gittins_sim_jobs(",
+               "        job_dist_data = JOBS.job_dist_data = parse_job_dist()\n"
+               "        gittins_sim_jobs(")
+
+
 def tiresias_copy(src: Path, into: Path) -> Path:
     sim = into / "tiresias"
     shutil.copytree(src, sim, ignore=shutil.ignore_patterns("*.pyc", "__pycache__"))
     if sys.version_info >= (3,):
         for f in sim.glob("*.py"):
             f.write_text(f.read_text().replace("sys.maxint", "sys.maxsize"))
+    run_sim = sim / "run_sim.py"
+    text = run_sim.read_text()
+    if text.count(GITTINS_FIX[0]) != 1:
+        raise RuntimeError(f"{run_sim}: the gittins branch of main() is not as expected "
+                           "(GITTINS_FIX); this Tiresias is not the one the script knows")
+    run_sim.write_text(text.replace(*GITTINS_FIX))
     (sim / "fitgpp_timer.py").write_text(TIMER)
     return sim
 
@@ -156,6 +180,7 @@ def main(argv=None) -> int:
         print("Tiresias's simulator is not available (give --tiresias PATH or TIRESIAS_SIM, "
               "the folder holding run_sim.py); nothing compared.")
         return 0
+    from fitgpp.sim.policies.gittins_index import fit_trace, write_distribution
     from fitgpp.sim.tiresias import to_tiresias
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -164,7 +189,9 @@ def main(argv=None) -> int:
         for n in args.jobs:
             for load in args.loads:
                 trace = work / f"trace-{n}-{load}.csv"
-                to_tiresias(make_trace(n, load, args.seed), trace)
+                jobs = make_trace(n, load, args.seed)
+                to_tiresias(jobs, trace)
+                write_distribution(fit_trace(jobs, tick=1), sim / "yarn-gput1000.csv")
                 per_job = {}
                 for pair in PAIRS:
                     if pair[0] in args.pairs:

@@ -49,11 +49,11 @@ import numpy as np
 
 WAITING, RUNNING, STOPPING, DONE, FUTURE = "waiting", "running", "stopping", "done", "future"
 POLICY_NAMES = ("fifo", "prio", "fitgpp", "lrtp", "rand", "las", "sjf", "lpjf", "shortest",
-                "shortest-gpu", "dlas")
+                "shortest-gpu", "dlas", "gittins")
 #: LAS on attained GPU-time (las) or on attained time (dlas)
 LAS_LIKE = ("las", "dlas")
 #: single-list policies (docs/model.md, "Tiresias's single-list schedulers")
-ORDERED = ("sjf", "shortest", "shortest-gpu")
+ORDERED = ("sjf", "shortest", "shortest-gpu", "gittins")
 
 
 @dataclass
@@ -125,7 +125,8 @@ class Reference:
     """One simulation run; call :meth:`run`."""
 
     def __init__(self, jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
-                 on_tick=None, thresholds=(3250.0, 7200.0), mode="exact"):
+                 on_tick=None, thresholds=(3250.0, 7200.0), mode="exact", delta=3250,
+                 sizes=None):
         if policy not in POLICY_NAMES:
             raise ValueError(f"unknown policy {policy!r}")
         self.policy = policy
@@ -159,6 +160,11 @@ class Reference:
                 tasks=tasks, ro=math.ceil(ro_s / tick), runs=[]))
         self.jobs.sort(key=lambda j: j.key)
         self.t = None
+        # Gittins: the job sizes it knows (GPU-seconds), its quantum, Tiresias's unit clock
+        self.delta = delta
+        self.sizes = sorted(sizes) if sizes is not None else sorted(
+            math.ceil(j.demand[0] * j.tasks * (j.work * self.tick_s)) for j in self.jobs)
+        self.unit = delta
 
     # ---- ledger, recomputed from scratch every time -------------------------------------
     def free(self, n):
@@ -311,8 +317,44 @@ class Reference:
             return j.reload_left + j.remaining
         return j.remaining + (j.ro if j.preemptions > 0 else 0)
 
+    def gittins_index(self, b):
+        """G(b): P(b < S <= b + delta) / E[min(S - b, delta); S > b] over the sizes; 0 if no
+        size exceeds b (docs/model.md, "Gittins, exactly")."""
+        above = [x for x in self.sizes if x > b]
+        if not above:
+            return 0.0
+        done = sum(1 for x in above if x <= b + self.delta)
+        return done / sum(min(x - b, self.delta) for x in above)
+
+    def tiresias_rank(self, a):
+        """Tiresias's rank table at ``a`` (docs/model.md): the entry of the first size > a,
+        computed at that size - 1; 0 beyond the largest size."""
+        S, n, d = self.sizes, len(self.sizes), self.delta
+        if a >= S[-1]:
+            return 0
+        x = min(v for v in S if v > a) - 1
+        idx = sum(1 for v in S if v <= x)
+        idx_d = n - 1 if x + d > S[-1] - 1 else sum(1 for v in S if v <= x + d)
+        p = round((idx_d - idx) * 1.0 / (n - idx), 5)
+        e = round((sum(S[idx:idx_d]) + d * (n - idx_d)) / (n - idx), 5)
+        return round(p * 1000000 / e, 4) if e else 0.0
+
+    def gittins_key(self, j):
+        gpus = j.demand[0] * j.tasks
+        seconds = (j.work - j.remaining) * self.tick_s
+        if self.mode == "tiresias":  # a running job by GPU-time, a waiting one by time
+            return self.tiresias_rank(int(seconds * gpus if j.state == RUNNING else seconds))
+        att = gpus * seconds
+        k = 0
+        while (k + 1) * self.delta <= att:
+            k += 1
+        level = sum(1 for x in self.thresholds if x <= att)
+        return (level, -self.gittins_index(k * self.delta))
+
     def order_key(self, j):
         gpus = j.demand[0] * j.tasks
+        if self.policy == "gittins":
+            return self.gittins_key(j)
         if self.policy == "sjf":
             return gpus
         if self.policy == "shortest":
@@ -322,6 +364,10 @@ class Reference:
     def ordered(self):
         live = (WAITING, RUNNING, STOPPING)
         if self.mode == "tiresias":
+            if self.policy == "gittins":  # Tiresias's unit clock is an event too
+                if self.event or self.t * self.tick_s >= self.unit:
+                    self.unit += self.t * self.tick_s
+                    self.event = True
             if self.event:  # re-sorted only at an arrival or a finish, stably, key alone
                 self.tlist = [j for j in self.tlist if j.state in live]
                 self.tlist += [j for j in self.jobs if j.state == WAITING and j.submit == self.t]
@@ -555,7 +601,7 @@ class Reference:
 
 def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
                        on_tick=None, thresholds=(3250.0, 7200.0),
-                       mode="exact") -> dict[int, RefResult]:
+                       mode="exact", delta=3250, sizes=None) -> dict[int, RefResult]:
     """Simulate like SPEC.md says, the slow way: ``{job_id: RefResult}`` in ticks.
 
     ``on_tick(ref, phase)`` (optional) is called after the schedule step
@@ -563,4 +609,5 @@ def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0
     every tick; ``ref`` is the :class:`Reference` with ``ref.t`` the tick.
     """
     return Reference(jobs_df, capacity, policy, tick=tick, s=s, P=P, seed=seed,
-                     on_tick=on_tick, thresholds=thresholds, mode=mode).run()
+                     on_tick=on_tick, thresholds=thresholds, mode=mode, delta=delta,
+                     sizes=sizes).run()

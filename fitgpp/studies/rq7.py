@@ -2,9 +2,10 @@
 
 LAS (Tiresias's discretized 2D-LAS, :mod:`fitgpp.sim.policies.las`) learns which jobs are short
 from their attained service, without labels; FitGpp and PRIO are told which jobs are TE.
-The declaration: FIFO, PRIO (the baseline), FitGpp at several ``s`` and LAS at two
-threshold settings on three workload models (the variants, dimension ``workload``) with the
-BE restart overhead a swept knob, and the same policies on the Alibaba trace (a study of its
+The declaration: FIFO, PRIO (the baseline), FitGpp at several ``s``, LAS at two threshold
+settings, Tiresias's Gittins (told the job-size distribution, fitted from each run's trace) and
+the SRTF oracle on three workload models (the variants, dimension ``workload``) with the BE
+restart overhead a swept knob, and the same policies on the Alibaba trace (a study of its
 own per overhead: a trace carries its overhead in a column, not as a knob). The findings
 compare FitGpp with LAS, configuration by configuration, through :mod:`fitgpp.analysis.verdicts`.
 """
@@ -79,6 +80,7 @@ class LasThreshold:
 
 POLICIES = {"fifo": {}, "prio": {}, "fitgpp": {"s": list(FITGPP_S)},
             "LAS": {"policy": LasThreshold, "threshold": list(THRESHOLDS)},
+            "gittins": {},    # Tiresias's Gittins: told the size distribution (fitted), not sizes
             "shortest": {}}   # the SRTF oracle: the bound (fitgpp.studies.oracle)
 
 
@@ -113,8 +115,9 @@ def study(workloads=WORKLOADS, overheads=OVERHEADS) -> Study:
     return Study(key="rq7", title=TITLE, question=(
         f"{QUESTION} FIFO, PRIO (the baseline), FitGpp (s = "
         f"{', '.join(f'{x:g}' for x in FITGPP_S)}) and LAS (first threshold "
-        f"{' or '.join(f'{x:g}' for x in THRESHOLDS)} GPU-s), with the SRTF oracle as the "
-        f"bound, on "
+        f"{' or '.join(f'{x:g}' for x in THRESHOLDS)} GPU-s), Gittins (Tiresias's, told the "
+        f"distribution of job sizes fitted from each run's trace, not each job's size), with "
+        f"the SRTF oracle as the bound, on "
         f"{', '.join(f'`{w}`' for w in workloads)}, BE restart overhead {minutes} min."),
         policies=POLICIES, knobs={"restart_overhead": tuple(float(x) for x in overheads)},
         variants={w: _model(w) for w in workloads}, variant_dim="workload", baseline="prio",

@@ -24,6 +24,7 @@ over its own charts. Charts are fitgpp.workbook.live views (drawn offline, see .
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import MISSING, replace
 from pathlib import Path
@@ -88,7 +89,20 @@ def param_control(spec, name: str, value=MISSING, *, style=None, layout=None) ->
             kw.update(min=int(meta["min"]), max=int(meta["max"]), step=int(meta.get("step", 1)),
                       continuous_update=False)
         return cls(value=int(value), **kw)
-    return W.Text(value="" if value is MISSING else str(value), **kw)
+    if kind is str or value is MISSING or isinstance(value, str):
+        return W.Text(value="" if value is MISSING else str(value), **kw)
+    # a field of no scalar type (LAS's thresholds): its value as JSON, read back by parse_value
+    return W.Text(value=json.dumps(list(value) if isinstance(value, tuple) else value), **kw)
+
+
+def text_value(spec, name: str, value):
+    """A control's value as the policy takes it: the text of a field of no scalar type is
+    JSON (a list becomes a tuple: values are hashable), every other value as it is."""
+    kind = registry.declared(spec)[name][0]
+    if not isinstance(value, str) or kind in (str, bool, int, float):
+        return value
+    v = registry.parse_value(spec, name, value)
+    return tuple(v) if isinstance(v, list) else v
 
 
 def param_controls(specs, params=(), **kw) -> dict[str, W.Widget]:
@@ -181,7 +195,8 @@ class Workbench(W.VBox):
         fields = registry.declared(policy)
         # slider steps add float noise (0.3 + 20 * 0.05 = 1.3000000000000003)
         r = lambda x: round(x, 9) if isinstance(x, float) else x  # noqa: E731
-        params = tuple((k, r(w.value)) for k, w in self.params.items() if k in fields)
+        params = tuple((k, r(text_value(policy, k, w.value))) for k, w in self.params.items()
+                       if k in fields)
         given = {k: r(self.w[k].value) for k in WORKLOAD if k in self.w}
         return Values(policy=policy, params=params, n_jobs=self.n_jobs, **given)
 

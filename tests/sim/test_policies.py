@@ -32,7 +32,8 @@ def test_numpy_numbers_accepted_and_stored_as_python():
 
 def test_registry_names_and_unknown_parameters():
     assert set(fitgpp.POLICIES) == {"fifo", "prio", "fitgpp", "lrtp", "rand", "las", "sjf",
-                                    "lpjf", "shortest", "shortest-gpu", "dlas"}
+                                    "lpjf", "shortest", "shortest-gpu", "dlas",
+                                    "gittins"}
     assert fitgpp.make_policy("FitGpp", s=8.0) == fitgpp.FitGpp(s=8.0)
     with pytest.raises(fitgpp.PolicyError, match="unknown policy 'srpt'"):
         fitgpp.make_policy("srpt")

@@ -22,7 +22,8 @@ def test_reproduce_finds_the_studies():
 
 def test_the_declaration_offers_every_setting():
     dims = STUDIES["rq7"].dimensions(TINY)
-    assert set(dims["policy"]) == {"fifo", "prio", "fitgpp", "LAS", "shortest"}
+    assert set(dims["policy"]) == {"fifo", "prio", "fitgpp", "LAS", "gittins",
+                                   "shortest"}
     assert dims["threshold"] == rq7.THRESHOLDS and len(set(rq7.THRESHOLDS)) == 2
     assert dims["s"] == rq7.FITGPP_S
     assert dims["workload"] == rq7.WORKLOADS
@@ -39,7 +40,7 @@ def test_every_configuration_is_a_row_of_its_own(result):
     t = result.table
     labels = set(t["policy"])
     expected = {"FIFO", "PRIO", *(f"FitGpp s={s:g}" for s in rq7.FITGPP_S),
-                *(f"LAS threshold={x:g}" for x in rq7.THRESHOLDS), "SRTF"}
+                *(f"LAS threshold={x:g}" for x in rq7.THRESHOLDS), "Gittins", "SRTF"}
     assert labels == expected
     assert len(t) == len(expected) * len(rq7.OVERHEADS)   # one row per policy and overhead
     las = t[t["name"] == "LAS"]

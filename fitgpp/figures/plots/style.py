@@ -17,7 +17,8 @@ from fitgpp.figures.plots.base import (POLICY_STYLE, _EXTRA, _EXTRA_DASH, _EXTRA
 #: A registered policy missing here reads as its registry name in capitals (``sjf``: SJF),
 #: so registering a policy is enough to name it.
 FAMILIES = {"fifo": "FIFO", "prio": "PRIO", "fitgpp": "FitGpp", "lrtp": "LRTP", "rand": "RAND",
-            "las": "LAS", "shortest": "SRTF", "shortest-gpu": "SRSF", "dlas": "DLAS"}
+            "las": "LAS", "shortest": "SRTF", "shortest-gpu": "SRSF", "dlas": "DLAS",
+            "gittins": "Gittins"}
 
 
 def family(name: str) -> str:

@@ -10,8 +10,8 @@ be registered to be used: everything that takes a policy also takes the object, 
 from __future__ import annotations
 
 from fitgpp.sim.policies.base import PolicyError, TwoQueuePolicy, params_of
-from fitgpp.sim.policies.builtin import (POLICIES, Dlas, Fifo, FitGpp, Las, Lpjf, Lrtp, Prio,
-                                         Rand, Shortest, ShortestGpu, Sjf)
+from fitgpp.sim.policies.builtin import (POLICIES, Dlas, Fifo, FitGpp, Gittins, Las, Lpjf,
+                                         Lrtp, Prio, Rand, Shortest, ShortestGpu, Sjf)
 
 def make_policy(spec, **params):
     """Build a policy from a registry name, ``"module:Class"``, a class or an object
@@ -20,6 +20,6 @@ def make_policy(spec, **params):
     return resolve(spec, **params)
 
 
-__all__ = ["POLICIES", "Dlas", "Fifo", "FitGpp", "Las", "Lpjf", "Lrtp", "PolicyError", "Prio",
-           "Rand", "Shortest", "ShortestGpu", "Sjf", "TwoQueuePolicy", "make_policy",
+__all__ = ["POLICIES", "Dlas", "Fifo", "FitGpp", "Gittins", "Las", "Lpjf", "Lrtp", "PolicyError",
+           "Prio", "Rand", "Shortest", "ShortestGpu", "Sjf", "TwoQueuePolicy", "make_policy",
            "params_of"]

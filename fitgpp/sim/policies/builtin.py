@@ -5,6 +5,7 @@ from __future__ import annotations
 from fitgpp.sim.policies.dlas import Dlas
 from fitgpp.sim.policies.fifo import Fifo
 from fitgpp.sim.policies.fitgpp import FitGpp
+from fitgpp.sim.policies.gittins import Gittins
 from fitgpp.sim.policies.las import Las
 from fitgpp.sim.policies.lpjf import Lpjf
 from fitgpp.sim.policies.lrtp import Lrtp
@@ -26,4 +27,5 @@ POLICIES = {
     "shortest": Shortest,
     "shortest-gpu": ShortestGpu,
     "dlas": Dlas,
+    "gittins": Gittins,
 }

@@ -147,6 +147,21 @@ class OrderedPolicy:
     def settle(self, eng, s, t: int) -> None:
         """After the step's preemptions and starts."""
 
+    def list_key(self, eng, t: int):
+        """With ``ties="tiresias"``: the key the list is sorted by at an event at tick ``t``."""
+        state = eng.state
+        return lambda i: (self.run_key(eng, i, t) if state[i] == RUNNING
+                          else self.wait_key(eng, i))
+
+    def tiresias_mode(self) -> bool:
+        """One list re-sorted at Tiresias's events (``ties="tiresias"``)?"""
+        return getattr(self, "ties", "exact") == "tiresias"
+
+    def event(self, eng, t: int, event: bool) -> bool:
+        """With ``ties="tiresias"``: is tick ``t`` an event in Tiresias's sense (the list is
+        re-sorted)? ``event``: a job arrived or finished (Tiresias's events)."""
+        return event
+
     def bind(self, eng) -> None:
         # on one node (a pool) the waiting jobs are kept per demand, for the fast step
         one = eng.n_nodes == 1
@@ -193,7 +208,7 @@ class OrderedPolicy:
 
     def schedule(self, eng, t: int) -> None:
         s = eng.scratch["ordered"]
-        tiresias = getattr(self, "ties", "exact") == "tiresias"
+        tiresias = self.tiresias_mode()
         k0 = k = s["arrived"]
         while k < eng.n and eng.submit[k] <= t:
             k += 1
@@ -221,11 +236,13 @@ class OrderedPolicy:
 
     def _visit_list(self, eng, s, plan: Plan, arrivals, t: int) -> None:
         order, state = s["list"], eng.state
-        if arrivals or eng.n_done != s["done"]:  # an event in Tiresias's sense: re-sort
+        if self.event(eng, t, bool(arrivals) or eng.n_done != s["done"]):  # re-sort
             order[:] = [i for i in order if state[i] != DONE]
             order.extend(arrivals)
-            order.sort(key=lambda i: self.run_key(eng, i, t) if state[i] == RUNNING
-                       else self.wait_key(eng, i))
+            order.sort(key=self.list_key(eng, t))
+        if s["one"] and not s["cm"]:
+            visit_pool_list(eng, plan, order, s["min_gpu"])
+            return
         k = 0
         for k, i in enumerate(order):
             if plan.full():
@@ -257,6 +274,33 @@ class OrderedPolicy:
         self.settle(eng, s, t)
         if held:
             eng.wake(t + 1)
+
+
+def visit_pool_list(eng, plan: Plan, order: list, min_gpu: int) -> None:
+    """The same visit as :meth:`OrderedPolicy._visit_list` on one node whose jobs ask for GPUs
+    only: the plan is one number, the node's planned free GPUs (below 0 once a TE job is kept
+    beyond it). A running job is kept if it is TE or fits; a waiting one of one task starts if
+    it fits and the plan is not full (a gang never fits on one node)."""
+    state, dg, te, tasks = eng.state, eng.dg, eng.te, eng.tasks
+    p = plan.pg[0]
+    stops, starts = plan.stops, plan.starts
+    full = min_gpu > 0 and max(p, 0) < min_gpu
+    for i in order:
+        st = state[i]
+        if st == RUNNING:
+            g = dg[i]
+            if te[i] or p >= g:
+                p -= g
+                full = full or (min_gpu > 0 and max(p, 0) < min_gpu)
+            else:
+                stops.append(i)
+        elif st == WAITING and not full and tasks[i] == 1 and p >= dg[i]:
+            p -= dg[i]
+            starts.append((i, [0]))
+            full = min_gpu > 0 and p < min_gpu
+    plan.pg[0] = p
+    plan.room = max(p, 0)
+    plan.big = None
 
 
 def visit_merged(eng, plan: Plan, wait: list, rs: list, ri: list, off) -> None:

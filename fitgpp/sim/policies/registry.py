@@ -370,7 +370,9 @@ def _class_source_memo(cls) -> tuple[str, bytes]:
 def digest(policy) -> str:
     """sha256 of the code and the parameters of ``policy``: the code of its class and of
     every base class outside the standard library (see :func:`class_source`), and its
-    parameters. Editing a policy's class changes it; so does any other parameter value."""
+    parameters, and what ``policy.inputs_digest()`` returns if it has one (the data a policy
+    reads from a file, e.g. Gittins's distribution). Editing a policy's class changes it; so
+    does any other parameter value, or a changed input file."""
     cls = type(policy)
     h = hashlib.sha256()
     for c in cls.__mro__:
@@ -378,6 +380,9 @@ def digest(policy) -> str:
             kind, blob = _class_source_memo(c)
             h.update(f"{c.__module__}:{c.__qualname__}:{kind}\0".encode() + blob + b"\0")
     h.update(json.dumps(params(policy), sort_keys=True, default=repr).encode())
+    inputs = getattr(policy, "inputs_digest", None)
+    if callable(inputs) and not isinstance(policy, type):
+        h.update(b"\0inputs\0" + str(inputs()).encode())
     return h.hexdigest()
 
 
