@@ -305,7 +305,7 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
 
     # ---- move s with the keyboard: focus the handle, ArrowRight a few times
     s_slider = wb.locator(".widget-slider").filter(
-        has=page.locator(".widget-label", has_text=re.compile(r"^\s*s\s*$")))
+        has=page.locator(".widget-label", has_text=re.compile(r"^\s*threshold s\s*$")))
     assert s_slider.count() == 1, f"expected one slider labelled 's', found {s_slider.count()}"
     readout = s_slider.locator(".widget-readout")
     s0 = float(readout.inner_text())
