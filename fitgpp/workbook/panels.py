@@ -47,7 +47,7 @@ from fitgpp.sim.policies import registry
 from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
 from fitgpp.workbook.panel_values import SIZE_DIMS, cast_value
 from fitgpp.figures import names
-from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html, label,
+from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html, label, progress_text,
                                    model_matters, selection_numbers, specs, tradeoff_view,
                                    _nearest)
 
@@ -162,13 +162,16 @@ class Panel(W.VBox):
         self._study_views: dict = {}    # declaration key -> the study's figures, shown
         self._cells: dict = {}          # (outcome, selection and seed) -> its CDF chart
         self.static = static.StaticCopy(self)
-        with static.shown_while(self.progress):   # the panel is not on screen yet
+        # the bar and, beside it, how many cells are done and the time left
+        self.eta = W.HTML("")
+        self.progress_box = W.HBox([self.progress, self.eta])
+        with static.shown_while(self.progress_box):   # the panel is not on screen yet
             self.compute()
         self._build_controls()
         self._draw_selection()
         self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
         self.views["tradeoff"].observe_selection(self._picked, "pick")
-        super().__init__([W.HBox([self.size_w, self.progress]), self.controls_box,
+        super().__init__([W.HBox([self.size_w, self.progress_box]), self.controls_box,
                           W.HBox([self.add_dim, self.add_value, self.add_button]),
                           self.status, self.messages, self.numbers,
                           self.views["tradeoff"], self.views["cell"], self.finding,
@@ -184,9 +187,13 @@ class Panel(W.VBox):
         if k not in self._outcomes:
             self.progress.layout.visibility = "visible"
 
+            t0, first = time.perf_counter(), []
+
             def bar(done, total):
                 self.progress.max, self.progress.value = max(total, 1), done
-            t0 = time.perf_counter()
+                first[:1] = first[:1] or [done]      # the cells the cache gave at once
+                text = progress_text(done, total, first[0], time.perf_counter() - t0)
+                self.eta.value = f"<small>{text}</small>"
             o = self.study.run(self.size, cache=self.cache, progress=bar)
             try:
                 result = self.study.analysis(o)
@@ -203,6 +210,7 @@ class Panel(W.VBox):
                                  f"{s['cached']} read from the cache, "
                                  f"{time.perf_counter() - t0:.1f} s</small>")
             self.progress.layout.visibility = "hidden"
+            self.eta.value = ""
         self.o, self.result, self.table = self._outcomes[k]
         self.finding.value = ("<p><b>Finding</b> (computed from these results).</p>"
                               + finding_html(self.result.finding))

@@ -271,3 +271,15 @@ def _nearest(values, v):
         return min(values, key=lambda x: abs(x - v))
     except TypeError:
         return values[0]
+
+
+def progress_text(done: int, total: int, first: int, seconds: float) -> str:
+    """What a panel says while its cells compute: how many are done and, once some were
+    simulated here (``done > first``, ``first`` being those the cache gave at the start), the
+    time left at the pace so far."""
+    text = f"{done:,} of {total:,} cells"
+    if done <= first or seconds <= 0 or done >= total:
+        return text
+    left = (total - done) * seconds / (done - first)
+    when = f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min"
+    return f"{text}, about {when} left at the pace so far"

@@ -223,14 +223,17 @@ def test_the_first_computation_shows_its_progress(tmp_path, monkeypatch):
     def watched(self, size, **kw):
         def progress(done, total):
             kw["progress"](done, total)
-            bar = handles[0].shown[0]
-            seen.append((bar.value, bar.max, bar.layout.visibility))
+            bar, eta = handles[0].shown[0].children
+            seen.append((bar.value, bar.max, bar.layout.visibility, eta.value))
         return run(self, size, **{**kw, "progress": progress})
     monkeypatch.setattr(type(study), "run", watched)
     p = Panel(study, TINY, cache=tmp_path, charts=False)
-    assert handles[0].shown[0] is p.progress           # on screen before the panel is
+    assert handles[0].shown[0] is p.progress_box       # on screen before the panel is
     n = p.o.stats["unique"]
-    assert seen[0] == (0, n, "visible") and seen[-1] == (n, n, "visible") and len(seen) == n + 1
+    assert seen[0][:3] == (0, n, "visible") and seen[-1][:3] == (n, n, "visible")
+    assert len(seen) == n + 1
+    assert f"0 of {n:,} cells" in seen[0][3] and "left at the pace so far" in seen[1][3]
+    assert p.eta.value == ""                           # gone once the panel is drawn
     assert handles[0].shown[-1] == {"text/plain": ""}  # blanked once the panel can show
 
 
@@ -411,3 +414,13 @@ def test_every_control_changes_what_it_claims(which, request):
         assert not p.messages.outputs, p.messages.outputs
         assert _shown(p) != before, (which, dim)
         w.value = old
+
+
+def test_progress_says_the_time_left_from_the_cells_simulated_here():
+    from fitgpp.workbook.views import progress_text
+    assert progress_text(0, 210, 0, 0.0) == "0 of 210 cells"
+    assert progress_text(50, 210, 50, 3.0) == "50 of 210 cells"    # all from the cache so far
+    # 10 simulated in 20 s: 150 left at 2 s each
+    assert progress_text(60, 210, 50, 20.0) == "60 of 210 cells, about 5 min left at the pace so far"
+    assert progress_text(1, 3, 0, 10.0) == "1 of 3 cells, about 20 s left at the pace so far"
+    assert progress_text(3, 3, 0, 10.0) == "3 of 3 cells"
