@@ -10,7 +10,8 @@ from fitgpp.sweep import load_experiment, run_sweep
 from test_sweep_run import CLUSTER, small_trace
 
 
-def test_an_empty_gittins_table_sweeps(tmp_path):
+def _experiment(tmp_path, policies: str):
+    """A sweep file over a small trace on 4 nodes x 4 GPUs, seed 0, with ``policies``."""
     trace = small_trace(tmp_path / "t.csv")
     (tmp_path / "exp.toml").write_text(f"""
 name = "g"
@@ -20,9 +21,12 @@ trace = "{trace}"
 [cluster]
 nodes = 4
 gpu = 4
-[policies.fifo]
-[policies.gittins]
-""")
+{policies}""")
+    return trace
+
+
+def test_an_empty_gittins_table_sweeps(tmp_path):
+    trace = _experiment(tmp_path, "[policies.fifo]\n[policies.gittins]\n")
     exp = load_experiment(tmp_path / "exp.toml")
     assert [g.name for g in exp.policies] == ["fifo", "gittins"]
     ds = run_sweep(exp, workers=0, cache=tmp_path / "cache", progress=False)
@@ -34,18 +38,8 @@ gpu = 4
 
 
 def test_gittins_mode_is_a_sweep_coordinate(tmp_path):
-    trace = small_trace(tmp_path / "t.csv")
-    (tmp_path / "exp.toml").write_text(f"""
-seeds = [0]
-[workload]
-trace = "{trace}"
-[cluster]
-nodes = 4
-gpu = 4
-[policies.gittins]
-mode = ["exact", "tiresias"]
-delta = [600, 3250]
-""")
+    trace = _experiment(tmp_path, '[policies.gittins]\nmode = ["exact", "tiresias"]\n'
+                                  'delta = [600, 3250]\n')
     ds = run_sweep(load_experiment(tmp_path / "exp.toml"), workers=0,
                    cache=tmp_path / "cache", progress=False)
     assert set(ds["mode"].values) == {"exact", "tiresias"}

@@ -32,7 +32,7 @@ from fitgpp.sim.engine import RUNNING
 from fitgpp.sim.policies.base import PolicyError
 from fitgpp.sim.policies.gittins_index import (ExactIndex, TiresiasIndex, fit, quantum,
                                                read_distribution)
-from fitgpp.sim.policies.las import MAX_THRESHOLD, Las
+from fitgpp.sim.policies.las import MAX_THRESHOLD, Las, ticks_to_serve, wake_when_served
 from fitgpp.sim.policies.ordered import OrderedPolicy
 
 MODES = ("exact", "tiresias")
@@ -144,17 +144,9 @@ class Gittins(OrderedPolicy):
         if q < len(self.thresholds):
             nxt = min(nxt, self.thresholds[q])
         tick = eng.tick
-        need = max(1, math.ceil(nxt / (gpus * tick)))
-        while need > 1 and gpus * ((need - 1) * tick) >= nxt:
-            need -= 1
-        while gpus * (need * tick) < nxt:
-            need += 1
-        if need >= eng.work[i]:
-            return  # it finishes first
-        c = eng.end[i] - eng.work[i] + need
-        g["due_at"][i] = c
-        heapq.heappush(g["due"], (c, i))
-        eng.wake(c)
+        need = ticks_to_serve(nxt, lambda n: gpus * (n * tick), max(1, math.ceil(nxt / (gpus * tick))),
+                              1)
+        wake_when_served(eng, g, i, need)
 
     # ---- mode "tiresias" ----------------------------------------------------------------
     def tiresias_mode(self) -> bool:

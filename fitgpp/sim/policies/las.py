@@ -188,17 +188,9 @@ class Las:
         rate = eng.dg[i] * eng.tasks[i] * eng.tick  # GPU-seconds per tick of progress
         if q >= len(self.thresholds) or rate <= 0:
             return
-        need = math.ceil(self.thresholds[q] / rate)  # progress ticks to reach the threshold
-        while need > 0 and (need - 1) * rate >= self.thresholds[q]:
-            need -= 1
-        while need * rate < self.thresholds[q]:
-            need += 1
-        if need >= eng.work[i]:
-            return  # it finishes first
-        c = eng.end[i] - eng.work[i] + need
-        s["due_at"][i] = c
-        heapq.heappush(s["due"], (c, i))
-        eng.wake(c)
+        th = self.thresholds[q]
+        # progress ticks to reach the threshold
+        wake_when_served(eng, s, i, ticks_to_serve(th, lambda n: n * rate, math.ceil(th / rate), 0))
 
     def _demote(self, eng, s, t: int) -> bool:
         due, due_at, level = s["due"], s["due_at"], s["level"]
@@ -256,3 +248,26 @@ def fits(eng, i: int, n: int) -> bool:
     """avail(n) >= the (per-task) demand of job ``i``."""
     return (eng.free_g[n] - eng.res_g[n] >= eng.dg[i] and eng.free_c[n] - eng.res_c[n] >= eng.dc[i]
             and eng.free_m[n] - eng.res_m[n] >= eng.dm[i])
+
+
+def ticks_to_serve(amount: float, served, guess: int, least: int) -> int:
+    """The fewest ticks ``n >= least`` of progress with ``served(n) >= amount``, found from
+    ``guess`` by exact comparison (the float guess can be off by one either way). ``served``
+    is how the caller computes service, so the comparison is the caller's to the last bit."""
+    need = guess
+    while need > least and served(need - 1) >= amount:
+        need -= 1
+    while served(need) < amount:
+        need += 1
+    return need
+
+
+def wake_when_served(eng, s, i: int, need: int) -> None:
+    """Ask for a wake-up at the tick running job ``i`` has made ``need`` ticks of progress
+    in its run (none if it finishes first), and keep it in ``s["due"]``/``s["due_at"]``."""
+    if need >= eng.work[i]:
+        return  # it finishes first
+    c = eng.end[i] - eng.work[i] + need
+    s["due_at"][i] = c
+    heapq.heappush(s["due"], (c, i))
+    eng.wake(c)
