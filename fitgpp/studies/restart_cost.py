@@ -189,10 +189,13 @@ def findings_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _when(x: float, top: float, seeds: int = MIN_SEEDS) -> str:
+    """Where preempting stops paying off, as a verb phrase ("stops paying off at 30 min")."""
     if seeds < MIN_SEEDS:
-        return f"cannot tell ({seeds} seed{'s' * (seeds != 1)}: fewer than {MIN_SEEDS})"
-    return (f"at no overhead up to {top:g} min (no detectable net loss)" if math.isnan(x) else
-            "already at 0 min" if x == 0 else f"at {x:g} min")
+        return (f"cannot tell whether it stops paying off ({seeds} seed{'s' * (seeds != 1)}: "
+                f"fewer than {MIN_SEEDS})")
+    return (f"does not stop paying off up to {top:g} min (no detectable net loss)"
+            if math.isnan(x) else "stops paying off already at 0 min" if x == 0
+            else f"stops paying off at {x:g} min")
 
 
 def describe(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
@@ -213,7 +216,7 @@ def describe(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
                 f"{pct(r['be_p95_cost_0'])} -> {pct(r['be_p95_cost_max'])}, "
                 f"{r['preemptions_per_be_max']:.2f} preemptions per BE job, "
                 f"{sig(r['reload_gpu_h_max'])} GPU-h lost to reloads "
-                f"({percent(r['reload_share_max'], 1, sign=False)} of BE work); stops paying off "
+                f"({percent(r['reload_share_max'], 1, sign=False)} of BE work); "
                 f"{_when(r['stops_paying_min'], top, int(r['seeds']))}")
         verdict = _verdict(g, top, (per_seed or {}).get(wl))
         out.append(f"{wl}, restart overhead 0 -> {top:g} min. " + "; ".join(parts) + "."
@@ -334,7 +337,7 @@ def summary(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
         for _, r in g.iterrows():
             when.setdefault(_when(r["stops_paying_min"], top, int(r["seeds"])),
                             []).append(r["policy"])
-        text = (f"{wl}: preempting stops paying off against PRIO "
+        text = (f"{wl}, preempting against PRIO: "
                 + "; ".join(f"{k} for {', '.join(v)}" for k, v in when.items())
                 + f" (at {top:g} min: "
                 + change_range(-g["te_gain_max"].to_numpy(float), "TE p95")

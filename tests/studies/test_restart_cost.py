@@ -200,7 +200,7 @@ def test_a_be_gain_is_no_negative_cost_and_pays_off_on_net():
     assert f["stops_paying_min"].isna().all()       # the net's interval lies above 0
     text = rc.summary(f)
     assert "already at 0 min" not in text and "cost -" not in text
-    assert "at no overhead up to 30 min (no detectable net loss)" in text
+    assert "does not stop paying off up to 30 min (no detectable net loss)" in text
     assert "BE p95 gain 25 % to 25 %" in text
     assert "BE p95 cost -" not in rc.describe(f)
 
@@ -209,5 +209,5 @@ def test_two_seeds_cannot_tell_where_preempting_stops_paying():
     runs = _runs(lambda o: 2.0, lambda o: 20.0 * (1 + o / 1800), seeds=(0, 1))
     f = rc.findings_table(rc.across_seeds(runs))
     text = rc.summary(f)
-    assert "stops paying off against PRIO cannot tell (2 seeds: fewer than 3)" in text
+    assert "preempting against PRIO: cannot tell whether it stops paying off (2 seeds: fewer than 3)" in text
     assert "at 30 min for" not in text
