@@ -43,7 +43,7 @@ import pandas as pd
 from fitgpp.figures import names
 from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent, reload_gpu_hours,
-                                     t_interval, work_gpu_hours)
+                                     t_interval, value_range, work_gpu_hours)
 from fitgpp.analysis.tables import sig
 from fitgpp.analysis.verdicts import MIN_SEEDS, change_range
 
@@ -275,7 +275,8 @@ def workload_chart(table: pd.DataFrame, workload: str, *, reloads: bool = False)
         raise RestartCostError(f"nothing to draw for workload {workload!r}")
     keys = [k for k in RUN_METRICS if (k in FRACTIONS) == reloads]
     long = pd.concat([g[["overhead_min", "policy"]].assign(
-        metric=METRICS[k].title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"]) for k in keys],
+        metric=METRICS[k].title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"],
+        lowest=value_range(k)[0]) for k in keys],
         ignore_index=True)
     caption = (f"{workload}: GPU time lost to reloads" if reloads
                else f"{workload}: what restarts cost")

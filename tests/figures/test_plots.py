@@ -325,3 +325,17 @@ def test_slowdown_bars_mark_each_whisker_cut_at_1():
     assert "* where cut at 1" in sub(spec)
     uncut = plots.slowdown_bars(pd.DataFrame([r for r in rows if r["policy"] == "PRIO"]))
     assert "95 % interval; log scale" in sub(uncut.to_dict()) and "cut" not in sub(uncut.to_dict())
+
+
+def test_a_whisker_below_its_quantitys_least_value_is_cut_there_and_marked():
+    """RQ6's GPU-hours lost to reloads cannot fall below 0: a 95 % interval from a few seeds
+    that reaches below 0 is drawn from 0, with a bar and a subtitle saying so."""
+    df = pd.DataFrame({"overhead": [0, 10, 30], "policy": "RAND", "metric": "GPU-hours lost",
+                       "value": [2.0, 40.0, 120.0], "lo": [-30.0, 10.0, 90.0],
+                       "hi": [34.0, 70.0, 150.0], "lowest": 0.0})
+    spec = plots.metric_lines(df, x="overhead", title="A test chart").to_dict()
+    rows = max(spec["datasets"].values(), key=len)    # every point; the bar layer has one
+    assert sorted(r["lo_c"] for r in rows) == [0.0, 10.0, 90.0]
+    assert [r["cut"] for r in rows if r["cut"] is not None] == [0.0]
+    subtitle = " ".join(spec["title"]["subtitle"])
+    assert "cut at the least value the quantity can take (marked with a bar)" in subtitle

@@ -22,7 +22,8 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
                  title: str | None = None, log_x: bool | None = None, percent: bool = False,
                  share: bool = False, size: str | Preset | None = None) -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
-    with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi]).
+    with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi,
+    lowest]; ``lowest``, the least value a row's quantity can take, cuts its whisker there).
 
     ``log_x``: None puts x on a log axis when its values are positive and span a factor
     of 8 or more (s, grace scale). Series are drawn side by side (dodged a little along
@@ -290,9 +291,15 @@ def _intervals(d, change: bool, floor: float):
     -100 %) and the subtitle sentence that says what the whiskers are."""
     if not ({"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any()):
         return d, []
-    lo_c = np.maximum(d["lo"], floor) if change else d["lo"]
+    if change:
+        lo_c = np.maximum(d["lo"], floor)
+    elif "lowest" in d:   # the least value each row's quantity can take (1, 0, ...)
+        lo_c = np.maximum(d["lo"], d["lowest"].astype(float).fillna(-np.inf))
+    else:
+        lo_c = d["lo"]
     cut = bool((lo_c > d["lo"]).any())
-    note = "Vertical lines: 95 % intervals" + (", cut at -100 % (marked with a bar)"
+    where = "at -100 %" if change else "at the least value the quantity can take"
+    note = "Vertical lines: 95 % intervals" + (f", cut {where} (marked with a bar)"
                                                if cut else "") + "."
     return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(lo_c > d["lo"], lo_c, np.nan)), [note]
 
