@@ -339,3 +339,22 @@ def test_a_whisker_below_its_quantitys_least_value_is_cut_there_and_marked():
     assert [r["cut"] for r in rows if r["cut"] is not None] == [0.0]
     subtitle = " ".join(spec["title"]["subtitle"])
     assert "cut at the least value the quantity can take (marked with a bar)" in subtitle
+
+
+def test_an_axis_starts_at_its_quantitys_least_value_not_below_it():
+    """RQ6 (quick): 'GPU-hours lost to reloads' drew its axis from -50 (Vega's padding under a
+    value of 0). With a ``lowest`` column the axis starts there and the marks are not clipped
+    (a point at 0 shows whole); without one, or far above it, the padding stays."""
+    def y_scales(df):
+        spec = plots.metric_lines(df, x="overhead", title="A test chart").to_dict()
+        layers = spec.get("layer") or spec["concat"][0]["layer"]
+        return ([l["encoding"]["y"].get("scale") for l in layers[:2]],
+                [l["mark"].get("clip") for l in layers[:2]])
+    df = pd.DataFrame({"overhead": [0, 10, 30, 60], "policy": "RAND", "metric": "GPU-hours",
+                       "value": [0.0, 27.0, 97.0, 317.0]})
+    scales, clips = y_scales(df.assign(lowest=0.0))
+    assert all(s["domainMin"] == 0 and s["padding"] == 0 for s in scales) and clips == [False] * 2
+    scales, clips = y_scales(df)
+    assert all("domainMin" not in s and s["padding"] == 10 for s in scales) and all(clips)
+    scales, _ = y_scales(df.assign(value=df["value"] + 500.0, lowest=0.0))   # far above 0
+    assert all("domainMin" not in s for s in scales)

@@ -350,22 +350,43 @@ def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, 
         ye = alt.Y("value:Q", **_log_scale(vals, height, p, vertical=True, title=y_title))
     else:   # about a tick per 20 pt: a 56 pt panel got one tick from Vega's default
         ticks = dict(tickCount=max(3, height // 20))
-        ye = alt.Y("value:Q", title=y_title, scale=alt.Scale(zero=False, nice=True, padding=10),
+        floor = _floor(g)
+        # padding would draw the axis below the least value the quantity can take (RQ6's
+        # GPU-hours from -50, a slowdown from 0.5): start at that value, no padding, and draw
+        # the marks unclipped so a point on it shows whole
+        scale = (alt.Scale(zero=False, nice=True, padding=0, domainMin=floor) if floor is not None
+                 else alt.Scale(zero=False, nice=True, padding=10))
+        clip = floor is None
+        ye = alt.Y("value:Q", title=y_title, scale=scale,
                    axis=alt.Axis(format=fmt, **ticks) if fmt else alt.Axis(**ticks))
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=s_title))
     tip = [series, alt.Tooltip(f"{x}:Q", title=x_title), "metric",
            alt.Tooltip("value:Q", format=fmt.replace("~", "") if fmt else ".3g")]
-    line = alt.Chart().mark_line(clip=True).encode(
+    line = alt.Chart().mark_line(clip=clip).encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
                                               title=s_title), **enc)
-    pts = alt.Chart().mark_point(filled=True, size=40, clip=True).encode(
+    pts = alt.Chart().mark_point(filled=True, size=40, clip=clip).encode(
         x=xe, y=ye, shape=alt.Shape(f"{series}:N", scale=st["shape"], sort=st["order"],
                                     title=s_title), tooltip=tip, **enc)
     layers = [line, pts] if lines else [pts]
     if "lo_c" in g:
-        layers.append(alt.Chart().mark_rule(clip=True, opacity=0.7, strokeWidth=1.2).encode(
+        layers.append(alt.Chart().mark_rule(clip=clip, opacity=0.7, strokeWidth=1.2).encode(
             x=xe, y="lo_c:Q", y2="hi_c:Q", **enc))
         if g["cut"].notna().any():
             layers.append(alt.Chart(g[g["cut"].notna()]).mark_tick(
-                thickness=2, size=8, orient="horizontal", clip=True).encode(x=xe, y="cut:Q", **enc))
+                thickness=2, size=8, orient="horizontal", clip=clip).encode(x=xe, y="cut:Q", **enc))
     return alt.layer(*layers, data=g)
+
+
+def _floor(g) -> float | None:
+    """The least value of the panel's quantity (its ``lowest`` column) when Vega's 10-px
+    padding would take the axis below it: every value and whisker at or above it, the lowest
+    within 15 % of their span (about what 10 px and a nice round tick add on a panel)."""
+    if "lowest" not in g or g["lowest"].isna().all():
+        return None
+    low = float(g["lowest"].min())
+    vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy(float).ravel()
+    vals = vals[np.isfinite(vals)]
+    if not len(vals) or vals.min() < low or vals.min() - 0.15 * np.ptp(vals) >= low:
+        return None
+    return low
