@@ -159,9 +159,10 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
 
 
 def finding_html(text: str) -> str:
-    """A finding's Markdown as the panel's HTML: paragraphs, ``**bold**``, `` `code` `` and
-    list items (``- ``, nested by two spaces), the rest escaped (10's finding is a headline
-    and a list; shown as raw text it would read as one paragraph again)."""
+    """A finding's Markdown as the panel's HTML: paragraphs, bold (two asterisks each side),
+    code (one backtick each side) and list items (a line starting with a dash and a space,
+    nested by two spaces), the rest escaped (10's finding is a headline and a list; shown as
+    raw text it would read as one paragraph again)."""
     import html
     import re
 
