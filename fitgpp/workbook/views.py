@@ -136,7 +136,7 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
                  ).to_numpy()
     sub = t[keep].copy()
     sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
-    at = [f"P={sel['max_preemptions']}"] if len(st.dimensions(o.size).get(
+    at = [names.phrase("max_preemptions", sel["max_preemptions"])] if len(st.dimensions(o.size).get(
         "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
     at += [names.phrase(k, float(sel[k])) for k in st.knobs]
     at += [f"{sel[st.variant_dim]} grace" if st.variant_dim == "grace" else
