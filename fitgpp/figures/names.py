@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fitgpp.errors import FitgppError
+
 __all__ = ["NAMES", "Name", "phrase", "short", "shown", "stored", "title"]
 
 
@@ -76,7 +78,7 @@ def _declared(dim: str, specs=()) -> Name | None:
     for spec in specs:
         try:
             fields = registry.declared(spec)
-        except Exception:  # noqa: BLE001 - not a policy spec we can read: ask the next
+        except FitgppError:  # not a policy spec fitgpp can resolve: ask the next one
             continue
         if dim not in fields:
             continue

@@ -50,3 +50,16 @@ def test_sentences_and_labels_use_words_not_field_names():
                                ["max_preemptions", "te_fraction", "restart_overhead"])
     assert label == "FitGpp s=4 P=1 TE share 0.3 restart cost 10 min"
 
+
+
+def test_a_spec_fitgpp_cannot_resolve_is_passed_over_but_a_bug_is_not_hidden(monkeypatch):
+    """``names`` asks the next spec when one is not a policy fitgpp can resolve (a PolicyError),
+    but an unexpected error while reading a policy's fields surfaces instead of being swallowed."""
+    from fitgpp.sim.policies import registry
+    assert names.title("fussiness", ["no-such-policy"]) == "fussiness"
+
+    def broken(spec):
+        raise RuntimeError("a bug while reading the fields")
+    monkeypatch.setattr(registry, "declared", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        names.title("fussiness", ["fifo"])
