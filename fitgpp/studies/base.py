@@ -29,7 +29,7 @@ import xarray as xr
 from fitgpp.figures import plots
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import (METRICS, Metric, brief, paired_change,
-                                     t_interval)
+                                     t_interval, value_range)
 from fitgpp.studies._lazy import shared
 from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 
@@ -404,10 +404,15 @@ def generic(o: Outcome) -> RQResult:
 
 # ---------------------------------------------------------------- helpers for the analyses
 def _long(table: pd.DataFrame, metrics: dict, id_vars: list[str]) -> pd.DataFrame:
+    """The long table :func:`fitgpp.figures.plots.metric_lines` draws: per column ``c`` of
+    ``metrics`` its mean, interval and ``lowest``, the least value its quantity can take (1 for
+    a slowdown, 0 for a count; NaN for a change, whose whiskers stop at -100 % anyway)."""
     parts = []
     for c, name in metrics.items():
-        parts.append(table[id_vars].assign(metric=name, value=table[c], lo=table[f"{c}_lo"],
-                                           hi=table[f"{c}_hi"]))
+        low = value_range(c)[0]
+        parts.append(table[id_vars].assign(
+            metric=name, value=table[c], lo=table[f"{c}_lo"], hi=table[f"{c}_hi"],
+            lowest=low if np.isfinite(low) and not c.startswith("change_") else np.nan))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -403,3 +403,20 @@ def test_size_and_result_import_from_every_old_path():
         got = {id(getattr(m, name)) for m in (size, base, studies, reproduce)}
         assert got == {id(getattr(size, name))}, name
     assert base.Study is studies.Study is reproduce.Study
+
+
+def test_every_study_line_chart_knows_the_least_value_of_its_quantity():
+    """A study's long table gives each slowdown row ``lowest`` 1 (its whiskers stop there and
+    its axis does not pad below it, as RQ6's do) and a change NaN (cut at -100 % anyway)."""
+    from fitgpp.studies.base import _long
+    t = pd.DataFrame({"x": [1, 2], "be_long_p95": [1.02, 1.5], "be_long_p95_lo": [0.7, 1.1],
+                      "be_long_p95_hi": [1.3, 1.9], "change_be_median": [-0.1, 0.2],
+                      "change_be_median_lo": [-0.3, 0.1], "change_be_median_hi": [0.1, 0.3]})
+    long = _long(t, {"be_long_p95": "long BE p95", "change_be_median": "BE median vs FIFO (%)"},
+                 ["x"])
+    assert long.loc[long["metric"] == "long BE p95", "lowest"].tolist() == [1.0, 1.0]
+    assert long.loc[long["metric"] != "long BE p95", "lowest"].isna().all()
+    from fitgpp.figures import plots
+    spec = plots.metric_lines(long[long["metric"] == "long BE p95"], x="x", series="x",
+                              y_title="slowdown").to_dict()
+    assert "cut at the least value the quantity can take" in str(spec)
