@@ -171,8 +171,10 @@ class TwoQueuePolicy:
         raise NotImplementedError
 
     def schedule(self, eng, t: int) -> None:
-        self._te_pass(eng, t)
-        be_pass(eng, t)
+        if eng.waiting_te:
+            self._te_pass(eng, t)
+        if eng.waiting_be:
+            be_pass(eng, t)
 
     def _te_pass(self, eng, t: int) -> None:
         fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
@@ -231,12 +233,13 @@ def be_pass(eng, t: int) -> None:
     until the head fits nowhere (head-of-line blocking within BE)."""
     h = eng.waiting_be
     blocked = eng.scratch.get("be_blocked")
+    tasks = eng.tasks
     while h:
-        if blocked == (h[0], eng.epoch):
-            return  # same head, nothing freed since it last failed: it fails again
         i = h[0]
-        if eng.tasks[i] == 1:
-            n = first_fit(eng, i, reserved=True)
+        if blocked is not None and blocked[0] == i and blocked[1] == eng.epoch:
+            return  # same head, nothing freed since it last failed: it fails again
+        if tasks[i] == 1:
+            n = first_fit(eng, i, True)
             n = None if n < 0 else n
         else:
             n = first_fit_nodes(eng, i, reserved=True)
