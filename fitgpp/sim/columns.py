@@ -15,10 +15,15 @@ def shared(a: np.ndarray) -> list:
     a = np.asarray(a)
     if len(a) < 1024:
         return a.tolist()
+    if a.dtype.kind in "iu":
+        lo, hi = int(a.min()), int(a.max())
+        if hi - lo < len(a) // 4:  # a table of every value in the range, picked per job
+            table = np.array(range(lo, hi + 1), dtype=object)
+            return table[a - lo].tolist()
     u, inv = np.unique(a, return_inverse=True)
     if 4 * len(u) > len(a):
         return a.tolist()
-    return list(map(u.tolist().__getitem__, inv.ravel().tolist()))
+    return np.array(u.tolist(), dtype=object)[inv.ravel()].tolist()
 
 
 def small(a: np.ndarray):

@@ -44,6 +44,17 @@ class PolicyError(FitgppError):
     message names it. Defined here, below the policies, because the engine raises it."""
 
 
+def _largest_share(capacity: np.ndarray, demand: list[np.ndarray]) -> np.ndarray:
+    """Per job, ``max_r demand[r] / C[r]`` over the resources, ``C[r]`` the largest capacity
+    of ``r`` (0 for a resource no node has), one resource at a time."""
+    cmax = capacity.max(axis=0).astype(float)
+    out = None
+    for d, c in zip(demand, cmax):
+        share = d / c if c > 0 else np.zeros(len(d))
+        out = share if out is None else np.maximum(out, share)
+    return out
+
+
 class Engine:
     """State of one simulation. Jobs are indexed ``0..n-1`` in ``(submit, job_id)`` order,
     so the queue order of SPEC is plain index order."""
@@ -96,28 +107,32 @@ class Engine:
         """Per-job columns in queue order, and every job's run state at tick 0."""
         order = np.lexsort((jobs["job_id"], jobs["submit"]))
         self.order = order  # position -> row of the input
-        col = {k: np.asarray(v)[order] for k, v in jobs.items()}
         n = self.n = len(order)
+        # each column in queue order only while it is converted (not all ten at once), and
+        # as it is when the input is in queue order already (a drawn trace is)
+        ordered = bool((order == np.arange(n)).all())
+
+        def col(k, default=0):
+            v = np.asarray(jobs[k]) if k in jobs else np.full(n, default, dtype=np.int64)
+            return v if ordered else v[order]
+
         #: (an int64 array: read only in messages; 8 bytes a job)
-        self.job_id = array("q", col["job_id"].astype(np.int64).tobytes())
-        self.te = col["te"].astype(bool).tolist()
-        self.dg = _shared(col["gpu"])
-        self.dc = _shared(col["cpu_milli"])
-        self.dm = _shared(col["mem_mib"])
-        self.work = _shared(col["work"])
-        self.gp = _small(col["gp"])
-        self.submit = array("q", col["submit"].astype(np.int64).tobytes())  # (mostly distinct)
-        ones, zeros = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.job_id = array("q", col("job_id").astype(np.int64).tobytes())
+        self.te = col("te").astype(bool).tolist()
+        self.dg = _shared(col("gpu"))
+        self.dc = _shared(col("cpu_milli"))
+        self.dm = _shared(col("mem_mib"))
+        self.work = _shared(col("work"))
+        self.gp = _small(col("gp"))
+        self.submit = array("q", col("submit").astype(np.int64).tobytes())  # (mostly distinct)
         #: tasks of a gang (1 for an ordinary job); each holds the per-task demand on its own node
-        self.tasks = _small(col.get("tasks", ones))
+        tasks = col("tasks", 1)
+        self.tasks = _small(tasks)
         #: restart overhead in ticks: reload time each time a preempted job starts again
-        self.ro = _small(col.get("ro", zeros))
-        cmax = capacity.max(axis=0).astype(float)
-        demand = np.stack([col["gpu"], col["cpu_milli"], col["mem_mib"]], axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(cmax > 0, demand / np.where(cmax > 0, cmax, 1), 0.0)
+        self.ro = _small(col("ro"))
         #: size(x) = tasks * max_r demand[r] / C[r], C[r] the largest capacity of r (SPEC)
-        self.size = _shared(frac.max(axis=1) * col.get("tasks", ones))
+        self.size = _shared(_largest_share(capacity, [col(k) for k in
+                                                      ("gpu", "cpu_milli", "mem_mib")]) * tasks)
 
         self.state = array("b", [PENDING]) * n  # (small ints: one byte a job)
         #: every node a job holds, ascending (after it finished: those it finished on)
