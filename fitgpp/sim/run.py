@@ -163,9 +163,8 @@ def _dataset(eng, jobs, trace, cluster, policy, tick, sample_ticks) -> xr.Datase
                       "job_id from the trace; (submit, job_id) order"),
     )
     scale = {"gpu_util": total_gpu, "gpu_stopping": total_gpu, "gpu_reserved": total_gpu}
-    for k, v in series.items():
-        vals = v / scale[k] if k in scale and total_gpu else v
-        ds[k] = _variable("time", vals, *_TIME_VARS[k])
+    ds = ds.assign({k: _variable("time", v / scale[k] if k in scale and total_gpu else v,
+                                 *_TIME_VARS[k]) for k, v in series.items()})
     ds = ds.assign_coords(_coord(
         "time", times * tick, "s", "start of each sample; values are time means over the sample"))
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0

@@ -24,7 +24,6 @@ import importlib
 import json
 import math
 import sys
-import sysconfig
 import typing
 from pathlib import Path
 
@@ -269,6 +268,7 @@ def _no_constant(name: str):
 # ------------------------------------------------------------------ digest
 @functools.cache
 def _stdlib() -> Path:
+    import sysconfig  # (only here: 4-8 ms of every command's start)
     return Path(sysconfig.get_paths()["stdlib"]).resolve()
 
 
