@@ -17,15 +17,21 @@ exercises it lightly: TE jobs of 1-2 GPUs usually find room).
 ``--gangs`` turns 10 % of BE jobs into gangs of 2-4 tasks (each task the job's GPUs on
 its own node) and gives every BE job a restart overhead uniform in 1-10 min: the cost of
 SPEC's "Multi-node jobs" and "Restart cost" sections on the same workload.
+``--workload synth`` draws each trace with ``fitgpp.synthesize("paper-default", n, seed=0,
+load=0.95, cluster=...)`` on the same cluster instead (the path a notebook or the CLI takes:
+the drawn trace is validated, then simulated), so that the peak RSS is that of a million jobs
+drawn by fitgpp and simulated.
 
     python benchmarks/bench_simulator.py [--sizes 10000 100000 1000000] [--repeat 3]
                                          [--policies fifo fitgpp las] [--te-gpus 1 2] [--gangs]
+                                         [--workload heavy|synth]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -62,14 +68,20 @@ def heavy_workload(n: int, seed: int = 0, load: float = 0.95, te_gpus=(1, 2), ga
     return df
 
 
-def one_run(policy: str, n: int, te_gpus, gangs=False) -> dict:
+def one_run(policy: str, n: int, te_gpus, gangs=False, workload="heavy") -> dict:
     import fitgpp
-    df = heavy_workload(n, te_gpus=te_gpus, gangs=gangs)
     cluster = fitgpp.Cluster.homogeneous(NODES, GPU, CPU, MEM)
+    if workload == "synth":
+        def draw(k, seed=0):
+            return fitgpp.synthesize("paper-default", k, seed=seed, load=0.95, cluster=cluster)
+    else:
+        def draw(k, seed=0):
+            return heavy_workload(k, seed=seed, te_gpus=te_gpus, gangs=gangs)
     # warm-up: the first simulate call of a process pays ~0.5-1 s of lazy imports (xarray,
     # pandas internals; scipy.stats once a run is long enough to judge its steadiness): time
     # the simulator, not the interpreter's start
-    fitgpp.simulate(heavy_workload(2000, te_gpus=te_gpus, gangs=gangs), cluster, policy)
+    fitgpp.simulate(draw(2000, seed=1), cluster, policy)
+    df = draw(n)
     t0, c0 = time.perf_counter(), time.process_time()
     ds = fitgpp.simulate(df, cluster, policy)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -91,13 +103,22 @@ def main() -> None:
                     help="GPU counts of TE jobs (two values: drawn 80/20; otherwise uniform)")
     ap.add_argument("--gangs", action="store_true",
                     help="10%% of BE jobs as 2-4-task gangs, a restart overhead on every BE job")
+    ap.add_argument("--workload", choices=("heavy", "synth"), default="heavy",
+                    help="heavy: this script's own numpy draw (default); synth: "
+                         "fitgpp.synthesize('paper-default', load 0.95) on the same cluster")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        print(json.dumps(one_run(a.child[0], int(a.child[1]), tuple(a.te_gpus), a.gangs)))
+        print(json.dumps(one_run(a.child[0], int(a.child[1]), tuple(a.te_gpus), a.gangs,
+                                 a.workload)))
         return
-    print(f"64 nodes x 8 GPUs, offered load 0.95, TE GPUs {a.te_gpus}"
-          + (", gangs and restart overheads" if a.gangs else ""))
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{os.getloadavg()[0]:.2f} (1 min) at the start")
+    if a.workload == "synth":
+        print("64 nodes x 8 GPUs, fitgpp.synthesize('paper-default', load=0.95)")
+    else:
+        print(f"64 nodes x 8 GPUs, offered load 0.95, TE GPUs {a.te_gpus}"
+              + (", gangs and restart overheads" if a.gangs else ""))
     print(f"{'policy':<8}{'jobs':>9}{'wall s':>8}{'CPU s':>8}{'jobs/CPU-s':>12}{'peak RSS MiB':>14}"
           f"{'TE p95':>9}{'BE med':>8}{'preempt':>9}{'util':>6}", flush=True)
     rows = []
@@ -112,6 +133,7 @@ def main() -> None:
             for _ in range(reps):
                 out = subprocess.run([sys.executable, __file__, "--child", p, str(n),
                                       "--te-gpus", *map(str, a.te_gpus),
+                                      "--workload", a.workload,
                                       *(["--gangs"] if a.gangs else [])],
                                      capture_output=True, text=True, check=True)
                 runs.append(json.loads(out.stdout))
@@ -122,6 +144,7 @@ def main() -> None:
                   f"{r['maxrss_mib']:>14.0f}"
                   f"{r['te_p95']:>9.2f}{r['be_med']:>8.2f}{r['preemptions']:>9d}{r['util']:>6.3f}",
                   flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end")
     goals(rows)
 
 
