@@ -268,7 +268,14 @@ def _no_constant(name: str):
 # ------------------------------------------------------------------ digest
 @functools.cache
 def _stdlib() -> Path:
-    import sysconfig  # (only here: 4-8 ms of every command's start)
+    """The standard library's directory: where ``os`` was read from (sysconfig's
+    ``get_paths()["stdlib"]`` reads the build's configuration: milliseconds of a first
+    ``simulate()``), sysconfig's answer where ``os`` has no file."""
+    import os
+    f = getattr(os, "__file__", None)
+    if f:
+        return Path(f).resolve().parent
+    import sysconfig
     return Path(sysconfig.get_paths()["stdlib"]).resolve()
 
 
