@@ -32,6 +32,7 @@ from bisect import bisect_left, insort
 import numpy as np
 
 from fitgpp.errors import FitgppError
+from fitgpp.sim.columns import shared as _shared, small as _small
 from fitgpp.sim.ledger import account
 
 from fitgpp.sim.invariants import check as _check_invariants
@@ -43,26 +44,15 @@ class PolicyError(FitgppError):
     message names it. Defined here, below the policies, because the engine raises it."""
 
 
-def _shared(a: np.ndarray) -> list:
-    """``a.tolist()`` with one Python object per distinct value (``tolist`` makes one per
-    element: 32 bytes a job for each column of large ints); a column of mostly distinct
-    values is listed as it is."""
-    a = np.asarray(a)
-    if len(a) < 1024:
-        return a.tolist()
-    u, inv = np.unique(a, return_inverse=True)
-    if 4 * len(u) > len(a):
-        return a.tolist()
-    return list(map(u.tolist().__getitem__, inv.ravel().tolist()))
-
-
-def _small(a: np.ndarray):
-    """An int32 array (4 bytes a job) of a column of small integers (ticks of grace and
-    reload, tasks), a list of shared ints if some value does not fit."""
-    a = np.asarray(a, dtype=np.int64)
-    if len(a) and (a.max() >= 2**31 or a.min() < -2**31):
-        return _shared(a)
-    return array("i", a.astype(np.int32).tobytes())
+def _largest_share(capacity: np.ndarray, demand: list[np.ndarray]) -> np.ndarray:
+    """Per job, ``max_r demand[r] / C[r]`` over the resources, ``C[r]`` the largest capacity
+    of ``r`` (0 for a resource no node has), one resource at a time."""
+    cmax = capacity.max(axis=0).astype(float)
+    out = None
+    for d, c in zip(demand, cmax):
+        share = d / c if c > 0 else np.zeros(len(d))
+        out = share if out is None else np.maximum(out, share)
+    return out
 
 
 class Engine:
@@ -117,28 +107,32 @@ class Engine:
         """Per-job columns in queue order, and every job's run state at tick 0."""
         order = np.lexsort((jobs["job_id"], jobs["submit"]))
         self.order = order  # position -> row of the input
-        col = {k: np.asarray(v)[order] for k, v in jobs.items()}
         n = self.n = len(order)
+        # each column in queue order only while it is converted (not all ten at once), and
+        # as it is when the input is in queue order already (a drawn trace is)
+        ordered = bool((order == np.arange(n)).all())
+
+        def col(k, default=0):
+            v = np.asarray(jobs[k]) if k in jobs else np.full(n, default, dtype=np.int64)
+            return v if ordered else v[order]
+
         #: (an int64 array: read only in messages; 8 bytes a job)
-        self.job_id = array("q", col["job_id"].astype(np.int64).tobytes())
-        self.te = col["te"].astype(bool).tolist()
-        self.dg = _shared(col["gpu"])
-        self.dc = _shared(col["cpu_milli"])
-        self.dm = _shared(col["mem_mib"])
-        self.work = _shared(col["work"])
-        self.gp = _small(col["gp"])
-        self.submit = array("q", col["submit"].astype(np.int64).tobytes())  # (mostly distinct)
-        ones, zeros = np.ones(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.job_id = array("q", col("job_id").astype(np.int64).tobytes())
+        self.te = col("te").astype(bool).tolist()
+        self.dg = _shared(col("gpu"))
+        self.dc = _shared(col("cpu_milli"))
+        self.dm = _shared(col("mem_mib"))
+        self.work = _shared(col("work"))
+        self.gp = _small(col("gp"))
+        self.submit = array("q", col("submit").astype(np.int64).tobytes())  # (mostly distinct)
         #: tasks of a gang (1 for an ordinary job); each holds the per-task demand on its own node
-        self.tasks = _small(col.get("tasks", ones))
+        tasks = col("tasks", 1)
+        self.tasks = _small(tasks)
         #: restart overhead in ticks: reload time each time a preempted job starts again
-        self.ro = _small(col.get("ro", zeros))
-        cmax = capacity.max(axis=0).astype(float)
-        demand = np.stack([col["gpu"], col["cpu_milli"], col["mem_mib"]], axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(cmax > 0, demand / np.where(cmax > 0, cmax, 1), 0.0)
+        self.ro = _small(col("ro"))
         #: size(x) = tasks * max_r demand[r] / C[r], C[r] the largest capacity of r (SPEC)
-        self.size = _shared(frac.max(axis=1) * col.get("tasks", ones))
+        self.size = _shared(_largest_share(capacity, [col(k) for k in
+                                                      ("gpu", "cpu_milli", "mem_mib")]) * tasks)
 
         self.state = array("b", [PENDING]) * n  # (small ints: one byte a job)
         #: every node a job holds, ascending (after it finished: those it finished on)
@@ -241,10 +235,12 @@ class Engine:
         self.state[i] = RUNNING
         self.nodes[i] = nodes
         self.started_at[i] = t
-        # a job that was preempted first reloads its checkpoint (SPEC "Restart cost")
-        ro = self.run_ro[i] = self.ro[i] if self.preemptions[i] else 0
-        e = self.end[i] = t + ro + self.rem[i]
-        if self.first_start[i] < 0:
+        if self.preemptions[i]:
+            # a job that was preempted first reloads its checkpoint (SPEC "Restart cost")
+            e = self.end[i] = t + self.ro[i] + self.rem[i]
+            self.run_ro[i] = self.ro[i]
+        else:  # its first start (only a preemption stops a job): run_ro[i] is still 0
+            e = self.end[i] = t + self.rem[i]
             self.first_start[i] = t
         heapq.heappush(self._finish_heap, (e, i))
         if self.running_be is not None and not self.te[i]:
@@ -367,37 +363,32 @@ class Engine:
         heapq.heappush(self.waiting_be, i)
 
     def _finish_step(self, t: int) -> None:
-        h = self._finish_heap
+        h, state, end, nodes_of = self._finish_heap, self.state, self.end, self.nodes
+        free_g, free_c, free_m, avail_g = self.free_g, self.free_c, self.free_m, self.avail_g
+        filed = self.running_be is not None
         while h and h[0][0] <= t:
             e, i = heapq.heappop(h)
-            if self.state[i] != RUNNING or self.end[i] != e:
+            if state[i] != RUNNING or end[i] != e:
                 continue  # stale entry of a preempted run
-            nodes = self.nodes[i]
+            nodes = nodes_of[i]
             g, c, m = self.dg[i], self.dc[i], self.dm[i]
-            if len(nodes) == 1:
-                n = nodes[0]
-                self.free_g[n] += g
-                self.free_c[n] += c
-                self.free_m[n] += m
-                self.avail_g[n] += g
-                self.run_gpu -= g
-            else:
-                for n in nodes:
-                    self.free_g[n] += g
-                    self.free_c[n] += c
-                    self.free_m[n] += m
-                    self.avail_g[n] += g
-                self.run_gpu -= g * len(nodes)
+            for n in nodes:
+                free_g[n] += g
+                free_c[n] += c
+                free_m[n] += m
+                avail_g[n] += g
+            self.run_gpu -= g * len(nodes)
             self.n_done += 1
             self.epoch += 1
-            if self.running_be is not None and not self.te[i]:
+            if filed and not self.te[i]:
                 self._unfile(i)
-            self.state[i] = DONE
+            state[i] = DONE
             self.finish[i] = t
+            started = self.started_at[i]
             if self.segments is not None:
                 for n in nodes:
-                    self.segments.append((i, n, 0, self.started_at[i], t))
-            self.run_ticks[i] += t - self.started_at[i]
+                    self.segments.append((i, n, 0, started, t))
+            self.run_ticks[i] += t - started
             self.reload_ticks[i] += self.run_ro[i]
             self.rem[i] = 0
 
@@ -418,51 +409,58 @@ class Engine:
             k += 1
         self._arrival = k
 
-    def _next_finish(self) -> int | None:
-        h = self._finish_heap
-        while h and (self.state[h[0][1]] != RUNNING or self.end[h[0][1]] != h[0][0]):
-            heapq.heappop(h)
-        return h[0][0] if h else None
-
     # ------------------------------------------------------------------ loop
     def run(self, *, jump: bool = True, progress=None) -> None:
-        """Run to completion. ``progress(done_jobs)`` is called now and then if given."""
-        if self.n == 0:
+        """Run to completion. ``progress(done_jobs)`` is called now and then if given.
+        (Each step is called only when it has something to do at ``t``, and the state is
+        recorded here: what :meth:`_record` does, without a call per visited tick.)"""
+        n = self.n
+        if n == 0:
             return
         submit = self.submit
         t = submit[0]
         visits = 0
-        schedule = self.policy.schedule
-        wake = self._wake_heap
+        schedule, check, heappop = self.policy.schedule, self.check, heapq.heappop
+        wake, fin, rel = self._wake_heap, self._finish_heap, self._release_heap
+        wte, wbe = self.waiting_te, self.waiting_be
+        state, end = self.state, self.end
+        trace_t, trace_vals = self.trace_t, self.trace_vals
         while True:
             self.now = t
             while wake and wake[0] <= t:
-                heapq.heappop(wake)
-            self._finish_step(t)
-            self._release_step(t)
-            self._arrive_step(t)
+                heappop(wake)
+            if fin and fin[0][0] <= t:
+                self._finish_step(t)
+            if rel and rel[0][0] <= t:
+                self._release_step(t)
+            k = self._arrival
+            if k < n and submit[k] == t:
+                self._arrive_step(t)
             self.preempted_in_step = False
             schedule(self, t)
-            self._record(t)
-            if self.check:
+            trace_t.append(t)
+            trace_vals.extend((self.run_gpu, self.stop_gpu, self.resv_gpu, len(wte), len(wbe)))
+            if check:
                 self.check_invariants(t)
-            # next tick
-            cands = []
-            if self._arrival < self.n:
-                cands.append(submit[self._arrival])
-            nf = self._next_finish()
-            if nf is not None:
-                cands.append(nf)
-            if self._release_heap:
-                cands.append(self._release_heap[0][0])
-            if wake and (cands or self.waiting_te or self.waiting_be):
-                cands.append(wake[0])  # (a wake-up with nothing left to do ends nothing)
-            if not cands:
-                if self.waiting_te or self.waiting_be:
+            # next tick: the earliest arrival, finish (stale entries dropped), release, wake-up
+            k = self._arrival
+            nxt = submit[k] if k < n else None
+            while fin and (state[fin[0][1]] != RUNNING or end[fin[0][1]] != fin[0][0]):
+                heappop(fin)
+            if fin and (nxt is None or fin[0][0] < nxt):
+                nxt = fin[0][0]
+            if rel and (nxt is None or rel[0][0] < nxt):
+                nxt = rel[0][0]
+            if wake and (nxt is not None or wte or wbe):
+                if nxt is None or wake[0] < nxt:  # (a wake-up with nothing left to do ends nothing)
+                    nxt = wake[0]
+            if nxt is None:
+                if wte or wbe:
                     raise RuntimeError(f"deadlock at tick {t}: jobs wait but nothing runs")
                 break
-            t_was, t = t, t + 1 if not jump or self.preempted_in_step else min(cands)
-            account(self, t - t_was)  # idle GPUs while jobs wait (fitgpp.sim.ledger)
+            t_was, t = t, t + 1 if not jump or self.preempted_in_step else nxt
+            if wte or wbe:
+                account(self, t - t_was)  # idle GPUs while jobs wait (fitgpp.sim.ledger)
             if progress is not None:
                 visits += 1
                 if visits % 4096 == 0:

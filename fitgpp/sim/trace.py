@@ -117,7 +117,7 @@ def read_trace(
                           source=source or src.source)
     if isinstance(src, pd.DataFrame):
         name = "<DataFrame>"
-        df = src.copy()
+        df = src  # (read only here; the trace's columns are copy-on-write views or new arrays)
         labels = np.asarray(df.index)
         unit = "row"
         source = source or {"kind": "dataframe"}
@@ -197,20 +197,32 @@ def _spelled_nan(text: str, df: pd.DataFrame) -> dict[str, np.ndarray]:
 def _validate(df, labels, unit, name, cluster, drop_invalid, spelled):
     _check_header(df, name)
     reject = _Rejections(labels, unit, name, drop_invalid)
-    cls = df["cls"].astype("string").str.strip()
-    reject(cls.isna().to_numpy(), "cls", "empty value")
-    reject(~cls.isin(CLASSES).fillna(False).to_numpy(), "cls",
-           "unknown class (expected TE or BE)")
-    is_te = (cls == "TE").fillna(False).to_numpy()
+    is_te = _classes(df["cls"], reject)
     present = [c for c in OPTIONAL if c in df.columns]
     num = {col: _numbers(df[col], col, is_te, spelled, reject)
            for col in [*COLUMNS, *present] if col != "cls"}
     _check_values(num, reject)
     if cluster is not None:
         _check_fit(num, cluster, reject)
-    out = _valid_rows(df, cls, num, present, ~reject.bad)
+    out = _valid_rows(df, is_te, num, present, ~reject.bad)
     dropped = reject.dropped(df) if drop_invalid else None
     return out, dropped
+
+
+def _classes(raw: pd.Series, reject: _Rejections) -> np.ndarray:
+    """Where a row is TE; an empty or unknown class (after stripping blanks) is rejected.
+    A column of exactly ``"TE"`` and ``"BE"`` (what the trace itself holds) is read as it is,
+    without making a string of every row again."""
+    if raw.dtype == object or isinstance(raw.dtype, pd.StringDtype):
+        v = raw.to_numpy(dtype=object)
+        te = v == "TE"
+        if isinstance(te, np.ndarray) and te.shape == v.shape and (te | (v == "BE")).all():
+            return te
+    cls = raw.astype("string").str.strip()
+    reject(cls.isna().to_numpy(), "cls", "empty value")
+    reject(~cls.isin(CLASSES).fillna(False).to_numpy(), "cls",
+           "unknown class (expected TE or BE)")
+    return (cls == "TE").fillna(False).to_numpy(dtype=bool)
 
 
 def _check_header(df: pd.DataFrame, name: str) -> None:
@@ -251,12 +263,17 @@ class _Rejections:
 
 def _numbers(raw: pd.Series, col: str, is_te: np.ndarray, spelled: dict[str, np.ndarray],
              reject: _Rejections) -> np.ndarray:
-    """One numeric column as floats, rejecting what is not a number SPEC allows."""
-    vals = pd.to_numeric(raw, errors="coerce").astype("float64").to_numpy()
-    not_number = np.isnan(vals) & raw.notna().to_numpy()
-    reject(not_number, col, "not a number")
-    reject(_booleans(raw), col, "not a number (true/false)")
-    empty = raw.isna().to_numpy()
+    """One numeric column as floats (an integer column of int64 as it is), rejecting what is
+    not a number SPEC allows."""
+    if raw.dtype == np.float64 or (raw.dtype == np.int64 and col in INT_COLUMNS):
+        vals = raw.to_numpy()  # numbers already: a read-only view, nothing to convert
+        empty = np.isnan(vals) if vals.dtype == np.float64 else np.zeros(len(vals), bool)
+    else:
+        vals = pd.to_numeric(raw, errors="coerce").astype("float64").to_numpy()
+        not_number = np.isnan(vals) & raw.notna().to_numpy()
+        reject(not_number, col, "not a number")
+        reject(_booleans(raw), col, "not a number (true/false)")
+        empty = raw.isna().to_numpy()
     if col in spelled:
         reject(spelled[col], col, "NaN is not a value (leave the cell empty for the default)")
     if col in OPTIONAL:
@@ -270,7 +287,8 @@ def _numbers(raw: pd.Series, col: str, is_te: np.ndarray, spelled: dict[str, np.
     if col in INT_COLUMNS:
         frac = np.isfinite(vals) & (vals != np.floor(vals))
         reject(frac, col, "not an integer")
-        reject(np.abs(vals) >= _MAX_INT, col, "too large (integers must be below 2**53)")
+        reject((vals >= _MAX_INT) | (vals <= -_MAX_INT), col,
+               "too large (integers must be below 2**53)")
     else:
         reject(vals > MAX_TIME_S, col, f"beyond the horizon of {MAX_TIME_S:g} s "
                                        "(about 317 years; see fitgpp.sim.validate)")
@@ -307,19 +325,30 @@ def _check_fit(num: dict[str, np.ndarray], cluster, reject: _Rejections) -> None
                f" than it has tasks ({cluster.describe()})")
 
 
-def _valid_rows(df, cls, num, present, keep) -> pd.DataFrame:
-    """The kept rows, typed, SPEC columns first then the optional ones then the extras."""
-    out = df.loc[keep].copy()
+def _valid_rows(df, is_te, num, present, keep) -> pd.DataFrame:
+    """The kept rows, typed, SPEC columns first then the optional ones then the extras. A
+    column the input already holds as it must be is shared with it, not copied (pandas'
+    copy-on-write keeps either from seeing a later change to the other); ``cls`` holds one
+    ``"TE"`` and one ``"BE"`` object (8 bytes a job, not a string each)."""
+    every = bool(keep.all())
+    index = pd.RangeIndex(int(keep.sum()))
+    cls = np.full(len(index), "BE", dtype=object)
+    cls[is_te if every else is_te[keep]] = "TE"
+    data = {}
     for col in [*COLUMNS, *present]:
         if col == "cls":
-            out[col] = cls[keep].astype(object).to_numpy()
-        elif col in INT_COLUMNS:
-            out[col] = num[col][keep].astype(np.int64)
-        else:
-            out[col] = num[col][keep]
-    out = out[list(COLUMNS) + present + [c for c in df.columns
-                                         if c not in COLUMNS and c not in OPTIONAL]]
-    return out.reset_index(drop=True)
+            data[col] = cls
+            continue
+        v = num[col] if every else num[col][keep]
+        if col in INT_COLUMNS:
+            v = v.astype(np.int64, copy=False)
+        if v.dtype == df[col].dtype and np.shares_memory(v, df[col].to_numpy()):
+            v = df[col].reset_index(drop=True)  # the input's own column (see _numbers)
+        data[col] = v
+    for c in df.columns:
+        if c not in COLUMNS and c not in OPTIONAL:
+            data[c] = (df[c] if every else df[c][keep]).reset_index(drop=True)
+    return pd.DataFrame(data, index=index, copy=False)
 
 
 def _one_line(exc: Exception) -> str:

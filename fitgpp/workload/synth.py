@@ -223,9 +223,12 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     submit = np.round(_arrivals(n, rate, profile_mix, rngs["arrival"]), 3)
     if cluster is not None and cluster.total_gpus > 0:
         offered = float(np.sum(gpu * tasks * duration) / (cluster.total_gpus * n / rate))
-    df = pd.DataFrame({"job_id": np.arange(n, dtype=np.int64), "cls": cls,
+    del cls  # one "TE" and one "BE" object, not a string a job (8 bytes a job, not 60)
+    names = np.full(n, "BE", dtype=object)
+    names[is_te] = "TE"
+    df = pd.DataFrame({"job_id": np.arange(n, dtype=np.int64), "cls": names,
                        "submit_time": submit, "duration": duration, "gpu": gpu,
-                       "cpu_milli": cpu, "mem_mib": mem, "grace_period": grace})
+                       "cpu_milli": cpu, "mem_mib": mem, "grace_period": grace}, copy=False)
     if (tasks > 1).any():  # only when not the default, so older traces stay byte-identical
         df["tasks"] = tasks
     if (reload > 0).any():

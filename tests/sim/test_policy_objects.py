@@ -135,6 +135,24 @@ def test_digest_of_a_module_file_follows_the_text_and_the_code_that_runs(tmp_pat
     assert len({d1, d2, d3}) == 3
 
 
+def test_digest_follows_a_module_function_the_class_calls(tmp_path, monkeypatch):
+    """The digest hashes the class's module file, not only the class's own text: a change to
+    a module-level helper the class calls changes what runs, so it changes the digest (the
+    getsource digest, which read the class body alone, missed it)."""
+    helper = PICKY.replace("@dataclass(frozen=True)\nclass Picky(FitGpp):",
+                           "def too_small(g, least):\n    return g < least\n\n\n"
+                           "@dataclass(frozen=True)\nclass Picky(FitGpp):").replace(
+        "if eng.dg[i] < self.min_te_gpu:", "if too_small(eng.dg[i], self.min_te_gpu):")
+    assert "def too_small" in helper and "if too_small(" in helper
+    name = f"helperpol_{tmp_path.name}"
+    mod = write_module(tmp_path, monkeypatch, name, helper)
+    assert registry.class_source(mod.Picky)[0] == "source"
+    d1 = registry.digest(mod.Picky())
+    (tmp_path / f"{name}.py").write_text(helper.replace("return g < least", "return g <= least"))
+    importlib.reload(mod)
+    assert registry.digest(mod.Picky()) != d1
+
+
 def test_rerun_says_when_the_policy_cannot_be_built(trace):
     ds = fitgpp.simulate(trace, CLUSTER, Picky())
     ds.attrs["policy"] = "no_such_module_xyz:Picky"

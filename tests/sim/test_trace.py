@@ -374,3 +374,42 @@ def test_gang_needs_as_many_fitting_nodes_as_tasks(tmp_path):
                                    {"count": 1, "gpu": 1, "cpu_milli": 96000, "mem_mib": 786432}])
     rejects(path, cluster=one_big, line=3, column="tasks, gpu, cpu_milli, mem_mib",
             problem="fits fewer nodes than it has tasks")
+
+
+def test_a_frame_and_the_trace_read_from_it_stay_apart():
+    """read_trace shares the columns a frame already holds as they must be (no copy: a
+    million jobs in less memory); pandas' copy-on-write must keep each from seeing a later
+    change to the other, with a custom index too."""
+    df = pd.DataFrame({"job_id": [7, 8, 9], "cls": ["TE", "BE", "BE"],
+                       "submit_time": [0.0, 30.0, 60.0], "duration": [60.0, 600.0, 90.0],
+                       "gpu": [1, 2, 1], "cpu_milli": [1000, 2000, 1000],
+                       "mem_mib": [1024, 2048, 1024], "grace_period": [0.0, 60.0, 30.0],
+                       "note": ["a", "b", "c"]}, index=[10, 20, 30])
+    tr = read_trace(df)
+    assert list(tr.jobs.index) == [0, 1, 2]
+    assert np.shares_memory(tr.jobs["duration"].to_numpy(), df["duration"].to_numpy())
+    df.loc[10, "duration"] = 1.0
+    df.loc[20, "gpu"] = 64
+    df.loc[30, "note"] = "z"
+    assert tr.jobs["duration"].tolist() == [60.0, 600.0, 90.0]
+    assert tr.jobs["gpu"].tolist() == [1, 2, 1] and tr.jobs["note"].tolist() == ["a", "b", "c"]
+    tr.jobs.loc[0, "submit_time"] = 5.0
+    assert df["submit_time"].tolist() == [0.0, 30.0, 60.0]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint64, np.float64, object])
+def test_integer_column_types_read_alike(dtype):
+    """Every numeric column type gives the same trace (int64 columns are read without a
+    float conversion: its bound of 2**53 must hold the same), and -2**63 is too large."""
+    base = {"job_id": [1, 2], "cls": ["TE", "BE"], "submit_time": [0.0, 1.0],
+            "duration": [60.0, 60.0], "gpu": [1, 2], "cpu_milli": [0, 0], "mem_mib": [0, 0],
+            "grace_period": [0.0, 5.0]}
+    df = pd.DataFrame(base).astype({"gpu": dtype, "job_id": dtype})
+    jobs = read_trace(df).jobs
+    assert jobs["gpu"].dtype == np.int64 and jobs["gpu"].tolist() == [1, 2]
+    assert jobs["job_id"].tolist() == [1, 2]
+    if dtype in (np.int64, object):
+        big = pd.DataFrame(base).astype({"job_id": dtype})
+        big.loc[1, "job_id"] = -2**63
+        with pytest.raises(TraceError, match="too large"):
+            read_trace(big)

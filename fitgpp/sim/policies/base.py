@@ -82,18 +82,24 @@ def first_fit(eng, i: int, reserved: bool) -> int:
     g, c, m = eng.dg[i], eng.dc[i], eng.dm[i]
     fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
     if reserved:
-        rc, rm, av = eng.res_c, eng.res_m, eng.avail_g  # avail_g = free_g - res_g
-        if g and max(av) < g:
+        if g and max(eng.avail_g) < g:
             return -1  # quick reject: no node has the GPUs
-        for n, a in enumerate(av):
-            if a >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
-                return n
+        return _scan_avail(eng, g, c, m)
     else:
         if g and max(fg) < g:
             return -1
         for n in range(eng.n_nodes):
             if fg[n] >= g and fc[n] >= c and fm[n] >= m:
                 return n
+    return -1
+
+
+def _scan_avail(eng, g: int, c: int, m: int) -> int:
+    """Lowest node id whose avail (free - reserved) >= ``(g, c, m)``; -1 if none."""
+    fc, fm, rc, rm = eng.free_c, eng.free_m, eng.res_c, eng.res_m
+    for n, a in enumerate(eng.avail_g):  # avail_g = free_g - res_g
+        if a >= g and fc[n] - rc[n] >= c and fm[n] - rm[n] >= m:
+            return n
     return -1
 
 
@@ -171,8 +177,10 @@ class TwoQueuePolicy:
         raise NotImplementedError
 
     def schedule(self, eng, t: int) -> None:
-        self._te_pass(eng, t)
-        be_pass(eng, t)
+        if eng.waiting_te:
+            self._te_pass(eng, t)
+        if eng.waiting_be:
+            be_pass(eng, t)
 
     def _te_pass(self, eng, t: int) -> None:
         fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
@@ -231,13 +239,18 @@ def be_pass(eng, t: int) -> None:
     until the head fits nowhere (head-of-line blocking within BE)."""
     h = eng.waiting_be
     blocked = eng.scratch.get("be_blocked")
+    tasks, dg, dc, dm = eng.tasks, eng.dg, eng.dc, eng.dm
+    most = None  # at least the most GPUs any node has free (starts only take some away)
     while h:
-        if blocked == (h[0], eng.epoch):
-            return  # same head, nothing freed since it last failed: it fails again
         i = h[0]
-        if eng.tasks[i] == 1:
-            n = first_fit(eng, i, reserved=True)
-            n = None if n < 0 else n
+        if blocked is not None and blocked[0] == i and blocked[1] == eng.epoch:
+            return  # same head, nothing freed since it last failed: it fails again
+        if tasks[i] == 1:  # first_fit(eng, i, reserved=True), its quick reject per pass
+            g = dg[i]
+            if g and most is None:
+                most = max(eng.avail_g)
+            n = None if g and g > most else _scan_avail(eng, g, dc[i], dm[i])
+            n = None if n is not None and n < 0 else n
         else:
             n = first_fit_nodes(eng, i, reserved=True)
         if n is None:

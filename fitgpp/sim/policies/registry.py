@@ -24,7 +24,6 @@ import importlib
 import json
 import math
 import sys
-import sysconfig
 import typing
 from pathlib import Path
 
@@ -269,6 +268,14 @@ def _no_constant(name: str):
 # ------------------------------------------------------------------ digest
 @functools.cache
 def _stdlib() -> Path:
+    """The standard library's directory: where ``os`` was read from (sysconfig's
+    ``get_paths()["stdlib"]`` reads the build's configuration: milliseconds of a first
+    ``simulate()``), sysconfig's answer where ``os`` has no file."""
+    import os
+    f = getattr(os, "__file__", None)
+    if f:
+        return Path(f).resolve().parent
+    import sysconfig
     return Path(sysconfig.get_paths()["stdlib"]).resolve()
 
 
@@ -286,10 +293,14 @@ def _outside_stdlib(cls) -> bool:
 def class_source(cls) -> tuple[str, bytes]:
     """What identifies a class's code, as ``(how, bytes)``.
 
-    ``"source"``: :func:`inspect.getsource` of the class, followed by the fingerprint of
-    its compiled code (below). The source alone would not do: a module file edited but not
-    reloaded has new text while the old code still runs. ``"code"``: where getsource
-    finds no file (a class defined in a notebook cell, whose module ``__main__`` has none,
+    ``"source"``: the bytes of the file of the class's module (where its source is, as
+    :func:`inspect.getsource` would find it; the whole file is read and hashed, not parsed:
+    an edit anywhere in it changes the digest, including to the module's functions the
+    class calls), followed by the fingerprint of its compiled code (below). The file alone
+    would not do: a module file edited but not reloaded has new text while the old code
+    still runs. Where the module has no file to read but :func:`inspect.getsource` finds
+    the class's text (a module loaded from a zip), that text. ``"code"``: where there is
+    no source (a class defined in a notebook cell, whose module ``__main__`` has no file,
     or made by ``exec``), the fingerprint alone: the bytecode, constants and names of
     every method, and the repr of every plain class attribute; the same for the same code,
     in any process. ``"cloudpickle"``: when a class attribute is no plain value, the class
@@ -297,16 +308,50 @@ def class_source(cls) -> tuple[str, bytes]:
     draws once per class per process, so they identify the class within one process only
     (a restarted session computes such cells again rather than reuse them).
     """
-    import inspect
     try:
         code = _fingerprint(cls)
     except TypeError:
         import cloudpickle
         return "cloudpickle", cloudpickle.dumps(cls, protocol=5)
+    text = _module_file_bytes(cls)
+    if text is not None:
+        return "source", text + b"\0" + code
+    import inspect
     try:
         return "source", inspect.getsource(cls).encode() + b"\0" + code
     except (OSError, TypeError):
         return "code", code
+
+
+def _module_file_bytes(cls) -> bytes | None:
+    """The bytes of the source file that defines ``cls``: its module's ``.py`` file, when
+    some method of the class was compiled from it (none of a class made by ``exec`` in a
+    module with a file was); None when there is no such file to read."""
+    mod = sys.modules.get(cls.__module__)
+    f = getattr(mod, "__file__", None)
+    if not f or not f.endswith(".py"):
+        return None
+    made_here = [fn.__code__.co_filename == f for fn in _functions(cls)]
+    if made_here and not any(made_here):
+        return None  # (dataclasses make __init__ and the like by exec: any, not all)
+    try:
+        with open(f, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _functions(cls) -> list:
+    """The plain functions of ``cls``'s own namespace (methods, static and class methods,
+    property getters)."""
+    import types
+    out = []
+    for v in cls.__dict__.values():
+        fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else \
+            v.fget if isinstance(v, property) else v
+        if isinstance(fn, types.FunctionType):
+            out.append(fn)
+    return out
 
 
 def _fingerprint(cls) -> bytes:
