@@ -32,6 +32,7 @@ from bisect import bisect_left, insort
 import numpy as np
 
 from fitgpp.errors import FitgppError
+from fitgpp.sim.heap import heap_remove
 from fitgpp.sim.ledger import account
 
 from fitgpp.sim.invariants import check as _check_invariants
@@ -233,8 +234,7 @@ class Engine:
         if h[0] == i:
             heapq.heappop(h)
         else:
-            h.remove(i)  # ValueError if i is not waiting: the caller checked the state
-            heapq.heapify(h)
+            heap_remove(h, h.index(i))  # ValueError if i is not waiting: the caller checked
 
     def _running(self, i: int, nodes: tuple[int, ...], t: int) -> None:
         self.taken += 1
