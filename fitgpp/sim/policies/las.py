@@ -86,7 +86,7 @@ class Las:
         s = eng.scratch["las"]
         k = s["arrived"]
         while k < eng.n and eng.submit[k] <= t:
-            s["wait"][0].append(k)
+            s["waitq"].push_back(0, k)
             k += 1
         arrived = k != s["arrived"]
         s["arrived"] = k
@@ -225,9 +225,8 @@ def _demoted_only(eng, s) -> bool:
     dem, state = s["dem"], eng.state
     last = max(q for q in range(len(dem)) if dem[q])
     for q in range(last + 1):
-        for i in s["wait"][q]:
-            if state[i] == WAITING:
-                return False
+        if s["waitq"].any_waiting(q, state):
+            return False
     for q in range(last + 1):
         for i in dem[q]:
             add_running(eng, s, q, i)
