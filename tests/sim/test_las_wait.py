@@ -12,7 +12,7 @@ from fitgpp.sim.states import STOPPING, WAITING
 
 
 def _in_order(wq, q):
-    heads, out = wq.visit(q), []
+    heads, out = wq.visit(q, 8), []
     while heads:
         out.append(heads[0][2])
         wq.advance(heads)
@@ -56,7 +56,7 @@ def test_a_demand_dropped_whole_and_any_waiting():
     wq = WaitQueues([1, 8, 1, 8, 2], 1)
     for i in range(5):
         wq.push_back(0, i)
-    heads, seen = wq.visit(0), []
+    heads, seen = wq.visit(0, 8), []
     while heads:
         _, c, i, _ = heads[0]
         if wq.gpu[c] > 2:
@@ -65,6 +65,8 @@ def test_a_demand_dropped_whole_and_any_waiting():
         seen.append(i)
         wq.advance(heads)
     assert seen == [0, 2, 4]
+    heads = wq.visit(0, 1)  # a plan with at most one GPU on a node sees only 1-GPU jobs
+    assert sorted(h[2] for h in heads) == [0]
     state = [STOPPING] * 5
     assert not wq.any_waiting(0, state)
     state[3] = WAITING

@@ -174,26 +174,30 @@ def _keep(eng, led, dirty, i: int) -> bool:
 
 def _place_waiting(eng, s, q: int, led, touched, dirty, starts: list) -> None:
     """Each waiting job of queue ``q``, in order: to start on the lowest-id node(s) of the
-    plan with room, if any. The plan only shrinks, so the most GPUs of one node, found first
-    and again once a search fails, still bounds it after later starts: the jobs above it
-    are passed over without a search, each GPU demand's list at once (the bound never
-    grows), and once no node has ``min_gpu`` GPUs left nobody else fits."""
+    plan with room, if any. The plan only shrinks, so the most GPUs of one node, found once
+    a search fails, still bounds it after later starts: the jobs above it are passed over
+    without a search, each GPU demand's list at once (the bound never grows), and once no
+    node has ``min_gpu`` GPUs left nobody else fits."""
     state, demand, tasks = eng.state, s["demand"], eng.tasks
     wq = s["waitq"]
-    gpu, advance = wq.gpu, wq.advance
+    gpu, key = wq.gpu, wq.key
     lg, lc, lm = led
     min_gpu, nn = s["min_gpu"], len(lg)
-    bg = max(lg)  # a bound on the largest room of one node in GPUs (exact until a start)
-    if bg < min_gpu:
-        return
-    exact = True
-    heads = wq.visit(q)
+    bg = float("inf")  # a bound on the largest room of one node in GPUs
+    exact = False
+    heads = wq.visit(q, bg)
+    pop, replace = heapq.heappop, heapq.heapreplace
     while heads:
-        _, cl, i, _ = heads[0]
+        _, cl, i, rest = heads[0]
         if gpu[cl] > bg:
-            heapq.heappop(heads)  # no node has room for one task of this demand's jobs
+            pop(heads)  # no node has room for one task of this demand's jobs
             continue
-        advance(heads)
+        for k, j in rest:  # the class's next job takes its place in the merge
+            if key[j] == k:
+                replace(heads, (k, cl, j, rest))
+                break
+        else:
+            pop(heads)
         if state[i] != WAITING:
             continue  # a stopping one waits for its release
         g, c, m = demand[i]

@@ -73,14 +73,16 @@ class WaitQueues:
                     return True
         return False
 
-    def visit(self, q: int):
-        """The jobs of queue ``q`` in queue order, as a heap of ``[key, class, job, rest]``
-        heads, one per class with a job: the caller pops the least, and either drops the
-        class or moves on with :meth:`advance`."""
+    def visit(self, q: int, most: int):
+        """The jobs of queue ``q`` asking for at most ``most`` GPUs, in queue order, as a
+        heap of ``(key, class, job, rest)`` heads, one per class with a job: the caller pops
+        the least, and either drops the class or moves on with :meth:`advance`."""
         heads = []
-        key = self.key
+        key, live = self.key, self.live[q]
         for c, dq in enumerate(self.lists[q]):
-            if self.live[q][c]:
+            if self.gpu[c] > most:
+                break  # (classes by GPUs, ascending)
+            if live[c]:
                 it = iter(dq)
                 for k, i in it:
                     if key[i] == k:
