@@ -57,6 +57,7 @@ class Las:
                        "threshold, SPEC) or 'tiresias' (dlas-gpu's late check)"})
     name = "las"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
+    waiting_any_order = True  # it never reads engine.waiting_be: a dict, O(1) per start
 
     def __post_init__(self):
         th = self.thresholds
