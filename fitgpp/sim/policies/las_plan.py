@@ -174,17 +174,20 @@ def _keep(eng, led, dirty, i: int) -> bool:
 
 def _place_waiting(eng, s, q: int, led, touched, dirty, starts: list) -> None:
     """Each waiting job of queue ``q``, in order: to start on the lowest-id node(s) of the
-    plan with room, if any. The plan only shrinks, so the most GPUs of one node, found once
-    a search fails, still bounds it after later starts: the jobs above it are passed over
-    without a search, each GPU demand's list at once (the bound never grows), and once no
-    node has ``min_gpu`` GPUs left nobody else fits."""
+    plan with room, if any. The plan only shrinks, so the most GPUs of one node, found first
+    and again once a search fails, still bounds it after later starts: the jobs above it
+    are passed over without a search, each GPU demand's list at once (not even opened if
+    above it from the start; the bound never grows), and once no node has ``min_gpu`` GPUs
+    left nobody else fits."""
     state, demand, tasks = eng.state, s["demand"], eng.tasks
     wq = s["waitq"]
     gpu, key = wq.gpu, wq.key
     lg, lc, lm = led
     min_gpu, nn = s["min_gpu"], len(lg)
-    bg = float("inf")  # a bound on the largest room of one node in GPUs
-    exact = False
+    bg = max(lg)  # a bound on the largest room of one node in GPUs (exact until a start)
+    if bg < min_gpu:
+        return
+    exact = True
     heads = wq.visit(q, bg)
     pop, replace = heapq.heappop, heapq.heapreplace
     while heads:
