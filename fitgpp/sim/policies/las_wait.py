@@ -92,7 +92,9 @@ class WaitQueues:
         return heads
 
     def advance(self, heads: list) -> None:
-        """Replace the least head by the next job of its class (or drop the class)."""
+        """Replace the least head by the next job of its class (or drop the class). The
+        plan (``las_plan._place_waiting``) does the same inline, to save a call per job;
+        this is the step as tests and readers use it."""
         _, c, _, it = heads[0]
         key = self.key
         for k, i in it:
