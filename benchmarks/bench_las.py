@@ -13,8 +13,17 @@ uses one) is read with ``git show`` into temporary modules; nothing of it stays 
 Both LAS results are compared variable by variable (attributes aside: the policy's digest
 hashes its code) and the script fails if they differ.
 
+Then the growth: FIFO and LAS on the ``heavy`` workload at each of ``--growth`` sizes (one
+run each, CPU microseconds per job): a policy whose cost per job grows with the run's length
+has something that scales with the queue. ``--million`` adds one 1,000,000-job LAS run on
+the same workload (CPU seconds of the simulate call, drawing aside; issue 26's goal: under
+60), which takes minutes.
+
     python benchmarks/bench_las.py [--jobs 20000] [--paper-jobs 10000] [--node-jobs 5000]
                                    [--repeat 3] [--before COMMIT] [--traces heavy paper one-node]
+                                   [--growth 10000 100000] [--million]
+
+Run with ``PYTHONPATH`` at another tree (and ``--before ''``) to time that tree's FIFO and LAS.
 """
 
 from __future__ import annotations
@@ -31,10 +40,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-#: main before issue 26's LAS work (per-queue sums, demotion without a plan)
-BEFORE = "8d95bfb"
+#: main before this round of issue 26's LAS work (the waiting lists split by GPU demand)
+BEFORE = "e17b7d5"
 PATHS = ("fitgpp/sim/policies/las.py", "fitgpp/policies/las.py")
 GOAL = 3.0  # LAS's CPU within this many times FIFO's
+MILLION_GOAL = 60.0  # CPU seconds for a 1M-job LAS run
 
 
 def _git_show(commit: str, path: str) -> str | None:
@@ -124,6 +134,39 @@ def measure(jobs, cluster, tick, runs: dict, repeat: int) -> tuple[dict, dict]:
     return {k: statistics.median(v) for k, v in cpu.items()}, out
 
 
+def cpu_of(jobs, cluster, policy, tick=60) -> float:
+    import fitgpp
+    c0 = time.process_time()
+    fitgpp.simulate(jobs, cluster, policy, tick=tick)
+    return time.process_time() - c0
+
+
+def growth(a) -> None:
+    """CPU microseconds per job of FIFO and LAS on the heavy workload at each size."""
+    import fitgpp
+    from bench_simulator import CPU, GPU, MEM, NODES, heavy_workload
+    cluster = fitgpp.Cluster.homogeneous(NODES, GPU, CPU, MEM)
+    print("\ngrowth: heavy workload, one run each, CPU microseconds per job")
+    rows = []
+    for n in a.growth:
+        jobs = heavy_workload(n, seed=a.seed)
+        us = {p: 1e6 * cpu_of(jobs, cluster, p) / n for p in ("fifo", "las")}
+        rows.append((n, us))
+        print(f"  {n:>9} jobs   FIFO {us['fifo']:7.1f} us/job   LAS {us['las']:7.1f} us/job   "
+              f"LAS / FIFO = {us['las'] / us['fifo']:.2f} x")
+    if len(rows) > 1:
+        (n0, u0), (n1, u1) = rows[0], rows[-1]
+        print(f"  per job, {n1} vs {n0} jobs: FIFO {u1['fifo'] / u0['fifo']:.2f} x, "
+              f"LAS {u1['las'] / u0['las']:.2f} x")
+    if a.million:
+        n = 1_000_000
+        jobs = heavy_workload(n, seed=a.seed)
+        c = cpu_of(jobs, cluster, "las")
+        verdict = "met" if c < MILLION_GOAL else "not met"
+        print(f"  1,000,000 jobs: LAS {c:.1f} CPU s ({1e6 * c / n:.1f} us/job); goal under "
+              f"{MILLION_GOAL:g} CPU s: {verdict}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=20_000)
@@ -134,6 +177,9 @@ def main() -> None:
     ap.add_argument("--traces", nargs="+", default=["heavy", "paper", "one-node"],
                     choices=["heavy", "paper", "one-node"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--growth", type=int, nargs="*", default=[10_000, 100_000],
+                    help="sizes of the heavy workload for per-job cost (none: skip)")
+    ap.add_argument("--million", action="store_true", help="time a 1M-job LAS run")
     a = ap.parse_args()
     import xarray as xr
     runs = {"fifo": "fifo", "las": "las"}
@@ -161,6 +207,8 @@ def main() -> None:
         was = f" (at {a.before}: {before:.2f} x)" if before is not None else ""
         verdict = "met" if ratio <= GOAL else "not met"
         print(f"  {tname:<10} LAS / FIFO = {ratio:.2f} x{was}: {verdict}")
+    if a.growth or a.million:
+        growth(a)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import numpy as np
 
 from fitgpp.errors import FitgppError
 from fitgpp.sim.columns import shared as _shared, small as _small
+from fitgpp.sim.heap import push_waiting, remove_waiting
 from fitgpp.sim.ledger import account
 
 from fitgpp.sim.invariants import check as _check_invariants
@@ -68,7 +69,8 @@ class Engine:
         self._init_nodes(capacity)
 
         self.waiting_te: dict[int, None] = {}  # insertion order == index order (TE never requeue)
-        self.waiting_be: list[int] = []        # heap of indices
+        # a heap of indices; a dict (O(1) removal) for a policy starting them in its own order
+        self.waiting_be = {} if getattr(policy, "waiting_any_order", False) else []
         self._finish_heap: list[tuple[int, int]] = []
         self._release_heap: list[tuple[int, int]] = []
         self._wake_heap: list[int] = []  # ticks a policy asked to be visited at (see wake)
@@ -221,14 +223,8 @@ class Engine:
         self._running(i, nodes, t)
 
     def _unqueue_be(self, i: int) -> None:
-        """Take waiting BE job ``i`` out of ``waiting_be``: a pop at the head (the two-queue
-        and FIFO case), else a removal anywhere (class-neutral policies start in their order)."""
-        h = self.waiting_be
-        if h[0] == i:
-            heapq.heappop(h)
-        else:
-            h.remove(i)  # ValueError if i is not waiting: the caller checked the state
-            heapq.heapify(h)
+        """Take waiting BE job ``i`` out of ``waiting_be`` (the caller checked it waits)."""
+        remove_waiting(self.waiting_be, i)
 
     def _running(self, i: int, nodes: tuple[int, ...], t: int) -> None:
         self.taken += 1
@@ -360,7 +356,7 @@ class Engine:
         self.stop_gpu -= g * len(self.nodes[i])
         self.state[i] = WAITING
         self.nodes[i] = ()
-        heapq.heappush(self.waiting_be, i)
+        push_waiting(self.waiting_be, i)
 
     def _finish_step(self, t: int) -> None:
         h, state, end, nodes_of = self._finish_heap, self.state, self.end, self.nodes
@@ -405,7 +401,7 @@ class Engine:
             if te[k]:
                 self.waiting_te[k] = None
             else:
-                heapq.heappush(self.waiting_be, k)
+                push_waiting(self.waiting_be, k)
             k += 1
         self._arrival = k
 

@@ -39,6 +39,10 @@ class Policy(Protocol):
     - optionally ``victim_key(engine, i)``: the engine then keeps every node's running BE
       jobs sorted by it in ``engine.running_be[n]``; if the key of a running job changes,
       the policy calls ``engine.rekey(i)``.
+    - optionally ``waiting_any_order = True``: ``engine.waiting_be`` is then a dict of the
+      waiting BE jobs in no useful order (O(1) to take one out) instead of a heap of
+      indices whose head is the first: for a policy that starts them in its own order and
+      never reads that heap's head (LAS).
 
     It reads the engine and never writes it: per job ``te``, ``dg``/``dc``/``dm``,
     ``tasks``, ``size``, ``submit``, ``work``, ``gp``, ``ro``, ``state``, ``nodes``, ``end``,

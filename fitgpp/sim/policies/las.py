@@ -57,6 +57,7 @@ class Las:
                        "threshold, SPEC) or 'tiresias' (dlas-gpu's late check)"})
     name = "las"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
+    waiting_any_order = True  # it never reads engine.waiting_be: a dict, O(1) per start
 
     def __post_init__(self):
         th = self.thresholds
@@ -86,7 +87,7 @@ class Las:
         s = eng.scratch["las"]
         k = s["arrived"]
         while k < eng.n and eng.submit[k] <= t:
-            s["wait"][0].append(k)
+            s["waitq"].push_back(0, k)
             k += 1
         arrived = k != s["arrived"]
         s["arrived"] = k
@@ -225,9 +226,8 @@ def _demoted_only(eng, s) -> bool:
     dem, state = s["dem"], eng.state
     last = max(q for q in range(len(dem)) if dem[q])
     for q in range(last + 1):
-        for i in s["wait"][q]:
-            if state[i] == WAITING:
-                return False
+        if s["waitq"].any_waiting(q, state):
+            return False
     for q in range(last + 1):
         for i in dem[q]:
             add_running(eng, s, q, i)

@@ -6,7 +6,8 @@ The queues of one run live in ``engine.scratch["las"]``:
   each job added, so queue order is seq order); ``onq[q][n]``: those of them on node ``n``;
   ``P[q]``: per node, capacity minus the demand of the running jobs of queues ``0..q`` (GPU,
   CPU, memory lists);
-- ``wait[q]``: the other jobs of queue ``q`` (waiting or stopping) in queue order;
+- ``waitq``: the other jobs of each queue (waiting or stopping) in queue order, by GPU
+  demand (:class:`.las_wait.WaitQueues`);
 - ``dem[q]``: running jobs demoted into queue ``q`` at this tick, at its tail (visited after
   its waiting jobs), until the step ends and they join ``run[q]``.
 
@@ -20,13 +21,16 @@ looked at one by one only where they hold a dirty node.
 
 from __future__ import annotations
 
-from fitgpp.sim.engine import RUNNING, WAITING
+import heapq
+
+from fitgpp.sim.engine import WAITING
+from fitgpp.sim.policies.las_wait import WaitQueues
 
 
 def new_queues(eng, k: int) -> dict:
     """Empty queues for ``k`` levels on the engine's nodes."""
     nn = eng.n_nodes
-    return {"run": [{} for _ in range(k)], "wait": [[] for _ in range(k)],
+    return {"run": [{} for _ in range(k)], "waitq": WaitQueues(eng.dg, k),
             "dem": [[] for _ in range(k)],
             "onq": [[{} for _ in range(nn)] for _ in range(k)],
             "P": [[list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)] for _ in range(k)],
@@ -77,14 +81,14 @@ def plan(eng, s) -> tuple[list, list, list]:
     touched: dict[int, None] = {}
     dirty: dict[int, None] = {}
     for q in range(len(s["run"])):
-        waiting, dem = s["wait"][q], s["dem"][q]
+        dem = s["dem"][q]
         if led is None:
-            if not dem and (not waiting or not any(state[i] == WAITING for i in waiting)):
+            if not dem and not s["waitq"].any_waiting(q, state):
                 continue  # every running job so far is kept; nothing else to decide here
             led = [list(x) for x in s["P"][q]]
         else:
             _keep_queue(eng, s, q, led, touched, dirty, stops)
-        _place_waiting(eng, s, waiting, led, touched, dirty, starts)
+        _place_waiting(eng, s, q, led, touched, dirty, starts)
         for i in dem:
             if _keep(eng, led, dirty, i):
                 kept[q].append(i)
@@ -168,23 +172,38 @@ def _keep(eng, led, dirty, i: int) -> bool:
     return True
 
 
-def _place_waiting(eng, s, waiting: list, led, touched, dirty, starts: list) -> None:
-    """Each waiting job of a queue, in order: to start on the lowest-id node(s) of the plan
-    with room, if any. The plan only shrinks, so the most GPUs of one node, found once a
-    search fails, still bounds it after later starts: a job above it is passed over without
-    a search (found again when one below it fails), and once no node has ``min_gpu`` GPUs
+def _place_waiting(eng, s, q: int, led, touched, dirty, starts: list) -> None:
+    """Each waiting job of queue ``q``, in order: to start on the lowest-id node(s) of the
+    plan with room, if any. The plan only shrinks, so the most GPUs of one node, found first
+    and again once a search fails, still bounds it after later starts: the jobs above it
+    are passed over without a search, each GPU demand's list at once (not even opened if
+    above it from the start; the bound never grows), and once no node has ``min_gpu`` GPUs
     left nobody else fits."""
     state, demand, tasks = eng.state, s["demand"], eng.tasks
+    wq = s["waitq"]
+    gpu, key = wq.gpu, wq.key
     lg, lc, lm = led
     min_gpu, nn = s["min_gpu"], len(lg)
-    bg = float("inf")  # a bound on the largest room of one node in GPUs
-    exact = False
-    for i in waiting:
+    bg = max(lg)  # a bound on the largest room of one node in GPUs (exact until a start)
+    if bg < min_gpu:
+        return
+    exact = True
+    heads = wq.visit(q, bg)
+    pop, replace = heapq.heappop, heapq.heapreplace
+    while heads:
+        _, cl, i, rest = heads[0]
+        if gpu[cl] > bg:
+            pop(heads)  # no node has room for one task of this demand's jobs
+            continue
+        for k, j in rest:  # the class's next job takes its place in the merge
+            if key[j] == k:
+                replace(heads, (k, cl, j, rest))
+                break
+        else:
+            pop(heads)
         if state[i] != WAITING:
             continue  # a stopping one waits for its release
         g, c, m = demand[i]
-        if g > bg:
-            continue  # no node has room for one task
         k = tasks[i]
         at = []
         for n in range(nn):
@@ -211,7 +230,7 @@ def reorder(eng, s, started: list, stopped: list, kept: list) -> None:
     """Each queue becomes: its running jobs as visited, then its other jobs as visited (so
     a job preempted now goes ahead of the jobs that were waiting; one demoted now and
     preempted stays at the tail). ``started``: jobs that did start, in visiting order."""
-    level, run = s["level"], s["run"]
+    level, run, wq = s["level"], s["run"], s["waitq"]
     out = {}
     for i in stopped:
         q = level[i]
@@ -220,22 +239,17 @@ def reorder(eng, s, started: list, stopped: list, kept: list) -> None:
             out.setdefault(q, [[], []])[0].append(i)
         else:  # demoted at this tick: it stays at the tail, after the waiting jobs
             out.setdefault(q, [[], []])[1].append(i)
-    moved = set()
     for i in started:
         q = level[i]
+        wq.remove(q, i)
         add_running(eng, s, q, i)
-        moved.add(q)
     for q, dem in enumerate(s["dem"]):
         if dem:
             for i in kept[q]:
                 add_running(eng, s, q, i)
             dem.clear()
-    if not moved and not out:
-        return
-    state = eng.state
-    for q in moved | out.keys():
-        front, tail = out.get(q, ((), ()))
-        waiting = s["wait"][q]
-        if q in moved:
-            waiting = [i for i in waiting if state[i] != RUNNING]
-        s["wait"][q] = [*front, *waiting, *tail]
+    for q, (front, tail) in out.items():
+        if front:
+            wq.push_front(q, front)
+        for i in tail:
+            wq.push_back(q, i)
