@@ -121,6 +121,31 @@ print(json.dumps([time.perf_counter() - t, time.process_time() - c]))
 """
 
 
+COLD = """
+import json, os, sys, tempfile, time
+import fitgpp.studies.reproduce as R
+from fitgpp.workbook.panels import Panel
+t, c = time.perf_counter(), time.process_time()
+p = Panel(R.STUDIES[sys.argv[1]], sys.argv[2], cache=os.environ["FITGPP_CACHE"])
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+sim = sum(float(r["compute_cpu_s"]) for r in {id(r): r for r in p.o.runs.values()}.values())
+print(json.dumps({"wall": wall, "cpu": cpu, "sim_cpu": sim, "cells": p.o.stats["computed"],
+                  "draws": getattr(p, "draw_times", [[wall, len(p.o.study.seeds(p.size))]])}))
+"""
+
+
+def cold_open(key: str, size: str) -> dict:
+    """Open ``Panel(STUDIES[key], size)`` once in a fresh process on an empty cache: the wall
+    time of each draw (seconds since the constructor started, and the seeds it showed), the
+    CPU seconds the cells' simulations took, and how many cells were simulated."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="fitgpp-cold-") as tmp:
+        out = subprocess.run([sys.executable, "-c", COLD, key, size], check=True,
+                             capture_output=True, text=True,
+                             env={**os.environ, "FITGPP_CACHE": tmp}).stdout
+    return json.loads(out.splitlines()[-1])
+
+
 def open_times(key: str, size: str, n: int) -> tuple[float, float]:
     """Medians of (wall s, CPU s) of building ``Panel(STUDIES[key], size)`` in ``n`` fresh
     processes, its cells already cached (one build before, not counted, makes sure)."""
@@ -133,13 +158,36 @@ def open_times(key: str, size: str, n: int) -> tuple[float, float]:
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
+def report_cold(key: str, size: str) -> None:
+    """The issue's goal for a cold notebook: its first panel drawn within 1.5 x its
+    simulation CPU-seconds divided by the cores it uses, plus 5 s."""
+    from fitgpp.sweep.runner import dask_pays, machine_workers
+    cores = machine_workers()
+    load = os.getloadavg()[0]
+    r = cold_open(key, size)
+    used = cores if dask_pays(r["cells"], cores) else 1     # in this process: one core
+    goal = 1.5 * r["sim_cpu"] / used + 5
+    print(f"{key} cold at {size} size (empty cache, fresh process; load average {load:.2f}): "
+          f"{r['cells']} cells simulated, {r['sim_cpu']:.1f} CPU-s of simulation on {used} "
+          f"core(s) of {cores}; constructor {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU")
+    for i, (t, seeds) in enumerate(r["draws"]):
+        print(f"  draw {i + 1}: at {t:.1f} s, from {seeds} seed(s)")
+    first = r["draws"][0][0]
+    print(f"  first draw {first:.1f} s; goal 1.5 x {r['sim_cpu']:.1f} / {used} + 5 = {goal:.1f} s: "
+          f"{'met' if first <= goal else 'NOT met'} (ratio {first / goal:.2f})")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", default="quick", choices=["quick", "full"])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--profile", default=None, help="panel:control, e.g. rq2:max_preemptions")
     ap.add_argument("--opens", type=int, default=0, help="warm opens per panel, fresh processes")
+    ap.add_argument("--cold", default=None, metavar="PANEL",
+                    help="open this panel once on an empty cache, print its draws, and stop")
     args = ap.parse_args(argv)
+    if args.cold:
+        return report_cold(args.cold, args.size)
     cache = os.environ.get("FITGPP_CACHE")
     print(f"cache {cache or '(default)'}, size {args.size}, {args.repeat} redraws per control, "
           f"load average {os.getloadavg()[0]:.2f}")

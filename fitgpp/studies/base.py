@@ -184,6 +184,13 @@ class Study:
         from fitgpp.sweep import cache_dir_for
         return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache))
 
+    def pending(self, size: Size = QUICK, *, cache=None) -> tuple[int, int]:
+        """``(distinct cells, of which cached)`` of :meth:`run` at ``size``, nothing computed
+        (:func:`fitgpp.sweep.runner.pending`)."""
+        from fitgpp.sweep.runner import pending
+        got = [pending(exp, cache) for exp in self.at_size(size).experiments(size).values()]
+        return sum(n for n, _ in got), sum(c for _, c in got)
+
     def result(self, size: Size = QUICK, **kw) -> RQResult:
         """Run the study (see :meth:`run`) and analyze it."""
         o = self.run(size, **kw)

@@ -194,10 +194,11 @@ class StaticCopy:
 def shown_while(widget):
     """Show ``widget`` in the running cell's output while the block runs, then blank it:
     a panel's first computation runs in its constructor, before the panel (and its
-    progress bar) can be on screen."""
+    progress bar) can be on screen. Gives the display handle (None outside a kernel): the
+    block may show something else there meanwhile (a panel's first draw from one seed)."""
     handle = _display(widget, display_id=True) if in_kernel() else None
     try:
-        yield
+        yield handle
     finally:
         if handle is not None:
             handle.update({"text/plain": ""}, raw=True)
