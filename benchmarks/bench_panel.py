@@ -14,6 +14,10 @@ as one full draw of each panel's copy.
 
     python benchmarks/bench_panel.py [--size quick] [--repeat 7] [--profile PANEL:CONTROL]
 
+``--opens N --panels all --opens-only`` prints that table for every panel of the notebooks;
+``--cold rq2`` opens one panel on an empty cache and prints when each of its draws came
+(the first from the first seed, issue 26) against the issue's goal for a cold notebook.
+
 ``--profile rq2:max_preemptions`` (panel:control) prints the top of a cProfile of those
 redraws. ``--opens N`` first opens each panel warm in N fresh processes (the issue's goal: a
 warm notebook draws each panel in at most 3 s) and prints the medians of wall and CPU seconds
@@ -83,6 +87,9 @@ def measure(owner, cases: dict, repeat: int) -> dict[str, list[float]]:
 
 FIRST: dict = {}
 
+#: Every study a notebook opens a panel over (notebook 03 opens two).
+PANELS = ("rq1", "rq2", "rq2w", "rq3", "rq4", "rq5", "rq6", "rq7", "rq8", "runlen")
+
 
 def pin_times(wb: Workbench, repeat: int) -> list[float]:
     out = []
@@ -114,9 +121,12 @@ def report(name: str, owner, times: dict[str, list[float]]) -> None:
 OPEN = """
 import json, os, sys, time
 import fitgpp.studies.reproduce as R
-from fitgpp.workbook.panels import Panel
+from fitgpp.workbook.panels import SIZES, Panel
+study = R.STUDIES[sys.argv[1]]
+if sys.argv[1] in ("runlen", "rq8"):    # as notebooks 10 and 11 open them
+    study = study.at_size(SIZES[sys.argv[2]])
 t, c = time.perf_counter(), time.process_time()
-Panel(R.STUDIES[sys.argv[1]], sys.argv[2], cache=os.environ.get("FITGPP_CACHE"))
+Panel(study, sys.argv[2], cache=os.environ.get("FITGPP_CACHE"))
 print(json.dumps([time.perf_counter() - t, time.process_time() - c]))
 """
 
@@ -183,6 +193,9 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--profile", default=None, help="panel:control, e.g. rq2:max_preemptions")
     ap.add_argument("--opens", type=int, default=0, help="warm opens per panel, fresh processes")
+    ap.add_argument("--panels", default="rq2,rq1",
+                    help=f"the panels --opens opens, comma-separated, or 'all' ({','.join(PANELS)})")
+    ap.add_argument("--opens-only", action="store_true", help="stop after the --opens table")
     ap.add_argument("--cold", default=None, metavar="PANEL",
                     help="open this panel once on an empty cache, print its draws, and stop")
     args = ap.parse_args(argv)
@@ -191,10 +204,16 @@ def main(argv=None) -> None:
     cache = os.environ.get("FITGPP_CACHE")
     print(f"cache {cache or '(default)'}, size {args.size}, {args.repeat} redraws per control, "
           f"load average {os.getloadavg()[0]:.2f}")
-    for key in ("rq2", "rq1") if args.opens else ():
+    keys = PANELS if args.panels == "all" else args.panels.split(",")
+    if args.opens:
+        print(f"warm open of Panel(study, {args.size!r}) alone (imports done before), fresh "
+              f"process each, median of {args.opens}; goal: at most 3 s")
+        print(f"{'panel':8} {'wall s':>7} {'CPU s':>7}  goal")
+    for key in keys if args.opens else ():
         wall, cpu = open_times(key, args.size, args.opens)
-        print(f"{key}: warm open (Panel alone, fresh process), median of {args.opens}: "
-              f"{wall:.2f} s wall, {cpu:.2f} s CPU (goal: at most 3 s)", flush=True)
+        print(f"{key:8} {wall:7.2f} {cpu:7.2f}  {'met' if wall <= 3 else 'NOT met'}", flush=True)
+    if args.opens_only:
+        return
     owners = {}
     for key in ("rq2", "rq1"):
         t0 = time.perf_counter()
