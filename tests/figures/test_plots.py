@@ -405,3 +405,31 @@ def test_finish_gives_the_dict_the_configure_calls_gave(kind):
         got, want = base._finish(chart, *args), _finish_chained(chart, *args)
         assert json.dumps(got.to_dict()) == json.dumps(want.to_dict())
     assert json.dumps(chart.to_dict()) == before
+
+
+def test_a_fit_answered_before_is_not_validated_again_one_drawn_now_is(tmp_path, monkeypatch):
+    """Issue 26: _fits keys its kept answer on the unvalidated spec (the same dict); a chart
+    answered before is not checked against the schema again, a new one still is."""
+    import altair as alt
+    import pandas as pd
+
+    from fitgpp.figures.plots import base, lines
+    monkeypatch.setenv("FITGPP_CACHE", str(tmp_path))
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [2, 1]})).mark_line().encode(
+        x="x", y="y").properties(width=300, height=140)
+    checked = []
+    real = alt.Chart.to_dict
+
+    def to_dict(self, *a, validate=True, **kw):
+        checked.append(validate)
+        return real(self, *a, validate=validate, **kw)
+    monkeypatch.setattr(alt.Chart, "to_dict", to_dict)
+    first = lines._fits(chart, base.PRESETS["full"])
+    assert True in checked                       # drawn now: validated
+    checked.clear()
+    assert lines._fits(chart, base.PRESETS["full"]) == first
+    assert checked == [False]                    # answered before: not validated again
+    bad = chart.copy()
+    bad._kwds["width"] = "wide"                  # not a width Vega-Lite takes
+    with pytest.raises(Exception, match="wide"):
+        lines._fits(bad, base.PRESETS["full"])
