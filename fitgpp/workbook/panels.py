@@ -118,12 +118,16 @@ class Panel(W.VBox):
         #: Said above the numbers (and the study's figures) while they are drawn from the
         #: first seed only, the others computing: see :meth:`declare`.
         self.partial = W.HTML("")
-        #: Each draw of the latest declaration: ``(seconds since it began, seeds drawn)``.
+        #: Each draw of the latest declaration: ``(seconds since it began, seeds drawn)``,
+        #: and how many cells it simulated (its first seed's among them, when drawn first).
         self.draw_times: list[tuple[float, int]] = []
+        self.simulated = 0
+        self._early = False             # drawing from the first seed only
         super().__init__()
-        with static.shown_while(self.progress_box) as handle:   # not on screen yet
-            self.declare(shown=lambda: handle is not None and handle.update(
-                self._repr_mimebundle_(), raw=True))
+        # not on screen yet: the progress bar is shown meanwhile, and the first draw from the
+        # first seed as a picture (a live chart is drawn only once the kernel is idle)
+        with static.shown_while(self.progress_box), static.previewed(self) as preview:
+            self.declare(shown=preview)
         self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
         self.views["tradeoff"].observe_selection(self._picked, "pick")
 
@@ -151,20 +155,23 @@ class Panel(W.VBox):
         ``then()`` after the controls are rebuilt, before each draw."""
         t0 = time.perf_counter()
         seeds = self.study.seeds(self.size)
-        self.draw_times = []
+        self.draw_times, self.simulated = [], 0
         early = None
         if len(seeds) > 1 and self.key() not in self._outcomes:
             total, cached = self.study.pending(self.size, cache=self.cache)
             if cached < total:
                 early = dataclasses.replace(self.size, seeds=seeds[:1])
         for size in ((early, self.size) if early is not None else (self.size,)):
-            self.partial.value = "" if size is self.size else partial_note(
-                len(self.study.seeds(size)), len(seeds))
+            self._early = size is not self.size
+            if self._early:   # said until the last draw is done (it stays on screen meanwhile)
+                self.partial.value = partial_note(len(self.study.seeds(size)), len(seeds))
             self.compute(size)
             self._build_controls()
             if then is not None:
                 then()
             self._draw_selection()
+            if not self._early:
+                self.partial.value = ""
             self._assemble()
             if early is not None and size is self.size:   # the first seed's were simulated too
                 self.status.value += f"<small> (and just before, for the first draw: " \
@@ -203,6 +210,7 @@ class Panel(W.VBox):
             own = getattr(result, "report_columns", None) is not None
             self._outcomes[k] = (o, result, o.table() if own else result.table)
             s = o.stats
+            self.simulated += s["computed"]
             self.status.value = (f"<small>{s['unique']} cells: {s['computed']} simulated, "
                                  f"{s['cached']} read from the cache, "
                                  f"{time.perf_counter() - t0:.1f} s</small>")
@@ -329,7 +337,7 @@ class Panel(W.VBox):
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
         self.static.refresh()
-        if self._prebuilt_for is not self.o and not self.partial.value:
+        if self._prebuilt_for is not self.o and not self._early:
             self._prebuilt_for = self.o
             self.prebuilding = threading.Thread(target=self._prebuild,
                                                 args=(self.o, self.table, full),
@@ -367,7 +375,7 @@ class Panel(W.VBox):
             return
         k = self._shown
         if k not in self._study_views:
-            boxes = [self.partial] if self.partial.value else []
+            boxes = [self.partial] if self._early else []
             for name, chart in self.result.charts.items():
                 boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
                           live.show(chart)]

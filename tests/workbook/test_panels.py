@@ -113,12 +113,14 @@ def test_off_grid_value_runs_only_the_missing_cells(cache):
     p._add()
     assert not p.messages.outputs, p.messages.outputs
     st = p.o.stats
-    assert st["computed"] == len(TINY.seeds) and st["cached"] == n_before
+    # the new value's cells only (its first seed's first, drawn from that seed alone)
+    assert p.simulated == len(TINY.seeds) and st["unique"] == n_before + len(TINY.seeds)
+    assert [n for _, n in p.draw_times] == [1, 2]
     assert 2.0 in [v for _, v in p.controls["s"].options] and p.controls["s"].value == 2.0
     assert "FitGpp s=2" in p.numbers.value
     # three seeds: the third seed's cells are computed and intervals appear
     p.controls["seeds"].value = 3
-    assert p.o.stats["computed"] == p.o.stats["unique"] - st["unique"]
+    assert p.simulated == p.o.stats["computed"] == p.o.stats["unique"] - st["unique"]
     assert "[" in p.numbers.value and "95 %" in p.numbers.value
 
 
@@ -475,8 +477,10 @@ def test_a_cold_panel_draws_from_the_first_seed_then_from_all(tmp_path, monkeypa
 
 
 def test_a_panel_drawn_early_says_so_in_the_notebook(tmp_path, monkeypatch):
-    """In a kernel the first draw replaces the progress bar in the cell's output, before the
-    constructor returns; the output is blanked once the panel itself is displayed."""
+    """In a kernel the first draw is shown while the rest compute, as a picture (its live
+    charts would wait for the kernel to be idle): the note, the numbers and every chart as
+    SVG; the note stays on the panel until the last draw; the picture is blanked once the
+    panel itself is displayed."""
     from fitgpp.workbook import static
     handles = []
     monkeypatch.setattr(static, "in_kernel", lambda: True)
@@ -484,17 +488,46 @@ def test_a_panel_drawn_early_says_so_in_the_notebook(tmp_path, monkeypatch):
                         or handles[-1])
     study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)},
                                              policies={"fifo": {}, "lrtp": {}})
-    notes = []
+    during = []
     run = type(study).run
 
     def watched(self, size, **kw):   # what the screen shows while the rest compute
-        shown = handles[0].shown[-1]
-        notes.append((len(size.seeds), isinstance(shown, dict) and
-                      "application/vnd.jupyter.widget-view+json" in shown))
+        during.append((len(size.seeds), [h.shown[-1] for h in handles]))
         return run(self, size, **kw)
     monkeypatch.setattr(type(study), "run", watched)
     p = Panel(study, TINY, cache=tmp_path, charts=False)
-    assert notes == [(1, False), (2, True)]   # the panel was on screen before the 2nd run
-    assert handles[0].shown[1]["application/vnd.jupyter.widget-view+json"]["model_id"] == \
-        p.model_id
-    assert handles[0].shown[-1] == {"text/plain": ""}
+    (n1, first), (n2, second) = during
+    assert n1 == 1 and len(first) == 1                 # the progress bar alone
+    assert n2 == 2 and len(second) == 2                # and the first draw beside it
+    shown = second[1].data
+    assert "Drawn from 1 of 2 seeds" in shown and "one run (one seed" in shown
+    assert "no interval over the seeds" in shown and "will update" in shown
+    svgs = static.svgs(shown)
+    assert len(svgs) == 2 and all(x.startswith("<svg") for x in svgs)   # both charts
+    assert "Static copy" not in shown                  # a picture of now, not the saved copy
+    assert p.partial.value == "" and "Drawn from" not in p.static.html()
+    assert [h.shown[-1] for h in handles] == [{"text/plain": ""}] * 2
+
+
+def test_the_note_stays_until_the_last_draw(tmp_path, monkeypatch):
+    """The note is on the panel from the first draw until the last one is done (it was once
+    cleared as the rest began to compute, so it never reached the screen)."""
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)},
+                                             policies={"fifo": {}, "lrtp": {}})
+    notes = []
+    run = type(study).run
+    box = {}
+
+    def watched(self, size, **kw):
+        notes.append(box["p"].partial.value if "p" in box else None)
+        return run(self, size, **kw)
+    monkeypatch.setattr(type(study), "run", watched)
+    init = Panel.declare
+
+    def declare(self, **kw):
+        box["p"] = self
+        return init(self, **kw)
+    monkeypatch.setattr(Panel, "declare", declare)
+    p = Panel(study, TINY, cache=tmp_path, charts=False)
+    assert notes[0] != "" and "Drawn from 1 of 2 seeds" in notes[1]
+    assert p.partial.value == ""
