@@ -291,7 +291,7 @@ def partial_note(k: int, n: int) -> str:
     (:meth:`fitgpp.workbook.panels.Panel.declare`)."""
     from fitgpp.analysis.metrics import MIN_CI_VALUES
     few = (f"with {k} seed{'s' if k != 1 else ''} there is no interval over the seeds (it needs "
-           f"{MIN_CI_VALUES} or more), so every judgement below says \"cannot tell\" until "
+           f"{MIN_CI_VALUES} or more), so what is judged from one says \"cannot tell\" until "
            "then" if k < MIN_CI_VALUES else "the intervals are those of these seeds")
     return ('<p class="fitgpp-partial" style="background:#fff3cd;padding:4px 8px;'
             f'border-left:4px solid #e0a800"><b>Drawn from {k} of {n} seeds</b> while the '
