@@ -184,6 +184,13 @@ class Study:
         from fitgpp.sweep import cache_dir_for
         return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache))
 
+    def pending(self, size: Size = QUICK, *, cache=None) -> tuple[int, int]:
+        """``(distinct cells, of which cached)`` of :meth:`run` at ``size``, nothing computed
+        (:func:`fitgpp.sweep.runner.pending`)."""
+        from fitgpp.sweep.runner import pending
+        got = [pending(exp, cache) for exp in self.at_size(size).experiments(size).values()]
+        return sum(n for n, _ in got), sum(c for _, c in got)
+
     def result(self, size: Size = QUICK, **kw) -> RQResult:
         """Run the study (see :meth:`run`) and analyze it."""
         o = self.run(size, **kw)
@@ -234,7 +241,16 @@ class Outcome:
         return out
 
     def at(self, conf: dict) -> xr.Dataset:
-        """The sweep Dataset at configuration ``conf`` (dimensions left: seed, cls)."""
+        """The sweep Dataset at configuration ``conf`` (dimensions left: seed, cls), selected
+        once per configuration (a table asks it of each metric: 10 of the 50 CPU-s of a warm
+        run-length panel went to selecting the same configurations again, issue 26)."""
+        key = ("at", json.dumps([conf["name"], conf["params"], conf["knobs"], conf["variant"]],
+                                sort_keys=True, default=str))
+        if key not in self.memo:
+            self.memo[key] = self._select(conf)
+        return self.memo[key]
+
+    def _select(self, conf: dict) -> xr.Dataset:
         sel = {"policy": conf["name"], **conf["knobs"]}
         for d in self.params():
             # a policy without the field was run once and repeated along its dimension
@@ -253,6 +269,19 @@ class Outcome:
         ``policy`` (a name) with parameters and knobs ``where`` on seed ``seed`` (default:
         the first); a parameter the policy does not take is ignored."""
         from fitgpp.sweep import run_dataset
+        hit = self.cell(policy, seed=seed, variant=variant, **where)
+        # the last few rebuilt runs are kept: a table asks each per-run metric of the same
+        # runs in turn (the ledger's nine parts among them)
+        lru = self.memo.setdefault("runs", {})
+        key = id(hit[1])
+        if key not in lru:
+            if len(lru) >= 16:
+                lru.pop(next(iter(lru)))
+            lru[key] = run_dataset(hit[1])
+        return lru[key]
+
+    def cell(self, policy: str, *, seed: int | None = None, variant=None, **where) -> tuple:
+        """``(Cell, its result)`` that :meth:`run` builds its Dataset from."""
         fields = self.params()
         seed = self.study.seeds(self.size)[0] if seed is None else seed
         hits = []
@@ -267,15 +296,7 @@ class Outcome:
             raise ReproduceError(f"{self.study.key}: {len(hits)} cells match policy={policy!r}, "
                                  f"seed={seed}, variant={variant!r}, {where}; give the "
                                  f"parameters and knobs that tell them apart")
-        # the last few rebuilt runs are kept: a table asks each per-run metric of the same
-        # runs in turn (the ledger's nine parts among them)
-        lru = self.memo.setdefault("runs", {})
-        key = id(hits[0][1])
-        if key not in lru:
-            if len(lru) >= 16:
-                lru.pop(next(iter(lru)))
-            lru[key] = run_dataset(hits[0][1])
-        return lru[key]
+        return hits[0]
 
     def metric_values(self, conf: dict, metric: Metric, at: xr.Dataset | None = None):
         """Per-seed values of ``metric`` at ``conf``: read from the sweep Dataset when it

@@ -8,21 +8,43 @@ results, with no second simulation.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from fitgpp.figures import names
 from fitgpp.analysis.stability import RULE, stability
 
 
 def _judged(o, conf, seed):
-    """The run of ``conf`` on ``seed`` and its :class:`~fitgpp.analysis.stability.Stability` (kept)."""
+    """The number of jobs of the run of ``conf`` on ``seed`` and its
+    :class:`~fitgpp.analysis.stability.Stability` (kept)."""
     key = ("stability", conf["label"], str(conf["knobs"]), str(conf["variant"]), seed)
     if key not in o.memo:
-        ds = o.run(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
-                   **conf["knobs"])
-        o.memo[key] = (ds, stability(ds))
+        ds = _queue_of(o, conf, seed)
+        o.memo[key] = (int(ds.sizes["job"]), stability(ds))
     return o.memo[key]
+
+
+def _queue_of(o, conf, seed) -> xr.Dataset:
+    """What :func:`~fitgpp.analysis.stability.stability` reads of the run of ``conf`` on
+    ``seed`` (the waiting jobs over time and the submit times), as
+    :func:`fitgpp.sweep.run_dataset` makes them of the cell's result, without building the
+    rest of the run (every per-job column and interval: 10 of the 50 CPU-s of a warm
+    run-length panel, issue 26)."""
+    _, res = o.cell(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
+                    **conf["knobs"])
+    dtypes = json.loads(str(res["dtypes"]))
+
+    def col(k):
+        v = np.asarray(res[k])
+        return v.astype(dtypes[k]) if k in dtypes else v
+    return xr.Dataset({"waiting_te": ("time", col("series_waiting_te")),
+                       "waiting_be": ("time", col("series_waiting_be")),
+                       "submit": ("job", col("submit"))},
+                      coords={"job": col("job_id"), "time": col("time")})
 
 
 def window_values(o, conf, metric) -> np.ndarray:
@@ -34,7 +56,9 @@ def window_values(o, conf, metric) -> np.ndarray:
     base = o.baseline(conf)
     out = []
     for seed in o.study.seeds(o.size):
-        ds, st = _judged(o, conf, seed)
+        st = _judged(o, conf, seed)[1]
+        ds = o.run(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
+                   **conf["knobs"])
         start = st.warmup_end
         if base is not None:
             start = max(start, _judged(o, base, seed)[1].warmup_end)
@@ -57,7 +81,7 @@ def steadiness(o) -> pd.DataFrame:
         row = {"policy": conf["label"], **conf["knobs"]}
         if conf["variant"] is not None:
             row[o.study.variant_dim] = conf["variant"]
-        row.update(jobs=int(runs[0].sizes["job"]), seeds=len(seeds),
+        row.update(jobs=runs[0], seeds=len(seeds),
                    steady=sum(j.steady for j in judged),
                    slope=float(np.nanmedian([j.slope for j in judged]))
                    if not all(np.isnan(j.slope) for j in judged) else np.nan,

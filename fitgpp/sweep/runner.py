@@ -119,6 +119,17 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     return ds
 
 
+def pending(exp: Experiment, cache=None) -> tuple[int, int]:
+    """``(distinct cells, of which cached)`` of ``exp``, without reading or computing any: an
+    entry counts as cached when its file is there (:func:`run_sweep` still checks it)."""
+    if cache is False:
+        return len({cell_key(exp, resolve_source(exp), c) for c in cells_of(exp)}), 0
+    store = CellCache(None if cache is True else cache)
+    source = resolve_source(exp)
+    keys = {cell_key(exp, source, c) for c in cells_of(exp)}
+    return len(keys), sum(os.path.lexists(store.path(k)) for k in keys)
+
+
 def _checked_request(exp, workers, scheduler, serial) -> tuple[Experiment, bool, str | None]:
     """The Experiment (read from its TOML file if a path is given), whether to compute in
     this process, and the scheduler address (``$FITGPP_SCHEDULER`` by default) otherwise."""

@@ -45,11 +45,11 @@ from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import MIN_CI_VALUES
 from fitgpp.sim.policies import registry
 from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
-from fitgpp.workbook.panel_values import SIZE_DIMS, cast_value
+from fitgpp.workbook.panel_values import SIZE_DIMS, cast_value, clip_note, extend  # noqa: F401
 from fitgpp.figures import names
 from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html, label, progress_text,
-                                   model_matters, selection_numbers, specs, tradeoff_view,
-                                   _nearest)
+                                   model_matters, partial_note, selection_numbers, specs,
+                                   tradeoff_view, _nearest)
 
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
     import fitgpp.studies.reproduce
@@ -60,56 +60,6 @@ SIZES = {"quick": QUICK, "full": FULL}
 #: (:func:`fitgpp.figures.names.title`, "grace-period distribution") fits at 13 px.
 STYLE = {"description_width": "190px"}
 CONTROL_WIDTH = "450px"
-
-
-# ------------------------------------------------------------------ the plain functions
-def extend(study: Study, size: fitgpp.studies.reproduce.Size, dim: str,
-           value) -> tuple[Study, fitgpp.studies.reproduce.Size]:
-    """The declaration with ``value`` added to dimension ``dim`` (``s``, ``max_preemptions``,
-    a knob) or set (``load``, ``n_jobs``, ``model``; ``seed``: the number of seeds)."""
-    dims = study.dimensions(size)
-    if dim == "seed":
-        n = int(value)
-        if n < 1:
-            raise PanelError(f"seeds: need at least 1, got {value!r}")
-        return study, dataclasses.replace(size, seeds=tuple(range(n)))
-    if dim in SIZE_DIMS:
-        v = cast_value(study, dim, value)
-        return study, dataclasses.replace(size, **{dim: v})
-    if dim == "model":
-        return study.replace(model=str(value)), size
-    if dim in study.params() or any(dim in g.params for g in study.grid().policies):
-        return _add_param(study, dim, value), size
-    if dim in study.knobs:
-        vals = tuple(sorted({*map(float, study.knobs[dim]), cast_value(study, dim, value)}))
-        return study.replace(knobs={**study.knobs, dim: vals}), size
-    raise PanelError(f"{study.key}: cannot add a value to {dim!r}; it takes values for "
-                     f"{sorted([*study.params(), *study.knobs, *SIZE_DIMS, 'seed', 'model'])}")
-
-
-def _add_param(study: Study, dim: str, value) -> Study:
-    """``study`` with ``value`` added to field ``dim`` of every policy that takes it (cast
-    to the field's declared type)."""
-    value = cast_value(study, dim, value)
-    pols, added = {}, False
-    for (name, spec), grid in zip(study.policies.items(), study.grid().policies):
-        spec = dict(spec)
-        if dim in grid.params:
-            old = grid.params[dim]
-            spec[dim] = [*old, value] if value not in old else list(old)
-            added = True
-        pols[name] = spec
-    if not added:
-        raise PanelError(f"{study.key}: no policy takes {dim!r}")
-    return study.replace(policies=pols)
-
-
-def clip_note(nums: pd.DataFrame) -> str:
-    """The note under a numbers table when some interval bound in it was cut at its range
-    (marked ``*``, :data:`fitgpp.analysis.metrics.CLIP_NOTE`), else nothing."""
-    from fitgpp.analysis.metrics import CLIP_NOTE
-    cut = nums.astype(str).apply(lambda col: col.str.contains(r"\*", regex=True)).to_numpy().any()
-    return f"<p><small>{CLIP_NOTE}.</small></p>" if cut else ""
 
 
 # ------------------------------------------------------------------ the widgets
@@ -165,36 +115,90 @@ class Panel(W.VBox):
         # the bar and, beside it, how many cells are done and the time left
         self.eta = W.HTML("")
         self.progress_box = W.HBox([self.progress, self.eta])
-        with static.shown_while(self.progress_box):   # the panel is not on screen yet
-            self.compute()
-        self._build_controls()
-        self._draw_selection()
+        #: Said above the numbers (and the study's figures) while they are drawn from the
+        #: first seed only, the others computing: see :meth:`declare`.
+        self.partial = W.HTML("")
+        #: Each draw of the latest declaration: ``(seconds since it began, seeds drawn)``,
+        #: and how many cells it simulated (its first seed's among them, when drawn first).
+        self.draw_times: list[tuple[float, int]] = []
+        self.simulated = 0
+        self._early = False             # drawing from the first seed only
+        super().__init__()
+        # not on screen yet: the progress bar is shown meanwhile, and the first draw from the
+        # first seed as a picture (a live chart is drawn only once the kernel is idle)
+        with static.shown_while(self.progress_box), static.previewed(self) as preview:
+            self.declare(shown=preview)
         self.size_w.observe(lambda ch: self._change_size(ch["new"]), names="value")
         self.views["tradeoff"].observe_selection(self._picked, "pick")
-        super().__init__([W.HBox([self.size_w, self.progress_box]), self.controls_box,
-                          W.HBox([self.add_dim, self.add_value, self.add_button]),
-                          self.status, self.messages, self.numbers,
-                          self.views["tradeoff"], self.views["cell"], self.finding,
-                          self.study_box, panel_export.export_area(self)])
+
+    def _assemble(self) -> None:
+        """The panel's children, once its views exist."""
+        if self.children:
+            return
+        self.children = [W.HBox([self.size_w, self.progress_box]), self.controls_box,
+                         W.HBox([self.add_dim, self.add_value, self.add_button]),
+                         self.status, self.messages, self.partial, self.numbers,
+                         self.views["tradeoff"], self.views["cell"], self.finding,
+                         self.study_box, panel_export.export_area(self)]
 
     # -------------------------------------------------------------- plain methods
-    def key(self) -> str:
-        return json.dumps([self.study.model, self.study.dimensions(self.size)], default=str)
+    def key(self, size: fitgpp.studies.reproduce.Size | None = None) -> str:
+        size = self.size if size is None else size
+        return json.dumps([self.study.model, self.study.dimensions(size)], default=str)
 
-    def compute(self) -> Outcome:
-        """Run the current declaration (cells from the cache, the rest simulated)."""
-        k = self.key()
+    def declare(self, *, shown=None, then=None) -> None:
+        """Compute the current declaration and draw it. When some of its cells must be
+        simulated and it has several seeds, it is drawn first from the first seed alone, as
+        soon as that seed's cells are in (a declaration of its own, so every number, interval
+        and sentence is what one seed allows), with :attr:`partial` saying so, then again from
+        all the seeds. ``shown()`` is called once the panel can be shown (the first draw);
+        ``then()`` after the controls are rebuilt, before each draw."""
+        t0 = time.perf_counter()
+        seeds = self.study.seeds(self.size)
+        self.draw_times, self.simulated = [], 0
+        early = None
+        if len(seeds) > 1 and self.key() not in self._outcomes:
+            total, cached = self.study.pending(self.size, cache=self.cache)
+            if cached < total:
+                early = dataclasses.replace(self.size, seeds=seeds[:1])
+        for size in ((early, self.size) if early is not None else (self.size,)):
+            self._early = size is not self.size
+            if self._early:   # said until the last draw is done (it stays on screen meanwhile)
+                self.partial.value = partial_note(len(self.study.seeds(size)), len(seeds))
+            self.compute(size)
+            self._build_controls()
+            if then is not None:
+                then()
+            self._draw_selection()
+            if not self._early:
+                self.partial.value = ""
+            self._assemble()
+            if early is not None and size is self.size:   # the first seed's were simulated too
+                self.status.value += f"<small> (and just before, for the first draw: " \
+                    f"{self._outcomes[self.key(early)][0].stats['computed']} simulated)</small>"
+            self.draw_times.append((time.perf_counter() - t0, len(self.study.seeds(size))))
+            if shown is not None:
+                shown()
+                shown = None
+
+    def compute(self, size: fitgpp.studies.reproduce.Size | None = None) -> Outcome:
+        """Run the current declaration, or the same at ``size`` (cells from the cache, the
+        rest simulated), and show its finding and figures."""
+        size = self.size if size is None else size
+        k = self.key(size)
         if k not in self._outcomes:
             self.progress.layout.visibility = "visible"
 
             t0, first = time.perf_counter(), []
+            what = ("" if size is self.size else
+                    f"seed {size.seeds[0]} first (of {len(self.study.seeds(self.size))}): ")
 
             def bar(done, total):
                 self.progress.max, self.progress.value = max(total, 1), done
                 first[:1] = first[:1] or [done]      # the cells the cache gave at once
                 text = progress_text(done, total, first[0], time.perf_counter() - t0)
-                self.eta.value = f"<small>{text}</small>"
-            o = self.study.run(self.size, cache=self.cache, progress=bar)
+                self.eta.value = f"<small>{what}{text}</small>"
+            o = self.study.run(size, cache=self.cache, progress=bar)
             try:
                 result = self.study.analysis(o)
             except Exception as exc:  # noqa: BLE001 - a variation its analysis was not written for
@@ -206,12 +210,14 @@ class Panel(W.VBox):
             own = getattr(result, "report_columns", None) is not None
             self._outcomes[k] = (o, result, o.table() if own else result.table)
             s = o.stats
+            self.simulated += s["computed"]
             self.status.value = (f"<small>{s['unique']} cells: {s['computed']} simulated, "
                                  f"{s['cached']} read from the cache, "
                                  f"{time.perf_counter() - t0:.1f} s</small>")
             self.progress.layout.visibility = "hidden"
             self.eta.value = ""
         self.o, self.result, self.table = self._outcomes[k]
+        self._shown = k
         self.finding.value = ("<p><b>Finding</b> (computed from these results).</p>"
                               + finding_html(self.result.finding))
         self._draw_study()
@@ -301,7 +307,7 @@ class Panel(W.VBox):
         sel = self._selection_for_outcome()
         full = self.selection()
         nums = selection_numbers(self.o, sel)
-        n = len(self.o.study.seeds(self.size))
+        n = len(self.o.study.seeds(self.o.size))
         why = ("95 % Student-t intervals over the seeds" if n >= MIN_CI_VALUES else
                f"{n} seeds: no interval (it needs {MIN_CI_VALUES} or more seeds); the range "
                "over the seeds is shown instead")
@@ -331,7 +337,7 @@ class Panel(W.VBox):
         self._tr_key = tr_key
         self.last_seconds = time.perf_counter() - t0
         self.static.refresh()
-        if self._prebuilt_for is not self.o:
+        if self._prebuilt_for is not self.o and not self._early:
             self._prebuilt_for = self.o
             self.prebuilding = threading.Thread(target=self._prebuild,
                                                 args=(self.o, self.table, full),
@@ -367,9 +373,9 @@ class Panel(W.VBox):
         going back to one already computed shows its views again)."""
         if not self.draw_study:
             return
-        k = self.key()
+        k = self._shown
         if k not in self._study_views:
-            boxes = []
+            boxes = [self.partial] if self._early else []
             for name, chart in self.result.charts.items():
                 boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
                           live.show(chart)]
@@ -401,9 +407,7 @@ class Panel(W.VBox):
                 self._enable()
                 self._draw_selection()
                 return
-            self.compute()
-            self._build_controls()
-            self._draw_selection()
+            self.declare()
         self._run(go)
 
     def _add(self) -> None:
@@ -416,23 +420,21 @@ class Panel(W.VBox):
                     raise PanelError(f"add a value to {exc}") from None
             value = cast_value(self.study, dim, text)
             self.study, self.size = extend(self.study, self.size, self.add_dim.value, value)
-            self.compute()
-            self._build_controls()
-            w = self.controls.get(self.add_dim.value)
-            match = [v for _, v in (w.options if w is not None else ()) if v == value]
-            if match:   # select the added value
-                self._quiet = True
-                w.value = match[0]
-                self._quiet = False
-            self._draw_selection()
+
+            def select():
+                w = self.controls.get(dim)
+                match = [v for _, v in (w.options if w is not None else ()) if v == value]
+                if match:   # select the added value
+                    self._quiet = True
+                    w.value = match[0]
+                    self._quiet = False
+            self.declare(then=select)
         self._run(go)
 
     def _change_size(self, name: str) -> None:
         def go():
             self.size_name, self.size = name, self.sizes[name]
-            self.compute()
-            self._build_controls()
-            self._draw_selection()
+            self.declare()
         self._run(go)
 
     def _picked(self, change) -> None:

@@ -110,8 +110,8 @@ class StaticCopy:
     """The static copy of ``root`` (a widget tree): its HTML widgets' text and its live
     charts as SVG, in the order they appear."""
 
-    def __init__(self, root: W.Widget, note: str = NOTE):
-        self.root, self.note = root, note
+    def __init__(self, root: W.Widget, note: str = NOTE, *, claim: bool = True):
+        self.root, self.note, self.claim = root, note, claim
         self.key = uuid.uuid4().hex
         self.handle = None
         self.draws = 0                      # SVGs drawn (a test counts them)
@@ -125,7 +125,7 @@ class StaticCopy:
 
     def _part(self, w) -> str:
         if isinstance(w, live.LiveChart):
-            if w.static_key != self.key:
+            if self.claim and w.static_key != self.key:   # its live chart hides it
                 w.static_key = self.key
             got = self._svgs.get(id(w.chart))
             if got is None or got[0] is not w.chart:
@@ -194,10 +194,11 @@ class StaticCopy:
 def shown_while(widget):
     """Show ``widget`` in the running cell's output while the block runs, then blank it:
     a panel's first computation runs in its constructor, before the panel (and its
-    progress bar) can be on screen."""
+    progress bar) can be on screen. Gives the display handle (None outside a kernel): the
+    block may show something else there meanwhile (a panel's first draw from one seed)."""
     handle = _display(widget, display_id=True) if in_kernel() else None
     try:
-        yield
+        yield handle
     finally:
         if handle is not None:
             handle.update({"text/plain": ""}, raw=True)
@@ -209,3 +210,25 @@ def display_with_copy(widget: W.Widget, copy: StaticCopy) -> None:
     data["text/plain"] = "(live panel: needs its running kernel; its static copy follows)"
     _display(data, raw=True)
     copy.show()
+
+
+@contextmanager
+def previewed(widget):
+    """Gives ``show()``: in a running kernel, display a picture of ``widget`` as it is now (its
+    HTML and every live chart as SVG, as :class:`StaticCopy` draws them) in the running cell's
+    output; the output is blanked when the block ends. A panel drawn from its first seed while
+    its constructor still computes the rest shows itself so: its live charts would be drawn only
+    once the kernel is idle (the front end asks the kernel for vega first). Outside a kernel
+    ``show()`` does nothing."""
+    handles = []
+
+    def show():
+        if in_kernel():
+            from IPython.display import HTML
+            handles.append(_display(HTML(StaticCopy(widget, note="", claim=False).html()),
+                                    display_id=True))
+    try:
+        yield show
+    finally:
+        for handle in handles:
+            handle.update({"text/plain": ""}, raw=True)

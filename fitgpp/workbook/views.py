@@ -284,3 +284,17 @@ def progress_text(done: int, total: int, first: int, seconds: float) -> str:
     left = (total - done) * seconds / (done - first)
     when = f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min"
     return f"{text}, about {when} left at the pace so far"
+
+
+def partial_note(k: int, n: int) -> str:
+    """What a panel says while it is drawn from ``k`` of its ``n`` seeds, the rest computing
+    (:meth:`fitgpp.workbook.panels.Panel.declare`)."""
+    from fitgpp.analysis.metrics import MIN_CI_VALUES
+    few = (f"with {k} seed{'s' if k != 1 else ''} there is no interval over the seeds (it needs "
+           f"{MIN_CI_VALUES} or more), so what is judged from one says \"cannot tell\" until "
+           "then" if k < MIN_CI_VALUES else "the intervals are those of these seeds")
+    return ('<p class="fitgpp-partial" style="background:#fff3cd;padding:4px 8px;'
+            f'border-left:4px solid #e0a800"><b>Drawn from {k} of {n} seeds</b> while the '
+            f"{'other seed computes' if n - k == 1 else f'other {n - k} seeds compute'} (the bar "
+            f"above counts the cells): {few}. The numbers, charts and finding will update when "
+            f"all {n} seeds are in.</p>")

@@ -358,3 +358,78 @@ def test_an_axis_starts_at_its_quantitys_least_value_not_below_it():
     assert all("domainMin" not in s and s["padding"] == 10 for s in scales) and all(clips)
     scales, _ = y_scales(df.assign(value=df["value"] + 500.0, lowest=0.0))   # far above 0
     assert all("domainMin" not in s for s in scales)
+
+
+def _finish_chained(chart, p, title, notes=(), legend=()):
+    """What plots.base._finish did before issue 26: properties() and four configure_*()
+    calls, each copying the whole chart."""
+    import altair as alt
+
+    from fitgpp.figures.plots import base
+    longest = max((len(str(lb)) for lb in legend), default=12)
+    columns = max(1, min(len(legend) or 3, int(p.width // (0.6 * p.font * longest + 34))))
+    sub = [ln for note in notes if note for ln in base._wrap(note, p)]
+    lines = base._wrap(title, p, p.title_font + 1, em=0.62)
+    head = alt.Title(lines if len(lines) > 1 else title, subtitle=sub or alt.Undefined,
+                     anchor="start", fontSize=p.title_font + 1, subtitleFontSize=p.font,
+                     fontWeight="bold")
+    return (chart.properties(title=head, usermeta={"fitgpp": {"preset": p.name,
+                                                               "inches": p.inches}})
+            .configure_axis(labelFontSize=p.font, titleFontSize=p.title_font)
+            .configure_legend(labelFontSize=p.font, titleFontSize=p.title_font, columns=columns,
+                              labelLimit=p.width, titleLimit=p.width, symbolSize=40)
+            .configure_header(labelFontSize=p.title_font, titleFontSize=p.title_font)
+            .configure_text(fontSize=p.font))
+
+
+@pytest.mark.parametrize("kind", ["chart", "layer", "facet", "configured"])
+def test_finish_gives_the_dict_the_configure_calls_gave(kind):
+    """Issue 26: _finish sets the fonts on one copy instead of five; the Vega-Lite it gives is
+    the same, key for key and in the same order, and the chart it was given is unchanged."""
+    import json
+
+    import pandas as pd
+
+    import altair as alt
+
+    from fitgpp.figures.plots import base
+    df = pd.DataFrame({"x": [1, 2, 3], "y": [3, 1, 2], "g": ["a", "b", "a"]})
+    one = alt.Chart(df).mark_line().encode(x="x", y="y", color="g")
+    chart = {"chart": one, "layer": alt.layer(one, one.mark_point()),
+             "facet": alt.layer(one, one.mark_point()).facet(column="g"),
+             "configured": one.configure_view(stroke=None)}[kind]
+    before = json.dumps(chart.to_dict())
+    for p in base.PRESETS.values():
+        args = (p, "A title long enough to be wrapped at the column width, surely", ["a note"],
+                ["a", "b"])
+        got, want = base._finish(chart, *args), _finish_chained(chart, *args)
+        assert json.dumps(got.to_dict()) == json.dumps(want.to_dict())
+    assert json.dumps(chart.to_dict()) == before
+
+
+def test_a_fit_answered_before_is_not_validated_again_one_drawn_now_is(tmp_path, monkeypatch):
+    """Issue 26: _fits keys its kept answer on the unvalidated spec (the same dict); a chart
+    answered before is not checked against the schema again, a new one still is."""
+    import altair as alt
+    import pandas as pd
+
+    from fitgpp.figures.plots import base, lines
+    monkeypatch.setenv("FITGPP_CACHE", str(tmp_path))
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [2, 1]})).mark_line().encode(
+        x="x", y="y").properties(width=300, height=140)
+    checked = []
+    real = alt.Chart.to_dict
+
+    def to_dict(self, *a, validate=True, **kw):
+        checked.append(validate)
+        return real(self, *a, validate=validate, **kw)
+    monkeypatch.setattr(alt.Chart, "to_dict", to_dict)
+    first = lines._fits(chart, base.PRESETS["full"])
+    assert True in checked                       # drawn now: validated
+    checked.clear()
+    assert lines._fits(chart, base.PRESETS["full"]) == first
+    assert checked == [False]                    # answered before: not validated again
+    bad = chart.copy()
+    bad._kwds["width"] = "wide"                  # not a width Vega-Lite takes
+    with pytest.raises(Exception, match="wide"):
+        lines._fits(bad, base.PRESETS["full"])

@@ -113,12 +113,14 @@ def test_off_grid_value_runs_only_the_missing_cells(cache):
     p._add()
     assert not p.messages.outputs, p.messages.outputs
     st = p.o.stats
-    assert st["computed"] == len(TINY.seeds) and st["cached"] == n_before
+    # the new value's cells only (its first seed's first, drawn from that seed alone)
+    assert p.simulated == len(TINY.seeds) and st["unique"] == n_before + len(TINY.seeds)
+    assert [n for _, n in p.draw_times] == [1, 2]
     assert 2.0 in [v for _, v in p.controls["s"].options] and p.controls["s"].value == 2.0
     assert "FitGpp s=2" in p.numbers.value
     # three seeds: the third seed's cells are computed and intervals appear
     p.controls["seeds"].value = 3
-    assert p.o.stats["computed"] == p.o.stats["unique"] - st["unique"]
+    assert p.simulated == p.o.stats["computed"] == p.o.stats["unique"] - st["unique"]
     assert "[" in p.numbers.value and "95 %" in p.numbers.value
 
 
@@ -230,9 +232,13 @@ def test_the_first_computation_shows_its_progress(tmp_path, monkeypatch):
     p = Panel(study, TINY, cache=tmp_path, charts=False)
     assert handles[0].shown[0] is p.progress_box       # on screen before the panel is
     n = p.o.stats["unique"]
-    assert seen[0][:3] == (0, n, "visible") and seen[-1][:3] == (n, n, "visible")
-    assert len(seen) == n + 1
-    assert f"0 of {n:,} cells" in seen[0][3] and "left at the pace so far" in seen[1][3]
+    # the first seed's cells first (then drawn), then the rest, counted on from there
+    k = n // len(TINY.seeds)
+    assert seen[0][:3] == (0, k, "visible") and seen[k][:3] == (k, k, "visible")
+    assert seen[k + 1][:3] == (k, n, "visible") and seen[-1][:3] == (n, n, "visible")
+    assert len(seen) == n + 2
+    assert f"0 of {k:,} cells" in seen[0][3] and "left at the pace so far" in seen[1][3]
+    assert "seed 0 first (of 2)" in seen[0][3] and "seed 0 first" not in seen[-1][3]
     assert p.eta.value == ""                           # gone once the panel is drawn
     assert handles[0].shown[-1] == {"text/plain": ""}  # blanked once the panel can show
 
@@ -424,3 +430,104 @@ def test_progress_says_the_time_left_from_the_cells_simulated_here():
     assert progress_text(60, 210, 50, 20.0) == "60 of 210 cells, about 5 min left at the pace so far"
     assert progress_text(1, 3, 0, 10.0) == "1 of 3 cells, about 20 s left at the pace so far"
     assert progress_text(3, 3, 0, 10.0) == "3 of 3 cells"
+
+
+def _drawn(p) -> dict:
+    """What panel ``p`` shows now: the note, numbers, finding, every chart's spec, the study's
+    figures' captions and specs."""
+    return {"note": p.partial.value, "numbers": p.numbers.value, "finding": p.finding.value,
+            "seeds": p.o.study.seeds(p.o.size),
+            "views": {k: v.chart.to_dict() for k, v in p.views.items()},
+            "study": [c.value if hasattr(c, "value") else c.chart.to_dict()
+                      for c in p.study_box.children]}
+
+
+def test_a_cold_panel_draws_from_the_first_seed_then_from_all(tmp_path, monkeypatch):
+    """Issue 26: the first panel appears from the first seeds while the rest compute, and
+    says so; its sentences claim what one seed allows; the last draw is the warm one."""
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)})
+    size = Size(n_jobs=120, seeds=(0, 1, 2), timeline_jobs=50)
+    draws = []
+    assemble = Panel._assemble
+
+    def spy(self):            # called once each draw is done
+        assemble(self)
+        draws.append(_drawn(self))
+    monkeypatch.setattr(Panel, "_assemble", spy)
+    cold = Panel(study, size, cache=tmp_path)
+    assert [d["seeds"] for d in draws] == [(0,), (0, 1, 2)]
+    assert [n for _, n in cold.draw_times] == [1, 3]
+    assert cold.draw_times[0][0] < cold.draw_times[1][0]
+    first, last = draws
+    assert "Drawn from 1 of 3 seeds" in first["note"] and "will update" in first["note"]
+    assert "cannot tell" in first["note"] and [first["note"]] == first["study"][:1]
+    assert last["note"] == "" and "Drawn from" not in str(last["study"])
+    assert "one run (one seed: no interval over seeds)" in first["numbers"]
+    # the first draw is exactly the one-seed declaration's (what one seed allows: its
+    # sentences say "cannot tell"), the last exactly what a warm panel draws
+    one = Panel(study, Size(n_jobs=120, seeds=(0,), timeline_jobs=50), cache=tmp_path)
+    assert len(one.draw_times) == 1 and one.partial.value == ""
+    assert {**first, "note": "", "study": first["study"][1:]} == _drawn(one)
+    assert "cannot tell" in first["finding"]
+    draws.clear()
+    warm = Panel(study, size, cache=tmp_path)
+    assert len(draws) == 1 and len(warm.draw_times) == 1 and warm.o.stats["computed"] == 0
+    assert last == draws[0]
+    assert "Drawn from" not in warm.static.html()
+
+
+def test_a_panel_drawn_early_says_so_in_the_notebook(tmp_path, monkeypatch):
+    """In a kernel the first draw is shown while the rest compute, as a picture (its live
+    charts would wait for the kernel to be idle): the note, the numbers and every chart as
+    SVG; the note stays on the panel until the last draw; the picture is blanked once the
+    panel itself is displayed."""
+    from fitgpp.workbook import static
+    handles = []
+    monkeypatch.setattr(static, "in_kernel", lambda: True)
+    monkeypatch.setattr(static, "_display", lambda obj, **kw: handles.append(_Handle(obj))
+                        or handles[-1])
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)},
+                                             policies={"fifo": {}, "lrtp": {}})
+    during = []
+    run = type(study).run
+
+    def watched(self, size, **kw):   # what the screen shows while the rest compute
+        during.append((len(size.seeds), [h.shown[-1] for h in handles]))
+        return run(self, size, **kw)
+    monkeypatch.setattr(type(study), "run", watched)
+    p = Panel(study, TINY, cache=tmp_path, charts=False)
+    (n1, first), (n2, second) = during
+    assert n1 == 1 and len(first) == 1                 # the progress bar alone
+    assert n2 == 2 and len(second) == 2                # and the first draw beside it
+    shown = second[1].data
+    assert "Drawn from 1 of 2 seeds" in shown and "one run (one seed" in shown
+    assert "no interval over the seeds" in shown and "will update" in shown
+    svgs = static.svgs(shown)
+    assert len(svgs) == 2 and all(x.startswith("<svg") for x in svgs)   # both charts
+    assert "Static copy" not in shown                  # a picture of now, not the saved copy
+    assert p.partial.value == "" and "Drawn from" not in p.static.html()
+    assert [h.shown[-1] for h in handles] == [{"text/plain": ""}] * 2
+
+
+def test_the_note_stays_until_the_last_draw(tmp_path, monkeypatch):
+    """The note is on the panel from the first draw until the last one is done (it was once
+    cleared as the rest began to compute, so it never reached the screen)."""
+    study = reproduce.STUDIES["rq3"].replace(knobs={"grace_scale": (1.0,)},
+                                             policies={"fifo": {}, "lrtp": {}})
+    notes = []
+    run = type(study).run
+    box = {}
+
+    def watched(self, size, **kw):
+        notes.append(box["p"].partial.value if "p" in box else None)
+        return run(self, size, **kw)
+    monkeypatch.setattr(type(study), "run", watched)
+    init = Panel.declare
+
+    def declare(self, **kw):
+        box["p"] = self
+        return init(self, **kw)
+    monkeypatch.setattr(Panel, "declare", declare)
+    p = Panel(study, TINY, cache=tmp_path, charts=False)
+    assert notes[0] != "" and "Drawn from 1 of 2 seeds" in notes[1]
+    assert p.partial.value == ""

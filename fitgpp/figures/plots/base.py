@@ -106,13 +106,21 @@ def _finish(chart, p: Preset, title: str, notes=(), legend=()) -> alt.TopLevelMi
     head = alt.Title(lines if len(lines) > 1 else title,
                      subtitle=sub or alt.Undefined, anchor="start", fontSize=p.title_font + 1,
                      subtitleFontSize=p.font, fontWeight="bold")
-    return (chart.properties(title=head, usermeta={"fitgpp": {"preset": p.name,
-                                                               "inches": p.inches}})
-            .configure_axis(labelFontSize=p.font, titleFontSize=p.title_font)
-            .configure_legend(labelFontSize=p.font, titleFontSize=p.title_font, columns=columns,
-                              labelLimit=p.width, titleLimit=p.width, symbolSize=40)
-            .configure_header(labelFontSize=p.title_font, titleFontSize=p.title_font)
-            .configure_text(fontSize=p.font))
+    out = chart.properties(title=head, usermeta={"fitgpp": {"preset": p.name,
+                                                            "inches": p.inches}})
+    # the fonts set on the one copy properties() made, as configure_axis(...),
+    # .configure_legend(...), ... would set them; each of those copies the whole chart, and
+    # copying a layered or faceted chart deep-copies every layer: 1.1 of the 3 s of a warm
+    # Panel(RQ2, "full") went there (issue 26). The dict is the same, key for key.
+    config = alt.Config() if out.config is alt.Undefined else out.config.copy(deep=False)
+    config["axis"] = alt.AxisConfig(labelFontSize=p.font, titleFontSize=p.title_font)
+    config["legend"] = alt.LegendConfig(labelFontSize=p.font, titleFontSize=p.title_font,
+                                        columns=columns, labelLimit=p.width,
+                                        titleLimit=p.width, symbolSize=40)
+    config["header"] = alt.HeaderConfig(labelFontSize=p.title_font, titleFontSize=p.title_font)
+    config["text"] = alt.MarkConfig(fontSize=p.font)
+    out.config = config
+    return out
 
 
 def natural_key(label) -> tuple:
