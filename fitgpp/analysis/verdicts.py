@@ -237,6 +237,14 @@ def holds_together(verdicts: Sequence[PaperVerdict]) -> bool:
     return bool(verdicts) and all(v.matches for v in verdicts)
 
 
+def contradicts(verdicts: Sequence[PaperVerdict]) -> bool:
+    """Whether some number is detectably off the paper's: a different sign, the same sign but
+    larger or smaller by its interval, or no detectable change where the paper's value lies
+    outside the interval (the only ground for "does not reproduce")."""
+    return any(v.verdict in ("differs in sign", "same sign, larger", "same sign, smaller")
+               or "does not reproduce" in v.phrase for v in verdicts)
+
+
 def paper_summary(verdicts: Sequence[PaperVerdict]) -> str:
     """One sentence over all claims: "Agrees with the paper on all N numbers" only when every
     one matches; "Does not reproduce the paper's headline" when some number is detectably
@@ -247,9 +255,7 @@ def paper_summary(verdicts: Sequence[PaperVerdict]) -> str:
     for v in verdicts:
         groups.setdefault(v.phrase, []).append(v.title)
     parts = "; ".join(f"{phrase}: {', '.join(titles)}" for phrase, titles in groups.items())
-    off = any(v.verdict in ("differs in sign", "same sign, larger", "same sign, smaller")
-              or "does not reproduce" in v.phrase for v in verdicts)
-    head = ("Does not reproduce the paper's headline" if off else
+    head = ("Does not reproduce the paper's headline" if contradicts(verdicts) else
             "Cannot tell whether this reproduces the paper's headline")
     return f"{head} ({parts})."
 

@@ -6,7 +6,8 @@ from fitgpp.figures import plots
 
 from fitgpp.analysis.metrics import METRICS
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
-from fitgpp.analysis.verdicts import MIN_SEEDS, against_paper_row, compare, holds_together, size_phrase
+from fitgpp.analysis.verdicts import (MIN_SEEDS, against_paper_row, compare, contradicts,
+                                      holds_together, size_phrase)
 
 
 S_VALUES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -64,7 +65,9 @@ def _rq2(o: Outcome) -> RQResult:
     p_values = sorted({int(p) for p in table["P"].dropna()})
     charts = _tradeoff_charts(key, table, p_values)
     fit = table[table["family"] == "FitGpp"]
-    meets = fit[[holds_together(against_paper_row(r)) for _, r in fit.iterrows()]]
+    judged = [against_paper_row(r) for _, r in fit.iterrows()]
+    meets = fit[[holds_together(v) for v in judged]]
+    n_off = sum(contradicts(v) for v in judged)
     lines = fit.assign(P=fit["P"].astype(int).astype(str))
     charts[f"{key}_change_vs_s"] = plots.metric_lines(_long(lines, changes(o), ["s", "P"]), x="s",
                                                       series="P", x_title="threshold s",
@@ -86,12 +89,25 @@ def _rq2(o: Outcome) -> RQResult:
     finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings match all three of the paper's "
                f"numbers {size_phrase(o.jobs(), len(st.seeds(o.size)))}"
                + (f" ({', '.join(meets['policy'])})" if len(meets) else "")
-               + (", so this study does not agree with the paper's headline" if not len(meets)
-                  else "")
+               + _headline_clause(len(fit), len(meets), n_off, len(st.seeds(o.size)))
                + f"; from s={ends[0]:g} to s={ends[1]:g} (means over seeds): "
                + "; ".join(trend) + ". " + " ".join(verdict))
     return RQResult(key, st.title, st.question, table, charts, {"sweep": o.grid}, finding,
                     _config(o, model=st.model or o.size.model))
+
+
+def _headline_clause(n: int, n_meet: int, n_off: int, seeds: int) -> str:
+    """What the settings' matches say of the paper's headline: "does not agree" only when
+    every setting is detectably off the paper's numbers; a setting neither matching nor off
+    (an interval that holds the paper's value without a sign, or fewer than 3 seeds) leaves
+    it open."""
+    if n_meet:
+        return ""
+    if n_off == n:
+        return ", so this study does not agree with the paper's headline"
+    why = f" ({seeds} seed{'s' if seeds != 1 else ''}: fewer than 3)" if seeds < 3 else ""
+    return (f"; {n_off} of them are detectably off the paper's numbers, so whether this study "
+            f"agrees with the paper's headline cannot be told{why}")
 
 
 RQ2 = Study(

@@ -380,6 +380,20 @@ def test_rq2_agrees_on_the_s_trade_off_only_by_the_paired_test():
     assert "Cannot tell" in s_tradeoff_verdict(two, 0.5, 16.0)
 
 
+def test_rq2_says_it_does_not_agree_only_when_every_setting_is_detectably_off():
+    """A cold panel's first draw (one seed) said "0 of 18 settings match ..., so this study
+    does not agree with the paper's headline": at one seed nothing can be told."""
+    from fitgpp.studies.rq2 import RQ2, _headline_clause
+    assert "does not agree" in _headline_clause(18, 0, 18, 5)
+    one = _headline_clause(18, 0, 0, 1)
+    assert "does not agree" not in one and "cannot be told (1 seed: fewer than 3)" in one
+    assert "0 of them" in one
+    assert _headline_clause(18, 2, 16, 5) == ""
+    from fitgpp.studies.size import Size
+    finding = RQ2.analysis(RQ2.run(Size(n_jobs=200, seeds=(0,)), cache=False)).finding
+    assert "does not agree" not in finding and "(1 seed: fewer than 3)" in finding, finding
+
+
 def test_package_docstring_lists_every_study_and_no_other():
     """The list of studies in ``fitgpp.studies``'s docstring is the registry: every key of
     STUDIES with its title, in order, and no key that is not registered."""
