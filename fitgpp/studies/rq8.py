@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pandas as pd
 
 from fitgpp.figures import names, plots
@@ -180,6 +179,16 @@ def _be(r) -> str:
     return f"{percent(r['change_be_median'])}{iv}"
 
 
+def _untold(cells: pd.DataFrame) -> str:
+    """The clause for the cells where whether the triple holds cannot be told: some change of
+    theirs has no sign from fewer than 3 seeds (empty when there is none)."""
+    cols = [c for c in ("v_te", "v_be_median", "v_be_p95") if c in cells]
+    untold = ~cells["holds"] & (cells[cols] == "cannot tell").any(axis=1)
+    k = int(untold.sum())
+    return (f"; in {k} of them whether it holds cannot be told (changes from fewer than 3 "
+            f"seeds)" if k else "")
+
+
 def finding_text(cells: pd.DataFrame, lost: pd.DataFrame | None = None) -> str:
     """The finding, sentence by sentence from the judged cells and the ledger's parts (the
     one function that words it; the sentences follow :mod:`fitgpp.analysis.verdicts`' rules)."""
@@ -189,7 +198,7 @@ def finding_text(cells: pd.DataFrame, lost: pd.DataFrame | None = None) -> str:
            f"matched by the verdict rules, TE gain and BE costs with intervals excluding 0) "
            f"holds in {len(held)} of {n} cells" + (": " + "; ".join(
                f"{_where(r)} (BE median {_be(r)})" for _, r in held.iterrows()) if len(held)
-               else "") + "."]
+               else "") + _untold(cells) + "."]
     near = cells[cells["means_match"] & ~cells["holds"]]
     if len(near):
         out.append("The three numbers match the paper's, but not every sign holds by its interval, "

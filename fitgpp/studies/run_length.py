@@ -17,7 +17,8 @@ import math
 import pandas as pd
 
 from fitgpp.figures import plots
-from fitgpp.analysis.verdicts import PAPER_CLAIMS, Estimate, against_paper_row, holds_together
+from fitgpp.analysis.verdicts import (PAPER_CLAIMS, Estimate, against_paper_row, contradicts,
+                                      holds_together)
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 from fitgpp.studies.steady import steadiness
 
@@ -42,11 +43,12 @@ def usable_capacity(steady: pd.DataFrame, policy: str = FITGPP) -> float:
 def paper_cells(table: pd.DataFrame) -> pd.DataFrame:
     """FitGpp's rows with the verdict on each of the paper's numbers from its interval
     (``verdicts``: TE p95 / BE median / BE p95, :func:`fitgpp.analysis.verdicts.against_paper_row`) and
-    whether all three hold together (``holds``)."""
+    whether all three hold together (``holds``) or some is detectably off the paper's (``off``)."""
     fit = table[table["policy"] == FITGPP].copy()
     said = [against_paper_row(r) for _, r in fit.iterrows()]
     fit["verdicts"] = [" / ".join(v.phrase for v in vs) for vs in said]
     fit["holds"] = [holds_together(vs) for vs in said]
+    fit["off"] = [contradicts(vs) for vs in said]
     return fit
 
 
@@ -96,7 +98,10 @@ def run_length_finding(table: pd.DataFrame, steady: pd.DataFrame) -> str:
              "fitgpp.analysis.verdicts) at " + ", ".join(
                  f"load {r['load']:g} with {int(r['n_jobs']):,} jobs" for _, r in held.iterrows())
              + "." if len(held) else
-             "The paper's three numbers hold together nowhere on this grid (TE p95 / BE median / "
+             ("The paper's three numbers hold together nowhere on this grid" if cells["off"].all()
+              else "The paper's three numbers hold together at no cell of this grid where it can "
+              "be told" if cells["off"].any() else "Whether the paper's three numbers hold "
+              "together cannot be told at any cell of this grid") + " (TE p95 / BE median / "
              "BE p95 against the paper's):\n" + "\n".join(
                  f"  - load {r['load']:g}, {int(r['n_jobs']):,} jobs: {r['verdicts']}."
                  for _, r in cells.iterrows()))

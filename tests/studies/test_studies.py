@@ -315,7 +315,8 @@ def test_the_run_length_study_grid_follows_the_size_and_finds_the_capacity():
     r = st.result(size, cache=False)
     assert len(r.table) == 2 * 2 * 2 and set(r.steadiness["jobs"]) == {500, 1500}
     assert "FitGpp s=4's runs of 1,500 jobs stay steady up to load 0.3" in r.finding
-    assert "hold together nowhere on this grid" in r.finding
+    # one seed: every cell "cannot tell", so nothing says the numbers hold nowhere
+    assert "hold together cannot be told at any cell of this grid" in r.finding
     fifo = r.table.set_index(["policy", "load", "n_jobs"]).loc["FIFO"]
     # overloaded, FIFO's TE tail grows with the run length; at 0.3 nothing waits
     assert fifo.loc[(1.3, 1500), "te_p95"] > fifo.loc[(1.3, 500), "te_p95"] > 1.0
@@ -434,3 +435,32 @@ def test_every_study_line_chart_knows_the_least_value_of_its_quantity():
     spec = plots.metric_lines(long[long["metric"] == "long BE p95"], x="x", series="x",
                               y_title="slowdown").to_dict()
     assert "cut at the least value the quantity can take" in str(spec)
+
+
+def test_one_seed_findings_do_not_say_the_paper_fails_where_nothing_can_be_told():
+    """At one seed (a cold panel's first draw) RQ8 said "holds in 0 of 12 cells" and the
+    run-length study "hold together nowhere on this grid" with every cell "cannot tell"."""
+    from fitgpp.studies.size import Size
+    from fitgpp.studies import STUDIES
+    size = Size(n_jobs=300, seeds=(0,), run_lengths=(300, 600), run_loads=(0.7, 0.9))
+    rq8 = STUDIES["rq8"].analysis(STUDIES["rq8"].run(size, cache=False)).finding
+    assert "whether it holds cannot be told (changes from fewer than 3 seeds)" in rq8, rq8
+    rl = STUDIES["runlen"].analysis(STUDIES["runlen"].run(size, cache=False)).finding
+    assert "nowhere" not in rl and "cannot be told at any cell of this grid" in rl, rl
+
+
+@pytest.mark.parametrize("off, said", [
+    ([True, True], "The paper's three numbers hold together nowhere on this grid"),
+    ([True, False], "hold together at no cell of this grid where it can be told"),
+    ([False, False], "Whether the paper's three numbers hold together cannot be told at any cell"),
+])
+def test_the_run_length_finding_says_nowhere_only_when_every_cell_is_off(monkeypatch, off, said):
+    from fitgpp.studies import run_length
+    cells = pd.DataFrame({"load": [0.7, 0.9], "n_jobs": [1000, 1000], "holds": [False, False],
+                          "off": off, "verdicts": ["v", "v"]})
+    monkeypatch.setattr(run_length, "paper_cells", lambda table: cells)
+    monkeypatch.setattr(run_length, "usable_capacity", lambda steady, *a: 0.7)
+    monkeypatch.setattr(run_length, "movement", lambda table, steady: "moves")
+    text = run_length.run_length_finding(pd.DataFrame({"n_jobs": [1000], "load": [0.7]}), None)
+    assert said in text, text
+    assert ("nowhere" in text) == all(off)
