@@ -72,6 +72,7 @@ class Dlas(OrderedPolicy):
             if due_at[i] == c and eng.state[i] == RUNNING:
                 crossing.append(i)
         for i in sorted(crossing):  # index order is (submit, job_id) order
+            s["later"] = True  # it moves to a later queue: the step may start a job
             due_at[i] = -1
             self._run_remove(s, i)
             while d["level"][i] < len(self.thresholds) and \

@@ -119,11 +119,10 @@ class Gittins(OrderedPolicy):
                 crossing.append(i)
         for i in crossing:
             due_at[i] = -1
-            self._run_remove(s, i)
             att = self._attained(eng, i, t)
             g["level"][i] = sum(1 for x in self.thresholds if x <= att)
             g["k"][i] = quantum(att, self.delta)
-            self._run_add(eng, s, i)
+            self._rekey(s, i, self.static(eng, i))
             self._watch(eng, g, i)
 
     def starting(self, eng, s, i) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fitgpp.sim.engine import RUNNING
 from fitgpp.sim.policies.ordered import OrderedPolicy
 
 TIES = {"description": "order of tied jobs: 'exact' ((submit, job_id); re-sorted at every "
@@ -49,3 +50,17 @@ class Shortest(OrderedPolicy):
 
     def offset(self, t):
         return t
+
+    def list_key(self, eng, t: int):
+        """``run_key`` or ``wait_key`` by state, inlined (``ties="tiresias"`` sorts by it)."""
+        return remaining(eng, t, None)
+
+
+def remaining(eng, t: int, gpus):
+    """Key of each job at tick ``t``: its remaining time (times ``gpus[i]`` if given)."""
+    state, end, rem, ro, pre = eng.state, eng.end, eng.rem, eng.ro, eng.preemptions
+
+    def key(i):  # (a job that does not run has done work - rem: left = rem + its reload)
+        r = end[i] - t if state[i] == RUNNING else rem[i] + (ro[i] if pre[i] else 0)
+        return r if gpus is None else gpus[i] * r
+    return key

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fitgpp.sim.policies.ordered import OrderedPolicy
-from fitgpp.sim.policies.shortest import TIES, left
+from fitgpp.sim.policies.shortest import TIES, left, remaining
 
 
 @dataclass(frozen=True)
@@ -26,3 +26,14 @@ class ShortestGpu(OrderedPolicy):
 
     def run_key(self, eng, i, t):
         return eng.dg[i] * eng.tasks[i] * (eng.end[i] - t)
+
+    def list_key(self, eng, t: int):
+        """``run_key`` or ``wait_key`` by state, inlined (``ties="tiresias"`` sorts by it)."""
+        gpus = eng.scratch.get("shortest-gpu")
+        if gpus is None:  # GPUs per task x tasks of each job, once per run
+            gpus = eng.scratch["shortest-gpu"] = [g * k for g, k in zip(eng.dg, eng.tasks)]
+        return remaining(eng, t, gpus)
+
+    def linear(self, eng, i):
+        gpus = eng.dg[i] * eng.tasks[i]
+        return gpus * eng.end[i], gpus
