@@ -158,6 +158,10 @@ class OrderedPolicy:
         return lambda i: (self.run_key(eng, i, t) if state[i] == RUNNING
                           else self.wait_key(eng, i))
 
+    def list_keys(self, eng, t: int, order: list) -> list:
+        """The keys of the jobs ``order`` (``list_key``), as a list; a policy may inline it."""
+        return list(map(self.list_key(eng, t), order))
+
     def tiresias_mode(self) -> bool:
         """One list re-sorted at Tiresias's events (``ties="tiresias"``)?"""
         return getattr(self, "ties", "exact") == "tiresias"
@@ -311,7 +315,8 @@ class OrderedPolicy:
         if self.event(eng, t, bool(arrivals) or eng.n_done != s["done"]):  # re-sort
             order[:] = [i for i in order if state[i] != DONE]
             order.extend(arrivals)
-            order.sort(key=self.list_key(eng, t))
+            keys = self.list_keys(eng, t, order)  # a stable sort by the keys alone
+            order[:] = [order[k] for k in sorted(range(len(order)), key=keys.__getitem__)]
         if s["one"] and not s["cm"]:
             visit_pool_list(eng, plan, order, s["min_gpu"])
             return

@@ -51,16 +51,9 @@ class Shortest(OrderedPolicy):
     def offset(self, t):
         return t
 
-    def list_key(self, eng, t: int):
-        """``run_key`` or ``wait_key`` by state, inlined (``ties="tiresias"`` sorts by it)."""
-        return remaining(eng, t, None)
-
-
-def remaining(eng, t: int, gpus):
-    """Key of each job at tick ``t``: its remaining time (times ``gpus[i]`` if given)."""
-    state, end, rem, ro, pre = eng.state, eng.end, eng.rem, eng.ro, eng.preemptions
-
-    def key(i):  # (a job that does not run has done work - rem: left = rem + its reload)
-        r = end[i] - t if state[i] == RUNNING else rem[i] + (ro[i] if pre[i] else 0)
-        return r if gpus is None else gpus[i] * r
-    return key
+    def list_keys(self, eng, t: int, order: list) -> list:
+        """``run_key`` or ``wait_key`` of each job of ``order`` by its state, inlined (a job
+        that does not run has done ``work - rem``: ``left`` is ``rem`` plus its reload)."""
+        state, end, rem, ro, pre = eng.state, eng.end, eng.rem, eng.ro, eng.preemptions
+        return [end[i] - t if state[i] == RUNNING else rem[i] + (ro[i] if pre[i] else 0)
+                for i in order]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fitgpp.sim.policies.ordered import OrderedPolicy
-from fitgpp.sim.policies.shortest import TIES, left, remaining
+from fitgpp.sim.engine import RUNNING
+from fitgpp.sim.policies.shortest import TIES, left
 
 
 @dataclass(frozen=True)
@@ -27,12 +28,12 @@ class ShortestGpu(OrderedPolicy):
     def run_key(self, eng, i, t):
         return eng.dg[i] * eng.tasks[i] * (eng.end[i] - t)
 
-    def list_key(self, eng, t: int):
-        """``run_key`` or ``wait_key`` by state, inlined (``ties="tiresias"`` sorts by it)."""
-        gpus = eng.scratch.get("shortest-gpu")
-        if gpus is None:  # GPUs per task x tasks of each job, once per run
-            gpus = eng.scratch["shortest-gpu"] = [g * k for g, k in zip(eng.dg, eng.tasks)]
-        return remaining(eng, t, gpus)
+    def list_keys(self, eng, t: int, order: list) -> list:
+        """``run_key`` or ``wait_key`` of each job of ``order`` by its state, inlined."""
+        state, end, rem, ro, pre = eng.state, eng.end, eng.rem, eng.ro, eng.preemptions
+        dg, tasks = eng.dg, eng.tasks
+        return [dg[i] * tasks[i] * (end[i] - t if state[i] == RUNNING
+                                    else rem[i] + (ro[i] if pre[i] else 0)) for i in order]
 
     def linear(self, eng, i):
         gpus = eng.dg[i] * eng.tasks[i]
