@@ -32,6 +32,7 @@ class Dlas(OrderedPolicy):
     thresholds: tuple = field(default=(3250.0, 7200.0), metadata={
         "units": "s", "description": "DLAS queue thresholds of attained time (seconds)"})
     name = "dlas"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         try:

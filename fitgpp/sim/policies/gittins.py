@@ -51,6 +51,7 @@ class Gittins(OrderedPolicy):
         "description": "'exact' (docs/model.md) or 'tiresias' (Tiresias's gittins: one list, "
                        "its rank table, re-sorted at its events)"})
     name = "gittins"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         d = self.delta

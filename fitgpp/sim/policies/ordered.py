@@ -124,6 +124,10 @@ class OrderedPolicy:
     #: ``run_key = a - b * t``: the running jobs of one ``b`` then keep their order, kept
     #: sorted per ``b`` and merged at each step (instead of keyed and sorted one by one)
     linear = None
+    #: the keys move as :meth:`_settled` needs (a started job's no later, a stopped job's no
+    #: earlier, a running job's falling relative to the waiting jobs' but at the ticks its
+    #: ``prepare`` re-keys it): a step may then be skipped when nothing can change
+    settles = False
 
     def _check_ties(self) -> None:
         if getattr(self, "ties", "exact") not in TIES:
@@ -177,7 +181,7 @@ class OrderedPolicy:
         eng.scratch["ordered"] = {"wait": {} if one else [], "run": set(), "arrived": 0,
                                   "done": 0, "list": [], "min_gpu": min(eng.dg, default=0),
                                   "one": one, "rs": [], "ri": [], "skey": {}, "ends": [],
-                                  "lin": {}, "settled": False, "epoch": -1, "later": False,
+                                  "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
                                   # CPU or memory asked by some job (else they never bind)
                                   "cm": any(eng.dc) or any(eng.dm)}
 
@@ -185,13 +189,14 @@ class OrderedPolicy:
         wait = s["wait"]
         if s["one"]:
             wait = wait.setdefault((eng.dg[i], eng.dc[i], eng.dm[i]), [])
-        insort(wait, (self.wait_key(eng, i), i))
+        entry = s["wk"][i] = (self.wait_key(eng, i), i)  # (its key is fixed while it waits)
+        insort(wait, entry)
 
     def _wait_remove(self, eng, s, i: int) -> None:
         wait = s["wait"]
         if s["one"]:
             wait = wait[eng.dg[i], eng.dc[i], eng.dm[i]]
-        del wait[bisect_left(wait, (self.wait_key(eng, i), i))]
+        del wait[bisect_left(wait, s["wk"].pop(i))]
 
     def _run_add(self, eng, s, i: int) -> None:
         s["run"].add(i)
@@ -292,21 +297,22 @@ class OrderedPolicy:
         self._act(eng, s, plan, t, tiresias)
         self._settled(eng, s, plan, tiresias)
 
-    @staticmethod
-    def _settled(eng, s, plan: Plan, tiresias: bool) -> None:
-        """Note whether the next step may be skipped, on one node outside the Tiresias modes.
+    def _settled(self, eng, s, plan: Plan, tiresias: bool) -> None:
+        """Note whether the next step may be skipped: on one node, outside the Tiresias
+        modes, for a policy whose keys move as ``settles`` says.
 
-        A step that starts and stops nothing (nor holds a start) leaves a state that the
-        same step would leave unchanged. Until something arrives, finishes, is preempted or
-        released (``eng.epoch``), only the keys can change, and those of this module only
-        by time or at known ticks: a running job's key falls relative to the waiting jobs'
-        (fixed while they wait) or, at a tick the policy watches, moves; the policy's
-        ``prepare`` sets ``s["later"]`` when one moves *later*. While none does, the next
-        step starts nothing: on one node every running job fits the plan when nothing
-        starts (they fit the node together), and each waiting job has the same running
-        jobs ahead of it or more, so no more room than before, where it did not fit; so
-        it stops nothing either."""
-        s["settled"] = (s["one"] and not tiresias and not plan.stops and not plan.starts
+        After a step that holds no start, the same step would change nothing: a job it
+        started has a key as running no later than its key as waiting, a job it stopped a
+        key as waiting no earlier than its key as running, so each waiting job has at least
+        the running jobs ahead of it that it had, where it did not fit. Until something
+        arrives, finishes, is preempted or released (``eng.epoch``), only the keys change: a
+        running job's key falls relative to the waiting jobs' (fixed while they wait) or, at
+        a tick the policy watches, moves, and its ``prepare`` sets ``s["later"]`` when one
+        moves *later* past a waiting job. While none does, the next step starts nothing: on
+        one node every running job fits the plan when nothing starts (they fit the node
+        together), and each waiting job has the same running jobs ahead of it or more, so
+        no more room; and so it stops nothing either."""
+        s["settled"] = (self.settles and s["one"] and not tiresias
                         and not s.pop("held", False))
         s["epoch"], s["later"] = eng.epoch, False
 
@@ -340,7 +346,8 @@ class OrderedPolicy:
                 self._wait_add(eng, s, i)
         held = False
         for i, nodes in plan.starts:
-            if not all(fits(eng, i, n) for n in nodes):
+            if not (fits(eng, i, nodes[0]) if len(nodes) == 1 else
+                    all(fits(eng, i, n) for n in nodes)):
                 held = True  # its room is still held: it waits; look again next tick
                 continue
             if not tiresias:

@@ -35,6 +35,7 @@ def left(eng, i: int) -> int:
 class Shortest(OrderedPolicy):
     ties: str = field(default="exact", metadata=TIES)
     name = "shortest"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         self._check_ties()

@@ -18,6 +18,7 @@ from fitgpp.sim.policies.shortest import TIES, left
 class ShortestGpu(OrderedPolicy):
     ties: str = field(default="exact", metadata=TIES)
     name = "shortest-gpu"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         self._check_ties()
