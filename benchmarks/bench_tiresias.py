@@ -29,13 +29,13 @@ fitgpp's ``gittins`` fits by default, so both know the same distribution.
 tick 1 s, printing mean / median / p95
 job completion time (JCT = finish - submit) of each, the per-job Pearson correlation of
 JCTs, the share of identical JCTs, and the seconds each simulator took in its own process
-(Tiresias: its ``main()``; fitgpp: ``simulate``, after a tiny warm-up run of the same
-policy: :func:`warm_up`), their ratio, and per trace fitgpp's time
+(Tiresias: its ``main()``; fitgpp: ``simulate``, after the same run untimed:
+:func:`warm_up`), their ratio, and per trace fitgpp's time
 per job of each policy against LAS's on the same trace.
 
     python benchmarks/bench_tiresias.py [--tiresias PATH] [--jobs 1000 5000]
                                         [--loads 0.9 1.5] [--seed 0] [--pairs ...]
-                                        [--modes exact tiresias]
+                                        [--modes exact tiresias] [--fitgpp-only N]
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int) -> tuple[pd
     from fitgpp.sim.tiresias import from_tiresias
     jobs = from_tiresias(trace, node_gpu=gpus, cls=cls)
     cluster = fitgpp.Cluster.homogeneous(nodes, gpus, 96_000, 786_432)
-    warm_up(policy, cluster)
+    warm_up(jobs, cluster, policy)
     t0 = time.perf_counter()
     ds = fitgpp.simulate(jobs, cluster, policy, tick=1)
     secs = time.perf_counter() - t0
@@ -146,15 +146,13 @@ def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int) -> tuple[pd
     return jct.astype(float).sort_index(), secs
 
 
-def warm_up(policy, cluster) -> None:
-    """One tiny run of ``policy`` before the timed one: a first ``simulate`` in a process also
-    pays one-time imports and set-up (about 1-2 s here), as Tiresias's would if its timer
-    did not start after ``import run_sim``; so each side times its run alone."""
+def warm_up(jobs, cluster, policy) -> None:
+    """The timed run's twin, untimed, first: a first ``simulate`` in a process also pays
+    one-time imports (scipy.stats for the steadiness check of a long run: about 1 s here),
+    which Tiresias's timer, started after ``import run_sim``, does not count; so each side
+    times its run alone."""
     import fitgpp
-    tiny = make_trace(3, 1.0, 0)
-    tiny["gpu"] = 1
-    tiny["tasks"] = 1
-    fitgpp.simulate(tiny, cluster, policy, tick=1)
+    fitgpp.simulate(jobs, cluster, policy, tick=1)
 
 
 def row(name: str, a: pd.Series, b: pd.Series, secs: tuple[float, float]) -> str:
@@ -188,7 +186,12 @@ def main(argv=None) -> int:
                     choices=["exact", "tiresias"],
                     help="mode(s) of LAS (demotion), SRTF and SRSF (ties), one row each "
                          "(default: exact)")
+    ap.add_argument("--fitgpp-only", type=int, metavar="N", default=0,
+                    help="time fitgpp alone, N runs of each policy (and mode), and print "
+                         "the median seconds; Tiresias is not run (nor needed)")
     args = ap.parse_args(argv)
+    if args.fitgpp_only:
+        return fitgpp_only(args)
     src = Path(args.tiresias) if args.tiresias else None
     if src is None or not (src / "run_sim.py").is_file():
         print("Tiresias's simulator is not available (give --tiresias PATH or TIRESIAS_SIM, "
@@ -215,6 +218,34 @@ def main(argv=None) -> int:
                     print(f"  fitgpp s per 1000 jobs ({n} jobs, load {load}): " + ", ".join(
                         f"{k} {1000 * v / n:.3f} ({v / per_job['las']:.2f} x las)"
                         for k, v in per_job.items()), flush=True)
+    return 0
+
+
+def fitgpp_only(args) -> int:
+    """``--fitgpp-only N``: the median seconds of N warm fitgpp runs per policy and mode, on
+    the same traces, with nothing else running in this process (for before/after figures
+    of fitgpp alone; the ratios to Tiresias need the full run)."""
+    from fitgpp.sim.policies import make_policy
+    from fitgpp.sim.tiresias import to_tiresias
+    print(f"{'trace':<20} {'policy (mode)':<26} {'median s':>9} {'s/1000 jobs':>12}  runs (s)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.jobs:
+            for load in args.loads:
+                trace = Path(tmp) / f"trace-{n}-{load}.csv"
+                to_tiresias(make_trace(n, load, args.seed), trace)
+                for _, _, _, policy, cls, nodes, gpus in PAIRS:
+                    if not any(p[0] in args.pairs and p[3] == policy for p in PAIRS):
+                        continue
+                    param = MODE.get(policy)
+                    for mode in (args.modes if param else [None]):
+                        pol = make_policy(policy, **({param: mode} if param else {}))
+                        secs = [run_fitgpp(trace, pol, cls, nodes, gpus)[1]
+                                for _ in range(args.fitgpp_only)]
+                        med = float(np.median(secs))
+                        name = policy + (f" ({mode})" if mode else "")
+                        print(f"{f'{n} jobs, load {load}':<20} {name:<26} {med:>9.3f} "
+                              f"{1000 * med / n:>12.3f}  " + " ".join(f"{x:.3f}" for x in secs),
+                              flush=True)
     return 0
 
 
