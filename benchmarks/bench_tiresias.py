@@ -29,12 +29,13 @@ fitgpp's ``gittins`` fits by default, so both know the same distribution.
 tick 1 s, printing mean / median / p95
 job completion time (JCT = finish - submit) of each, the per-job Pearson correlation of
 JCTs, the share of identical JCTs, and the seconds each simulator took in its own process
-(Tiresias: its ``main()``; fitgpp: ``simulate``), their ratio, and per trace fitgpp's time
+(Tiresias: its ``main()``; fitgpp: ``simulate``, after the same run untimed:
+:func:`warm_up`), their ratio, and per trace fitgpp's time
 per job of each policy against LAS's on the same trace.
 
     python benchmarks/bench_tiresias.py [--tiresias PATH] [--jobs 1000 5000]
                                         [--loads 0.9 1.5] [--seed 0] [--pairs ...]
-                                        [--modes exact tiresias]
+                                        [--modes exact tiresias] [--fitgpp-only N]
 """
 
 from __future__ import annotations
@@ -130,17 +131,29 @@ def run_tiresias(sim: Path, trace: Path, schedule: str, scheme: str, spec: str,
     return jobs.set_index("job_id")["JCT"].astype(float).sort_index(), float(secs.read_text())
 
 
-def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int) -> tuple[pd.Series, float]:
-    """Per-job JCTs of one fitgpp run, and the seconds ``simulate`` took."""
+def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int,
+               clock=time.perf_counter) -> tuple[pd.Series, float]:
+    """Per-job JCTs of one fitgpp run, and the seconds ``simulate`` took by ``clock`` (a warm
+    call: see :func:`warm_up`)."""
     import fitgpp
     from fitgpp.sim.tiresias import from_tiresias
     jobs = from_tiresias(trace, node_gpu=gpus, cls=cls)
     cluster = fitgpp.Cluster.homogeneous(nodes, gpus, 96_000, 786_432)
-    t0 = time.perf_counter()
+    warm_up(jobs, cluster, policy)
+    t0 = clock()
     ds = fitgpp.simulate(jobs, cluster, policy, tick=1)
-    secs = time.perf_counter() - t0
+    secs = clock() - t0
     jct = ds["finish"].to_series() - ds["submit_time"].to_series()
     return jct.astype(float).sort_index(), secs
+
+
+def warm_up(jobs, cluster, policy) -> None:
+    """The timed run's twin, untimed, first: a first ``simulate`` in a process also pays
+    one-time imports (scipy.stats for the steadiness check of a long run: about 1 s here),
+    which Tiresias's timer, started after ``import run_sim``, does not count; so each side
+    times its run alone."""
+    import fitgpp
+    fitgpp.simulate(jobs, cluster, policy, tick=1)
 
 
 def row(name: str, a: pd.Series, b: pd.Series, secs: tuple[float, float]) -> str:
@@ -174,7 +187,12 @@ def main(argv=None) -> int:
                     choices=["exact", "tiresias"],
                     help="mode(s) of LAS (demotion), SRTF and SRSF (ties), one row each "
                          "(default: exact)")
+    ap.add_argument("--fitgpp-only", type=int, metavar="N", default=0,
+                    help="time fitgpp alone, N runs of each policy (and mode), and print "
+                         "the median CPU seconds; Tiresias is not run (nor needed)")
     args = ap.parse_args(argv)
+    if args.fitgpp_only:
+        return fitgpp_only(args)
     src = Path(args.tiresias) if args.tiresias else None
     if src is None or not (src / "run_sim.py").is_file():
         print("Tiresias's simulator is not available (give --tiresias PATH or TIRESIAS_SIM, "
@@ -201,6 +219,34 @@ def main(argv=None) -> int:
                     print(f"  fitgpp s per 1000 jobs ({n} jobs, load {load}): " + ", ".join(
                         f"{k} {1000 * v / n:.3f} ({v / per_job['las']:.2f} x las)"
                         for k, v in per_job.items()), flush=True)
+    return 0
+
+
+def fitgpp_only(args) -> int:
+    """``--fitgpp-only N``: the median CPU seconds of N warm fitgpp runs per policy and mode,
+    on the same traces (for before/after figures of fitgpp alone; CPU time, which varies
+    less than elapsed time on a shared machine; the ratios to Tiresias need the full run)."""
+    from fitgpp.sim.policies import make_policy
+    from fitgpp.sim.tiresias import to_tiresias
+    print(f"{'trace':<20} {'policy (mode)':<26} {'median CPU s':>12} {'s/1000 jobs':>12}  runs (s)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.jobs:
+            for load in args.loads:
+                trace = Path(tmp) / f"trace-{n}-{load}.csv"
+                to_tiresias(make_trace(n, load, args.seed), trace)
+                for _, _, _, policy, cls, nodes, gpus in PAIRS:
+                    if not any(p[0] in args.pairs and p[3] == policy for p in PAIRS):
+                        continue
+                    param = MODE.get(policy)
+                    for mode in (args.modes if param else [None]):
+                        pol = make_policy(policy, **({param: mode} if param else {}))
+                        secs = [run_fitgpp(trace, pol, cls, nodes, gpus, time.process_time)[1]
+                                for _ in range(args.fitgpp_only)]
+                        med = float(np.median(secs))
+                        name = policy + (f" ({mode})" if mode else "")
+                        print(f"{f'{n} jobs, load {load}':<20} {name:<26} {med:>12.3f} "
+                              f"{1000 * med / n:>12.3f}  " + " ".join(f"{x:.3f}" for x in secs),
+                              flush=True)
     return 0
 
 

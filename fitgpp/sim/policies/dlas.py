@@ -32,6 +32,7 @@ class Dlas(OrderedPolicy):
     thresholds: tuple = field(default=(3250.0, 7200.0), metadata={
         "units": "s", "description": "DLAS queue thresholds of attained time (seconds)"})
     name = "dlas"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         try:
@@ -72,6 +73,7 @@ class Dlas(OrderedPolicy):
             if due_at[i] == c and eng.state[i] == RUNNING:
                 crossing.append(i)
         for i in sorted(crossing):  # index order is (submit, job_id) order
+            s["later"] = True  # it moves to a later queue: the step may start a job
             due_at[i] = -1
             self._run_remove(s, i)
             while d["level"][i] < len(self.thresholds) and \

@@ -51,6 +51,7 @@ class Gittins(OrderedPolicy):
         "description": "'exact' (docs/model.md) or 'tiresias' (Tiresias's gittins: one list, "
                        "its rank table, re-sorted at its events)"})
     name = "gittins"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         d = self.delta
@@ -119,11 +120,10 @@ class Gittins(OrderedPolicy):
                 crossing.append(i)
         for i in crossing:
             due_at[i] = -1
-            self._run_remove(s, i)
             att = self._attained(eng, i, t)
             g["level"][i] = sum(1 for x in self.thresholds if x <= att)
             g["k"][i] = quantum(att, self.delta)
-            self._run_add(eng, s, i)
+            self._rekey(s, i, self.static(eng, i))
             self._watch(eng, g, i)
 
     def starting(self, eng, s, i) -> None:
@@ -178,6 +178,29 @@ class Gittins(OrderedPolicy):
                 r = kept[i] = gi[bisect_right(data, a)] if a <= top else 0
             return r
         return key
+
+    def list_keys(self, eng, t: int, order: list) -> list:
+        """``list_key`` of each job of ``order``, inlined into one loop."""
+        g = eng.scratch["gittins"]
+        index = g["index"]
+        if index is None:
+            return [0.0] * len(order)
+        data, gi, top = index.data, index.gi, index.data[-1]
+        work, rem, end, state, dg, tasks, tick = (eng.work, eng.rem, eng.end, eng.state,
+                                                  eng.dg, eng.tasks, eng.tick)
+        kept = g.setdefault("kept", {})
+        keys = []
+        for i in order:
+            if state[i] == RUNNING:
+                a = int((work[i] - min(rem[i], end[i] - t)) * tick * (dg[i] * tasks[i]))
+                keys.append(gi[bisect_right(data, a)] if a <= top else 0)
+                continue
+            r = kept.get(i)
+            if r is None:
+                a = int((work[i] - rem[i]) * tick)
+                r = kept[i] = gi[bisect_right(data, a)] if a <= top else 0
+            keys.append(r)
+        return keys
 
     def event(self, eng, t: int, event: bool) -> bool:
         """Tiresias's events: an arrival, a finish, or its "Gittins unit" (a time that starts

@@ -24,6 +24,7 @@ previous sort, as Tiresias's simulator does.
 from __future__ import annotations
 
 import heapq
+import math
 from bisect import bisect_left, bisect_right, insort
 from itertools import accumulate
 
@@ -119,6 +120,14 @@ class OrderedPolicy:
     name = "ordered"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
     static = None  # or a method (eng, i) -> key fixed while job i runs
+    #: or a method (eng, i) -> (a, b), whole numbers fixed while job i runs, with
+    #: ``run_key = a - b * t``: the running jobs of one ``b`` then keep their order, kept
+    #: sorted per ``b`` and merged at each step (instead of keyed and sorted one by one)
+    linear = None
+    #: the keys move as :meth:`_settled` needs (a started job's no later, a stopped job's no
+    #: earlier, a running job's falling relative to the waiting jobs' but at the ticks its
+    #: ``prepare`` re-keys it): a step may then be skipped when nothing can change
+    settles = False
 
     def _check_ties(self) -> None:
         if getattr(self, "ties", "exact") not in TIES:
@@ -153,6 +162,10 @@ class OrderedPolicy:
         return lambda i: (self.run_key(eng, i, t) if state[i] == RUNNING
                           else self.wait_key(eng, i))
 
+    def list_keys(self, eng, t: int, order: list) -> list:
+        """The keys of the jobs ``order`` (``list_key``), as a list; a policy may inline it."""
+        return list(map(self.list_key(eng, t), order))
+
     def tiresias_mode(self) -> bool:
         """One list re-sorted at Tiresias's events (``ties="tiresias"``)?"""
         return getattr(self, "ties", "exact") == "tiresias"
@@ -168,6 +181,7 @@ class OrderedPolicy:
         eng.scratch["ordered"] = {"wait": {} if one else [], "run": set(), "arrived": 0,
                                   "done": 0, "list": [], "min_gpu": min(eng.dg, default=0),
                                   "one": one, "rs": [], "ri": [], "skey": {}, "ends": [],
+                                  "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
                                   # CPU or memory asked by some job (else they never bind)
                                   "cm": any(eng.dc) or any(eng.dm)}
 
@@ -175,13 +189,14 @@ class OrderedPolicy:
         wait = s["wait"]
         if s["one"]:
             wait = wait.setdefault((eng.dg[i], eng.dc[i], eng.dm[i]), [])
-        insort(wait, (self.wait_key(eng, i), i))
+        entry = s["wk"][i] = (self.wait_key(eng, i), i)  # (its key is fixed while it waits)
+        insort(wait, entry)
 
     def _wait_remove(self, eng, s, i: int) -> None:
         wait = s["wait"]
         if s["one"]:
             wait = wait[eng.dg[i], eng.dc[i], eng.dm[i]]
-        del wait[bisect_left(wait, (self.wait_key(eng, i), i))]
+        del wait[bisect_left(wait, s["wk"].pop(i))]
 
     def _run_add(self, eng, s, i: int) -> None:
         s["run"].add(i)
@@ -191,18 +206,61 @@ class OrderedPolicy:
             k = bisect_left(s["rs"], key)
             s["rs"].insert(k, key)
             s["ri"].insert(k, i)
+        elif self.linear is not None:  # (a, i) as one number, a * n + i
+            a, b = self.linear(eng, i)
+            key = s["skey"][i] = b, a * eng.n + i
+            insort(s["lin"].setdefault(b, []), key[1])
 
     def _run_remove(self, s, i: int) -> None:
         s["run"].discard(i)
         if self.static is not None:
             k = bisect_left(s["rs"], s["skey"].pop(i))
             del s["rs"][k], s["ri"][k]
+        elif self.linear is not None:
+            b, key = s["skey"].pop(i)
+            grp = s["lin"][b]
+            del grp[bisect_left(grp, key)]
+
+    def _rekey(self, s, i: int, key) -> None:
+        """Running job ``i``'s key fixed while it runs (``static``) is now ``key``."""
+        rs, ri, skey = s["rs"], s["ri"], s["skey"]
+        was = skey[i]
+        k = bisect_left(rs, was)
+        del rs[k], ri[k]
+        new = skey[i] = (key, i)
+        k = bisect_left(rs, new)
+        rs.insert(k, new)
+        ri.insert(k, i)
+        self._moved(s, i, was[0], key)
+
+    def _moved(self, s, i: int, was, key) -> None:
+        """Running job ``i``'s key changed from ``was`` to ``key`` (a policy's ``prepare``):
+        note in ``s["later"]`` if it moved later past a waiting job (see :meth:`_settled`)."""
+        if key <= was or s["later"]:
+            return
+        lo, hi = (was, i), (key, i)
+        for lst in (s["wait"].values() if s["one"] else (s["wait"],)):
+            k = bisect_right(lst, lo)
+            if k < len(lst) and lst[k] < hi:
+                s["later"] = True
+                return
 
     def _running(self, eng, s, t: int) -> tuple[list, list, object]:
         """The running jobs in order: ``(keys, indices, offset)``, ``keys[k] = (static key,
-        i)`` with ``run_key = static - offset``."""
+        i)`` with ``run_key = static - offset``; with ``linear`` on one node, ``keys[k] =
+        run_key * n + i`` (n jobs) and ``offset = -n``."""
         if self.static is not None:
             return s["rs"], s["ri"], self.offset(t)
+        if self.linear is not None:  # merge the runs of each b (the sort finds them)
+            rs, n = [], eng.n
+            for b, grp in s["lin"].items():
+                c = b * t * n
+                rs += [e - c for e in grp]  # (run_key, i) as one number, run_key * n + i
+            rs.sort()
+            ri = [e % n for e in rs]
+            if s["one"]:
+                return rs, ri, -n  # (visit_pool compares as numbers; see there)
+            return [(e // n, i) for e, i in zip(rs, ri)], ri, 0
         rs = sorted(zip([self.run_key(eng, i, t) for i in s["run"]], s["run"]))
         return rs, [i for _, i in rs], 0
 
@@ -219,11 +277,15 @@ class OrderedPolicy:
                 _, i = heapq.heappop(ends)
                 if i in run and eng.state[i] != RUNNING:
                     self._run_remove(s, i)
-        plan = Plan(eng, s["min_gpu"])
         if tiresias:
+            plan = Plan(eng, s["min_gpu"])
             self._visit_list(eng, s, plan, range(k0, k), t)
         else:
             self.prepare(eng, s, t, range(k0, k))
+            if k == k0 and s["settled"] and eng.epoch == s["epoch"] and not s["later"]:
+                s["done"] = eng.n_done
+                return  # nothing can start or stop (see _settled)
+            plan = Plan(eng, s["min_gpu"])
             for i in range(k0, k):
                 self._wait_add(eng, s, i)
             rs, ri, off = self._running(eng, s, t)
@@ -233,13 +295,34 @@ class OrderedPolicy:
                 visit_merged(eng, plan, s["wait"], rs, ri, off)
         s["done"] = eng.n_done
         self._act(eng, s, plan, t, tiresias)
+        self._settled(eng, s, plan, tiresias)
+
+    def _settled(self, eng, s, plan: Plan, tiresias: bool) -> None:
+        """Note whether the next step may be skipped: on one node, outside the Tiresias
+        modes, for a policy whose keys move as ``settles`` says.
+
+        After a step that holds no start, the same step would change nothing: a job it
+        started has a key as running no later than its key as waiting, a job it stopped a
+        key as waiting no earlier than its key as running, so each waiting job has at least
+        the running jobs ahead of it that it had, where it did not fit. Until something
+        arrives, finishes, is preempted or released (``eng.epoch``), only the keys change: a
+        running job's key falls relative to the waiting jobs' (fixed while they wait) or, at
+        a tick the policy watches, moves, and its ``prepare`` sets ``s["later"]`` when one
+        moves *later* past a waiting job. While none does, the next step starts nothing: on
+        one node every running job fits the plan when nothing starts (they fit the node
+        together), and each waiting job has the same running jobs ahead of it or more, so
+        no more room; and so it stops nothing either."""
+        s["settled"] = (self.settles and s["one"] and not tiresias
+                        and not s.pop("held", False))
+        s["epoch"], s["later"] = eng.epoch, False
 
     def _visit_list(self, eng, s, plan: Plan, arrivals, t: int) -> None:
         order, state = s["list"], eng.state
         if self.event(eng, t, bool(arrivals) or eng.n_done != s["done"]):  # re-sort
             order[:] = [i for i in order if state[i] != DONE]
             order.extend(arrivals)
-            order.sort(key=self.list_key(eng, t))
+            keys = self.list_keys(eng, t, order)  # a stable sort by the keys alone
+            order[:] = [order[k] for k in sorted(range(len(order)), key=keys.__getitem__)]
         if s["one"] and not s["cm"]:
             visit_pool_list(eng, plan, order, s["min_gpu"])
             return
@@ -263,7 +346,8 @@ class OrderedPolicy:
                 self._wait_add(eng, s, i)
         held = False
         for i, nodes in plan.starts:
-            if not all(fits(eng, i, n) for n in nodes):
+            if not (fits(eng, i, nodes[0]) if len(nodes) == 1 else
+                    all(fits(eng, i, n) for n in nodes)):
                 held = True  # its room is still held: it waits; look again next tick
                 continue
             if not tiresias:
@@ -273,6 +357,7 @@ class OrderedPolicy:
             self._run_add(eng, s, i)
         self.settle(eng, s, t)
         if held:
+            s["held"] = True
             eng.wake(t + 1)
 
 
@@ -284,20 +369,19 @@ def visit_pool_list(eng, plan: Plan, order: list, min_gpu: int) -> None:
     state, dg, te, tasks = eng.state, eng.dg, eng.te, eng.tasks
     p = plan.pg[0]
     stops, starts = plan.stops, plan.starts
-    full = min_gpu > 0 and max(p, 0) < min_gpu
+    # full: fewer planned GPUs than any job asks (p only falls along the visit)
+    lim = min_gpu if min_gpu > 0 else -math.inf
     for i in order:
         st = state[i]
         if st == RUNNING:
             g = dg[i]
             if te[i] or p >= g:
                 p -= g
-                full = full or (min_gpu > 0 and max(p, 0) < min_gpu)
             else:
                 stops.append(i)
-        elif st == WAITING and not full and tasks[i] == 1 and p >= dg[i]:
+        elif st == WAITING and p >= lim and tasks[i] == 1 and p >= dg[i]:
             p -= dg[i]
             starts.append((i, [0]))
-            full = min_gpu > 0 and p < min_gpu
     plan.pg[0] = p
     plan.room = max(p, 0)
     plan.big = None
@@ -346,7 +430,8 @@ def visit_pool(eng, plan: Plan, classes: dict, rs: list, ri: list, off, cm: bool
         if best is None:
             break
         (key, w), d = best
-        pos = bisect_left(rs, ((key + off) if off else key, w), b)
+        # (a negative offset -n: the keys of rs are run_key * n + i)
+        pos = bisect_left(rs, key * -off + w if off < 0 else ((key + off) if off else key, w), b)
         _keep_span(eng, plan, ri, b, pos, cm)
         b = pos
         if d[0] <= pg[0] and d[1] <= pc[0] and d[2] <= pm[0]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fitgpp.sim.engine import RUNNING
 from fitgpp.sim.policies.ordered import OrderedPolicy
 
 TIES = {"description": "order of tied jobs: 'exact' ((submit, job_id); re-sorted at every "
@@ -34,6 +35,7 @@ def left(eng, i: int) -> int:
 class Shortest(OrderedPolicy):
     ties: str = field(default="exact", metadata=TIES)
     name = "shortest"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         self._check_ties()
@@ -49,3 +51,10 @@ class Shortest(OrderedPolicy):
 
     def offset(self, t):
         return t
+
+    def list_keys(self, eng, t: int, order: list) -> list:
+        """``run_key`` or ``wait_key`` of each job of ``order`` by its state, inlined (a job
+        that does not run has done ``work - rem``: ``left`` is ``rem`` plus its reload)."""
+        state, end, rem, ro, pre = eng.state, eng.end, eng.rem, eng.ro, eng.preemptions
+        return [end[i] - t if state[i] == RUNNING else rem[i] + (ro[i] if pre[i] else 0)
+                for i in order]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fitgpp.sim.policies.ordered import OrderedPolicy
+from fitgpp.sim.engine import RUNNING
 from fitgpp.sim.policies.shortest import TIES, left
 
 
@@ -17,6 +18,7 @@ from fitgpp.sim.policies.shortest import TIES, left
 class ShortestGpu(OrderedPolicy):
     ties: str = field(default="exact", metadata=TIES)
     name = "shortest-gpu"
+    settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
         self._check_ties()
@@ -26,3 +28,14 @@ class ShortestGpu(OrderedPolicy):
 
     def run_key(self, eng, i, t):
         return eng.dg[i] * eng.tasks[i] * (eng.end[i] - t)
+
+    def list_keys(self, eng, t: int, order: list) -> list:
+        """``run_key`` or ``wait_key`` of each job of ``order`` by its state, inlined."""
+        state, end, rem, ro, pre = eng.state, eng.end, eng.rem, eng.ro, eng.preemptions
+        dg, tasks = eng.dg, eng.tasks
+        return [dg[i] * tasks[i] * (end[i] - t if state[i] == RUNNING
+                                    else rem[i] + (ro[i] if pre[i] else 0)) for i in order]
+
+    def linear(self, eng, i):
+        gpus = eng.dg[i] * eng.tasks[i]
+        return gpus * eng.end[i], gpus

@@ -18,6 +18,7 @@ from fitgpp.sim.policies.ordered import OrderedPolicy
 @dataclass(frozen=True)
 class Sjf(OrderedPolicy):
     name = "sjf"
+    settles = True  # (see OrderedPolicy._settled)
 
     def wait_key(self, eng, i):
         return eng.dg[i] * eng.tasks[i]
