@@ -71,6 +71,8 @@ class Engine:
         self.waiting_te: dict[int, None] = {}  # insertion order == index order (TE never requeue)
         # a heap of indices; a dict (O(1) removal) for a policy starting them in its own order
         self.waiting_be = {} if getattr(policy, "waiting_any_order", False) else []
+        #: every waiting job (TE and BE) by its GPUs per task, fewest first (for the ledger)
+        self.waiting_g: dict[int, dict[int, None]] = {g: {} for g in sorted(set(self.dg))}
         self._finish_heap: list[tuple[int, int]] = []
         self._release_heap: list[tuple[int, int]] = []
         self._wake_heap: list[int] = []  # ticks a policy asked to be visited at (see wake)
@@ -189,7 +191,7 @@ class Engine:
                 self.resv[i] = -1
             else:
                 self.avail_g[n] -= g
-            del self.waiting_te[i]
+            del self.waiting_te[i], self.waiting_g[g][i]
         else:
             self.avail_g[n] -= g
             self._unqueue_be(i)
@@ -217,7 +219,7 @@ class Engine:
             self.avail_g[n] -= g
         self.run_gpu += g * k
         if self.te[i]:
-            del self.waiting_te[i]
+            del self.waiting_te[i], self.waiting_g[g][i]
         else:
             self._unqueue_be(i)
         self._running(i, nodes, t)
@@ -225,6 +227,7 @@ class Engine:
     def _unqueue_be(self, i: int) -> None:
         """Take waiting BE job ``i`` out of ``waiting_be`` (the caller checked it waits)."""
         remove_waiting(self.waiting_be, i)
+        del self.waiting_g[self.dg[i]][i]
 
     def _running(self, i: int, nodes: tuple[int, ...], t: int) -> None:
         self.taken += 1
@@ -357,6 +360,7 @@ class Engine:
         self.state[i] = WAITING
         self.nodes[i] = ()
         push_waiting(self.waiting_be, i)
+        self.waiting_g[g][i] = None
 
     def _finish_step(self, t: int) -> None:
         h, state, end, nodes_of = self._finish_heap, self.state, self.end, self.nodes
@@ -395,9 +399,10 @@ class Engine:
             self._release(i)
 
     def _arrive_step(self, t: int) -> None:
-        k, submit, te = self._arrival, self.submit, self.te
+        k, submit, te, wg, dg = self._arrival, self.submit, self.te, self.waiting_g, self.dg
         while k < self.n and submit[k] == t:
             self.state[k] = WAITING
+            wg[dg[k]][k] = None
             if te[k]:
                 self.waiting_te[k] = None
             else:

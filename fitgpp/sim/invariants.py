@@ -36,11 +36,16 @@ def check(eng, t: int) -> None:
             raise AssertionError(f"tick {t}: waiting job {eng.job_id[i]} not in exactly one queue")
         if s != WAITING and (i in eng.waiting_te or i in eng.waiting_be):
             raise AssertionError(f"tick {t}: job {eng.job_id[i]} is {STATE_NAMES[s]} but queued")
+        if (s == WAITING) != (i in eng.waiting_g.get(eng.dg[i], ())):
+            raise AssertionError(f"tick {t}: job {eng.job_id[i]} is {STATE_NAMES[s]}, and "
+                                 f"{'not ' if s == WAITING else ''}in waiting_g")
         if eng.max_preemptions is not None and eng.preemptions[i] > eng.max_preemptions:
             raise AssertionError(f"tick {t}: job {eng.job_id[i]} preempted "
                                  f"{eng.preemptions[i]} times")
         if eng.te[i] and eng.preemptions[i]:
             raise AssertionError(f"tick {t}: TE job {eng.job_id[i]} was preempted")
+    if sum(map(len, eng.waiting_g.values())) != len(eng.waiting_te) + len(eng.waiting_be):
+        raise AssertionError(f"tick {t}: waiting_g holds other jobs than the two queues")
     for n in range(k):
         cap = (eng.cap_g[n], eng.cap_c[n], eng.cap_m[n])
         free = (eng.free_g[n], eng.free_c[n], eng.free_m[n])

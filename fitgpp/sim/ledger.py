@@ -90,16 +90,19 @@ def account(eng, dt: int) -> None:
 def some_fit(eng) -> bool:
     """Whether some waiting job (each task of a gang on its own node) fits in the free,
     unreserved GPUs, CPU and memory of ``eng``'s nodes now (a one-task job found to fit is
-    kept in ``eng.ledger[3:5]``). A one-task job is first tried on the node with the most
-    unreserved GPUs (CPU and memory rarely bind), then on every node."""
-    dg, dc, dm, tasks, av, led = eng.dg, eng.dc, eng.dm, eng.tasks, eng.avail_g, eng.ledger
+    kept in ``eng.ledger[3:5]``). Only jobs of at most the most unreserved GPUs any node
+    has are looked at, through ``eng.waiting_g`` (the waiting jobs by GPUs per task, fewest
+    first): the cost does not grow with the jobs too large to fit. A one-task job is first
+    tried on the node with the most unreserved GPUs (CPU and memory rarely bind), then on
+    every node."""
+    dc, dm, tasks, av, led = eng.dc, eng.dm, eng.tasks, eng.avail_g, eng.ledger
     gmax = max(av)
     top = av.index(gmax)
     c_top, m_top = eng.free_c[top] - eng.res_c[top], eng.free_m[top] - eng.res_m[top]
-    for q in (eng.waiting_te, eng.waiting_be):
-        for i in q:
-            if dg[i] > gmax:
-                continue
+    for g, waiting in eng.waiting_g.items():
+        if g > gmax:
+            break  # (and every later group: they need even more GPUs)
+        for i in waiting:
             if tasks[i] == 1 and dc[i] <= c_top and dm[i] <= m_top:
                 led[3], led[4] = i, top
                 return True
