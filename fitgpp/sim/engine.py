@@ -60,6 +60,10 @@ class Engine:
     """State of one simulation. Jobs are indexed ``0..n-1`` in ``(submit, job_id)`` order,
     so the queue order of SPEC is plain index order."""
 
+    #: What is recorded at each visited tick, after the schedule step, in this order: GPUs
+    #: running, GPUs held in grace periods, GPUs reserved, TE and BE jobs waiting.
+    RECORDED = ("run_gpu", "stop_gpu", "resv_gpu", "waiting_te", "waiting_be")
+
     def __init__(self, jobs: dict[str, np.ndarray], capacity: np.ndarray, policy,
                  *, tick: float = 60.0, check: bool = False, segments: bool = False):
         self._init_jobs(jobs, capacity)
@@ -99,7 +103,7 @@ class Engine:
         #: running, 1 = grace period after a preemption signal (ticks)
         self.segments: list[tuple[int, int, int, int, int]] | None = [] if segments else None
         # time series: one row per visited tick, state after the schedule step: the ticks, and
-        # 5 values per tick (see _record), as int64 arrays (a list of tuples took ~200 bytes
+        # 5 values per tick (RECORDED), as int64 arrays (a list of tuples took ~200 bytes
         # per visited tick, 40 here)
         self.ledger, self.total_gpu, self.taken = [0, 0, 0, -1, 0, -1], sum(self.cap_g), 0
         self.trace_t = array("q")
@@ -413,8 +417,8 @@ class Engine:
     # ------------------------------------------------------------------ loop
     def run(self, *, jump: bool = True, progress=None) -> None:
         """Run to completion. ``progress(done_jobs)`` is called now and then if given.
-        (Each step is called only when it has something to do at ``t``, and the state is
-        recorded here: what :meth:`_record` does, without a call per visited tick.)"""
+        (Each step is called only when it has something to do at ``t``, and the state of
+        :attr:`RECORDED` is recorded here, without a call per visited tick.)"""
         n = self.n
         if n == 0:
             return
@@ -480,16 +484,12 @@ class Engine:
             setattr(self, name, None)
 
     def recorded(self) -> tuple[np.ndarray, np.ndarray]:
-        """The visited ticks (int64) and the state recorded at each (see :meth:`_record`),
+        """The visited ticks (int64) and the state recorded at each (:attr:`RECORDED`),
         one row of 5 per tick, as views of what was recorded (int32 or int64)."""
         t = np.frombuffer(self.trace_t, dtype=np.int64)
         dtype = np.int32 if self.trace_vals.itemsize == 4 else np.int64
         return t, np.frombuffer(self.trace_vals, dtype=dtype).reshape(-1, 5)
 
-    def _record(self, t: int) -> None:
-        self.trace_t.append(t)
-        self.trace_vals.extend((self.run_gpu, self.stop_gpu, self.resv_gpu,
-                                len(self.waiting_te), len(self.waiting_be)))
 
     # ------------------------------------------------------------ invariants
     def check_invariants(self, t: int) -> None:

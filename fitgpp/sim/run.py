@@ -264,7 +264,7 @@ def _auto_sample(t_end: int) -> int:
 
 
 def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Visited ticks and column ``k`` of the recorded state (see ``Engine._record``)."""
+    """Visited ticks and column ``k`` of the recorded state (``Engine.RECORDED``)."""
     t, vals = eng.recorded()
     return t, vals[:, k].astype(np.int64)
 

@@ -8,8 +8,6 @@ results, with no second simulation.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -30,21 +28,13 @@ def _judged(o, conf, seed):
 
 def _queue_of(o, conf, seed) -> xr.Dataset:
     """What :func:`~fitgpp.analysis.stability.stability` reads of the run of ``conf`` on
-    ``seed`` (the waiting jobs over time and the submit times), as
-    :func:`fitgpp.sweep.run_dataset` makes them of the cell's result, without building the
-    rest of the run (every per-job column and interval: 10 of the 50 CPU-s of a warm
-    run-length panel, issue 26)."""
+    ``seed`` (:func:`fitgpp.sweep.runs.queue_dataset`), without building the rest of the run
+    (every per-job column and interval: 10 of the 50 CPU-s of a warm run-length panel,
+    issue 26)."""
+    from fitgpp.sweep.runs import queue_dataset
     _, res = o.cell(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
                     **conf["knobs"])
-    dtypes = json.loads(str(res["dtypes"]))
-
-    def col(k):
-        v = np.asarray(res[k])
-        return v.astype(dtypes[k]) if k in dtypes else v
-    return xr.Dataset({"waiting_te": ("time", col("series_waiting_te")),
-                       "waiting_be": ("time", col("series_waiting_be")),
-                       "submit": ("job", col("submit"))},
-                      coords={"job": col("job_id"), "time": col("time")})
+    return queue_dataset(res)
 
 
 def window_values(o, conf, metric) -> np.ndarray:

@@ -71,13 +71,31 @@ def _ledger(res: dict) -> dict:
             for k, (h, n) in kept.items()}
 
 
+def _decoded(res: dict, keys=None) -> dict:
+    """The cell result's columns (all, or those named in ``keys``) in the dtypes the run
+    recorded them in (``res["dtypes"]``)."""
+    dtypes = json.loads(str(res["dtypes"]))
+    return {k: (np.asarray(res[k]).astype(dtypes[k]) if k in dtypes else res[k])
+            for k in (res if keys is None else keys)}
+
+
+def queue_dataset(res: dict) -> xr.Dataset:
+    """Of a cell result, only what :func:`fitgpp.analysis.stability.stability` reads: the
+    waiting TE and BE jobs at each visited tick and the submit times, as :func:`run_dataset`
+    makes them, without building the rest of the run (every per-job column and interval)."""
+    r = _decoded(res, ("series_waiting_te", "series_waiting_be", "submit", "job_id", "time"))
+    return xr.Dataset({"waiting_te": ("time", r["series_waiting_te"]),
+                       "waiting_be": ("time", r["series_waiting_be"]),
+                       "submit": ("job", r["submit"])},
+                      coords={"job": r["job_id"], "time": r["time"]})
+
+
 def run_dataset(res: dict) -> xr.Dataset:
     """A cell result (from :func:`reduce_run`, live or from the cache) as a simulation
     Dataset: dimensions ``job``, ``time`` and ``segment``, the variables kept, and the
     attrs of the run (policy, parameters, cluster, tick, workload recipe, ...)."""
     units = json.loads(str(res["units"]))
-    dtypes = json.loads(str(res["dtypes"]))
-    res = {k: (np.asarray(v).astype(dtypes[k]) if k in dtypes else v) for k, v in res.items()}
+    res = _decoded(res)
     ids = res["job_id"]
 
     def var(dim, v, name):
