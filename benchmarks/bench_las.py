@@ -39,6 +39,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import replay  # noqa: E402
 
 #: main before this round of issue 26's LAS work (the waiting lists split by GPU demand)
 BEFORE = "e17b7d5"
@@ -190,10 +191,20 @@ def main() -> None:
           "FIFO and LAS taking turns in one process")
     summary = []
     for tname, (jobs, cluster, tick, what) in traces(a).items():
-        med, out = measure(jobs, cluster, tick, runs, a.repeat)
+        replay.DECISIONS.clear()
+        replay.DECISIONS.update(replay.record(jobs, cluster, "las", tick))
+        med, out = measure(jobs, cluster, tick, {**runs, "las replayed": replay.Replay()},
+                           a.repeat)
         print(f"\n{tname}: {what}")
         for k, v in med.items():
             print(f"  {k:<16}{v:>8.3f} s   {v / med['fifo']:>6.2f} x FIFO")
+        for k in ("finish", "first_start", "preemptions", "node"):
+            if not (out["las replayed"][k].values == out["las"][k].values).all():
+                raise SystemExit(f"{tname}: the replay's {k} differs from LAS's")
+        floor = med["las replayed"]
+        print(f"  the engine's work for LAS's decisions alone (replayed): {floor / med['fifo']:.2f}"
+              f" x FIFO; LAS's deciding: {(med['las'] - floor) / med['fifo']:.2f} x FIFO "
+              f"({len(replay.DECISIONS)} ticks with a decision)")
         if a.before:
             new, prev = out["las"].copy(), out[old].copy()
             new.attrs, prev.attrs = {}, {}
