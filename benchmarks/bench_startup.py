@@ -45,6 +45,13 @@ CASES = {
     "import fitgpp.studies": ["-c", "import fitgpp.studies"],
 }
 
+#: The children's environment: bytecode written and read, as on an installed copy (pip
+#: compiles a wheel's modules; an editable one writes them at the first import). Some
+#: machines set PYTHONDONTWRITEBYTECODE, which makes every process compile each module it
+#: imports from source: about 1 ms per module of fitgpp, a third of a first simulate().
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+DROPPED = "PYTHONDONTWRITEBYTECODE" in os.environ
+
 #: a first and a second simulate() in one process (imports done before either): CPU seconds
 FIRST_SECOND = """
 import json, sys, time
@@ -64,10 +71,11 @@ print(json.dumps(cpu))
 def first_second(jobs: int, repeat: int) -> tuple[float, float, float]:
     """Medians over ``repeat`` fresh processes: (first call, second call, first / second)."""
     runs = []
-    for _ in range(repeat):
+    for k in range(repeat + 1):  # the first writes the bytecode; not counted
         out = subprocess.run([sys.executable, "-c", FIRST_SECOND, str(jobs)], check=True,
-                             capture_output=True, text=True).stdout
-        runs.append(json.loads(out.splitlines()[-1]))
+                             capture_output=True, text=True, env=ENV).stdout
+        if k:
+            runs.append(json.loads(out.splitlines()[-1]))
     return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
             statistics.median(r[0] / r[1] for r in runs))
 
@@ -77,7 +85,7 @@ def timed(args: list[str], cwd: Path) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run([sys.executable, *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+                   stderr=subprocess.DEVNULL, env=ENV)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -86,7 +94,7 @@ def timed(args: list[str], cwd: Path) -> tuple[float, float]:
 def importtime(args: list[str], cwd: Path) -> list[tuple[int, int, int, str]]:
     """(self us, cumulative us, depth, module) for each import of one run."""
     r = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
     rows = []
     for line in r.stderr.splitlines():
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)$", line)
@@ -104,9 +112,12 @@ def main(argv=None) -> int:
         cwd = Path(tmp)
         subprocess.run([sys.executable, "-m", "fitgpp", "synth", "paper-default", "--jobs", "10",
                         "--seed", "0", "--out", "t10.csv"], cwd=cwd, check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, env=ENV)
         print(f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f} "
               f"(1 min) before the runs; {args.repeat} runs per case after a warm-up")
+        if DROPPED:
+            print("PYTHONDONTWRITEBYTECODE is set here: unset for the measured processes, so "
+                  "that they read bytecode as an installed copy does")
         print(f"{'case':<40} {'median s':>9} {'min s':>7} {'max s':>7} {'CPU s':>7}")
         for name, case in CASES.items():
             timed(case, cwd)
