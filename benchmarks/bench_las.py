@@ -11,7 +11,11 @@ each after one discarded round (the first long run imports what the steadiness c
 and prints the medians and their ratios. The earlier LAS (``las.py``, and ``las_plan.py`` if it
 uses one) is read with ``git show`` into temporary modules; nothing of it stays in the package.
 Both LAS results are compared variable by variable (attributes aside: the policy's digest
-hashes its code) and the script fails if they differ.
+hashes its code) and the script fails if they differ. A fourth run, ``las replayed``, carries
+out LAS's own decisions recorded on that trace (:mod:`replay`) without deciding anything: the
+engine's work for those decisions, a floor under any LAS on this engine; the script fails if
+its finishes, starts, preemptions or nodes differ from LAS's, and prints how much of LAS's
+ratio is that floor and how much is the deciding.
 
 Then the growth: FIFO and LAS on the ``heavy`` workload at each of ``--growth`` sizes (one
 run each, CPU microseconds per job): a policy whose cost per job grows with the run's length
