@@ -33,3 +33,14 @@ def small(a: np.ndarray):
     if len(a) and (a.max() >= 2**31 or a.min() < -2**31):
         return shared(a)
     return array("i", a.astype(np.int32).tobytes())
+
+
+def largest_share(capacity: np.ndarray, demand: list[np.ndarray]) -> np.ndarray:
+    """Per job, ``max_r demand[r] / C[r]`` over the resources, ``C[r]`` the largest capacity
+    of ``r`` (0 for a resource no node has), one resource at a time (SPEC's job size)."""
+    cmax = capacity.max(axis=0).astype(float)
+    out = None
+    for d, c in zip(demand, cmax):
+        share = d / c if c > 0 else np.zeros(len(d))
+        out = share if out is None else np.maximum(out, share)
+    return out

@@ -15,9 +15,9 @@ already looked at, so the engine also visits ``t + 1`` then. With
 and optionally ``victim_key(engine, i)``. A policy reads this engine (never writes it),
 acts only through :meth:`Engine.start`, :meth:`Engine.preempt`, :meth:`Engine.reserve`,
 :meth:`Engine.wake` and :meth:`Engine.rekey`, and keeps per-run state in ``scratch``.
-The engine refuses, with a :class:`~fitgpp.sim.policies.base.PolicyError` raised before
-anything changes, to preempt a TE job, a job that is not running, or a BE job already
-preempted ``max_preemptions`` times.
+The engine refuses (:mod:`fitgpp.sim.refusals`: a PolicyError before anything changes) to
+preempt a TE job, a job not running or a BE job preempted ``max_preemptions`` times, and to
+start a job that is not waiting or on a node without its demand free (never overcommitted).
 
 Units: ticks everywhere in here; demands as (gpu, cpu_milli, mem_mib).
 """
@@ -32,28 +32,18 @@ from bisect import bisect_left, insort
 import numpy as np
 
 from fitgpp.errors import FitgppError
-from fitgpp.sim.columns import shared as _shared, small as _small
+from fitgpp.sim.columns import largest_share, shared as _shared, small as _small
 from fitgpp.sim.heap import push_waiting, remove_waiting
 from fitgpp.sim.ledger import account
+from fitgpp.sim.refusals import preempt_refusal, start_refusal
 
 from fitgpp.sim.invariants import check as _check_invariants
-from fitgpp.sim.states import DONE, PENDING, RUNNING, STATE_NAMES, STOPPING, WAITING
+from fitgpp.sim.states import DONE, PENDING, RUNNING, STOPPING, WAITING
 
 
 class PolicyError(FitgppError):
     """A policy parameter is out of range, or a policy broke the engine's protocol; the
     message names it. Defined here, below the policies, because the engine raises it."""
-
-
-def _largest_share(capacity: np.ndarray, demand: list[np.ndarray]) -> np.ndarray:
-    """Per job, ``max_r demand[r] / C[r]`` over the resources, ``C[r]`` the largest capacity
-    of ``r`` (0 for a resource no node has), one resource at a time."""
-    cmax = capacity.max(axis=0).astype(float)
-    out = None
-    for d, c in zip(demand, cmax):
-        share = d / c if c > 0 else np.zeros(len(d))
-        out = share if out is None else np.maximum(out, share)
-    return out
 
 
 class Engine:
@@ -139,7 +129,7 @@ class Engine:
         #: restart overhead in ticks: reload time each time a preempted job starts again
         self.ro = _small(col("ro"))
         #: size(x) = tasks * max_r demand[r] / C[r], C[r] the largest capacity of r (SPEC)
-        self.size = _shared(_largest_share(capacity, [col(k) for k in
+        self.size = _shared(largest_share(capacity, [col(k) for k in
                                                       ("gpu", "cpu_milli", "mem_mib")]) * tasks)
 
         self.state = array("b", [PENDING]) * n  # (small ints: one byte a job)
@@ -179,6 +169,9 @@ class Engine:
         if type(n) is not int or self.tasks[i] != 1:
             return self._start_general(i, n, t)
         g, c, m = self.dg[i], self.dc[i], self.dm[i]
+        if self.state[i] != WAITING or self.free_g[n] < g or self.free_c[n] < c \
+                or self.free_m[n] < m:
+            self._refuse("start", i, start_refusal(self, i, (n,)))
         self.free_g[n] -= g
         self.free_c[n] -= c
         self.free_m[n] -= m
@@ -216,6 +209,9 @@ class Engine:
         if self.resv[i] >= 0:
             raise RuntimeError(f"gang {self.job_id[i]} holds a reservation")
         g, c, m = self.dg[i], self.dc[i], self.dm[i]
+        if self.state[i] != WAITING or any(self.free_g[x] < g or self.free_c[x] < c
+                                           or self.free_m[x] < m for x in nodes):
+            self._refuse("start", i, start_refusal(self, i, nodes))
         for n in nodes:
             self.free_g[n] -= g
             self.free_c[n] -= c
@@ -297,16 +293,13 @@ class Engine:
 
     def _check_preempt(self, i: int) -> None:
         """Refuse a preemption the protocol forbids, before anything changes."""
-        bad = None
-        if self.te[i]:
-            bad = "it is a TE job (TE jobs are never preempted)"
-        elif self.state[i] != RUNNING:
-            bad = f"it is {STATE_NAMES[self.state[i]]}, not running"
-        elif self.max_preemptions is not None and self.preemptions[i] >= self.max_preemptions:
-            bad = f"it was already preempted {self.preemptions[i]} times (max_preemptions)"
+        bad = preempt_refusal(self, i)
         if bad:
-            raise PolicyError(f"{getattr(self.policy, 'name', self.policy)}: cannot preempt job "
-                              f"{self.job_id[i]} at tick {self.now}: {bad}")
+            self._refuse("preempt", i, bad)
+
+    def _refuse(self, what: str, i: int, bad: str) -> None:
+        raise PolicyError(f"{getattr(self.policy, 'name', self.policy)}: cannot {what} job "
+                          f"{self.job_id[i]} at tick {self.now}: {bad}")
 
     def _unfile(self, i: int) -> None:
         """Take running BE job ``i`` out of ``running_be`` on each of its nodes."""

@@ -87,6 +87,49 @@ def test_preempting_beyond_max_preemptions_or_a_waiting_job_is_refused():
         fitgpp.simulate(two_jobs("BE"), cluster_of([(2, 1, 1)]), Twice())
 
 
+@dataclass(frozen=True)
+class Greedy:
+    """Starts every waiting job on node 0 whether it fits or not (``also``: the job to start
+    again, running or not, at tick 1)."""
+    name = "greedy"
+    max_preemptions = None
+    also: int = -1
+
+    def bind(self, eng):
+        pass
+
+    def schedule(self, eng, t):
+        for i in list(eng.waiting_te) + list(eng.waiting_be):
+            eng.start(i, 0, t)
+        if t == 1 and self.also >= 0:
+            eng.start(self.also, 0, t)
+
+
+@pytest.mark.parametrize("tasks", [1, 2])
+def test_starting_on_a_node_without_room_is_refused_before_anything_changes(tasks):
+    from fitgpp.sim.engine import Engine
+    from fitgpp.sim.run import to_ticks
+    df = jobs_frame([(1, "BE", 0, T * 5, 1, 0, 0, 0.0), (2, "BE", 0, T * 2, 1, 0, 0, 0.0)])
+    df["tasks"] = [1, tasks]
+    policy = Greedy()
+    if tasks == 2:  # a gang's nodes are given as a list
+        policy = type("GreedyGang", (Greedy,), {"schedule": lambda self, eng, t: [
+            eng.start(i, 0, t) if eng.tasks[i] == 1 else eng.start(i, [0, 1], t)
+            for i in list(eng.waiting_be)]})()
+    eng = Engine(to_ticks(df, T), np.array([[1, 0, 0], [1, 0, 0]]), policy)
+    with pytest.raises(PolicyError, match=r"greedy: cannot start job 2 at tick 0: node 0 has "
+                                          r"0 GPU, 0 mCPU, 0 MiB free, and each task needs 1 GPU"):
+        eng.run()
+    assert eng.free_g == [0, 1] and eng.state[1] != RUNNING and eng.run_gpu == 1
+
+
+def test_starting_a_job_that_is_not_waiting_is_refused():
+    df = jobs_frame([(1, "BE", 0, T * 5, 1, 0, 0, 0.0)])
+    with pytest.raises(PolicyError, match="cannot start job 1 at tick 1: it is running, not "
+                                          "waiting"):
+        fitgpp.simulate(df, cluster_of([(4, 1, 1)]), Greedy(also=0), jump=False)
+
+
 def test_tick_and_attained_service():
     seen = {}
 
