@@ -30,7 +30,8 @@ class Policy(Protocol):
       that name is also the policy's ``P`` parameter.
     - ``bind(engine)``: called once before the run (usually does nothing).
     - ``schedule(engine, t)``: step 4 of every tick the engine visits. It may start any
-      waiting job on nodes where it fits (``engine.start``), in any order the policy likes;
+      waiting job on nodes where it fits (``engine.start``; a job not waiting, or a node
+      without its demand free, is refused with :class:`PolicyError`), in any order it likes;
       preempt any running BE job (``engine.preempt``; a TE job, a job not running, or one
       already preempted ``max_preemptions`` times is refused with :class:`PolicyError`
       before anything changes); reserve for a waiting TE job (``engine.reserve``); ask to
