@@ -24,89 +24,14 @@ previous sort, as Tiresias's simulator does.
 from __future__ import annotations
 
 import heapq
-import math
 from bisect import bisect_left, bisect_right, insort
-from itertools import accumulate
+from itertools import chain
 
 from fitgpp.sim.engine import DONE, RUNNING, WAITING
 from fitgpp.sim.policies.base import PolicyError
+from fitgpp.sim.policies.ordered_visit import Plan, fits, visit_merged, visit_pool, visit_pool_list
 
 TIES = ("exact", "tiresias")
-
-
-class Plan:
-    """The planned room of every node during one step, and what the step decided."""
-
-    __slots__ = ("eng", "pg", "pc", "pm", "room", "big", "min_gpu", "starts", "stops")
-
-    def __init__(self, eng, min_gpu: int):
-        self.eng = eng
-        self.pg, self.pc, self.pm = list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)
-        self.room = sum(self.pg)  # planned free GPUs over the nodes with room (never < 0)
-        self.big = None  # the largest planned room of one node; None: to recompute
-        self.min_gpu = min_gpu
-        self.starts: list[tuple[int, list[int]]] = []
-        self.stops: list[int] = []
-
-    def full(self) -> bool:
-        """No job can be placed any more (every job needs more GPUs than are left)."""
-        return self.min_gpu > 0 and self.room < self.min_gpu
-
-    def visit(self, i: int) -> None:
-        st = self.eng.state[i]
-        if st == RUNNING:
-            self.keep(i)
-        elif st == WAITING and not self.full():
-            self.place(i)
-
-    def keep(self, i: int) -> None:
-        """Running job ``i``: kept if it fits the plan on its nodes (or is TE), else to stop."""
-        eng, pg, pc, pm = self.eng, self.pg, self.pc, self.pm
-        at, g, c, m, te = eng.nodes[i], eng.dg[i], eng.dc[i], eng.dm[i], eng.te[i]
-        if not te and not all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
-            self.stops.append(i)
-            return
-        for n in at:
-            pg[n] -= g
-            pc[n] -= c
-            pm[n] -= m
-        self.big = None
-        self.room -= g * len(at)
-        if te and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
-            self.room = sum(x for x in pg if x > 0)
-
-    def place(self, i: int) -> None:
-        """Waiting job ``i``: to start on the lowest-id node(s) of the plan with room."""
-        eng, pg, pc, pm = self.eng, self.pg, self.pc, self.pm
-        g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
-        if g * k > self.room:
-            return
-        if self.big is None:
-            self.big = (max(pg), max(pc), max(pm))
-        big = self.big
-        if g > big[0] or c > big[1] or m > big[2]:
-            return
-        at = []
-        for n in range(len(pg)):
-            if pg[n] >= g and pc[n] >= c and pm[n] >= m:
-                at.append(n)
-                if len(at) == k:
-                    break
-        else:
-            return
-        for n in at:
-            pg[n] -= g
-            pc[n] -= c
-            pm[n] -= m
-        self.room -= g * k
-        self.big = None
-        self.starts.append((i, at))
-
-
-def fits(eng, i: int, n: int) -> bool:
-    """avail(n) >= the (per-task) demand of job ``i``."""
-    return (eng.free_g[n] - eng.res_g[n] >= eng.dg[i] and eng.free_c[n] - eng.res_c[n] >= eng.dc[i]
-            and eng.free_m[n] - eng.res_m[n] >= eng.dm[i])
 
 
 class OrderedPolicy:
@@ -119,6 +44,7 @@ class OrderedPolicy:
 
     name = "ordered"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
+    waiting_any_order = True  # it never reads engine.waiting_be: a dict, O(1) per start
     static = None  # or a method (eng, i) -> key fixed while job i runs
     #: or a method (eng, i) -> (a, b), whole numbers fixed while job i runs, with
     #: ``run_key = a - b * t``: the running jobs of one ``b`` then keep their order, kept
@@ -182,21 +108,33 @@ class OrderedPolicy:
                                   "done": 0, "list": [], "min_gpu": min(eng.dg, default=0),
                                   "one": one, "rs": [], "ri": [], "skey": {}, "ends": [],
                                   "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
+                                  # the jobs in "wait": how many, and their GPUs, CPU, memory
+                                  "wsum": [0, 0, 0, 0],
                                   # CPU or memory asked by some job (else they never bind)
                                   "cm": any(eng.dc) or any(eng.dm)}
 
     def _wait_add(self, eng, s, i: int) -> None:
-        wait = s["wait"]
+        wait, g, c, m = s["wait"], eng.dg[i], eng.dc[i], eng.dm[i]
         if s["one"]:
-            wait = wait.setdefault((eng.dg[i], eng.dc[i], eng.dm[i]), [])
+            wait = wait.setdefault((g, c, m), [])
         entry = s["wk"][i] = (self.wait_key(eng, i), i)  # (its key is fixed while it waits)
         insort(wait, entry)
+        w = s["wsum"]
+        w[0] += 1
+        w[1] += g
+        w[2] += c
+        w[3] += m
 
     def _wait_remove(self, eng, s, i: int) -> None:
-        wait = s["wait"]
+        wait, g, c, m = s["wait"], eng.dg[i], eng.dc[i], eng.dm[i]
         if s["one"]:
-            wait = wait[eng.dg[i], eng.dc[i], eng.dm[i]]
+            wait = wait[g, c, m]
         del wait[bisect_left(wait, s["wk"].pop(i))]
+        w = s["wsum"]
+        w[0] -= 1
+        w[1] -= g
+        w[2] -= c
+        w[3] -= m
 
     def _run_add(self, eng, s, i: int) -> None:
         s["run"].add(i)
@@ -288,14 +226,56 @@ class OrderedPolicy:
             plan = Plan(eng, s["min_gpu"])
             for i in range(k0, k):
                 self._wait_add(eng, s, i)
-            rs, ri, off = self._running(eng, s, t)
             if s["one"]:
-                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
+                if self._quick(eng, s, plan, k0, k, t):
+                    pass
+                elif self.static is None and self.linear is not None and not s["cm"]:
+                    visit_pool(eng, plan, s["wait"], None, None, 0, False, s["lin"], t)
+                else:
+                    rs, ri, off = self._running(eng, s, t)
+                    visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
             else:
+                rs, ri, off = self._running(eng, s, t)
                 visit_merged(eng, plan, s["wait"], rs, ri, off)
         s["done"] = eng.n_done
         self._act(eng, s, plan, t, tiresias)
         self._settled(eng, s, plan, tiresias)
+
+    def _quick(self, eng, s, plan: Plan, k0: int, k: int, t: int) -> bool:
+        """On one node: the step's outcome without the visit, when it is plain; True if so
+        (``plan.starts`` holds it). Every running job fits the node with the others, so the
+        visit keeps them all unless a start takes their room: with nothing waiting it does
+        nothing, and when all that waits fits the room the running jobs leave (stopping
+        jobs count as free), it starts every waiting job, in order, and stops none. When
+        only jobs that arrived are new since a settled step (see :meth:`_settled`), an
+        arrival that does not fit beside the running jobs ahead of it changes nothing: if
+        none fits, the step does nothing."""
+        w = s["wsum"]
+        if not w[0]:
+            return True
+        if (w[1] <= eng.free_g[0] + eng.stop_g[0] and w[2] <= eng.free_c[0] + eng.stop_c[0]
+                and w[3] <= eng.free_m[0] + eng.stop_m[0]):
+            state, lists = eng.state, [lst for lst in s["wait"].values() if lst]
+            entries = lists[0] if len(lists) == 1 else sorted(chain.from_iterable(lists))
+            plan.starts = [(i, [0]) for _, i in entries if state[i] == WAITING]
+            return True
+        if k == k0 or s["cm"] or not s["settled"] or eng.epoch != s["epoch"] or s["later"]:
+            return False
+        cap, dg, wk = eng.cap_g[0], eng.dg, s["wk"]
+        return all(dg[a] > cap - self._ahead(eng, s, wk[a], t) for a in range(k0, k))
+
+    def _ahead(self, eng, s, entry, t: int) -> int:
+        """GPUs of the running jobs ahead of the waiting job ``entry = (key, i)``."""
+        key, i = entry
+        if self.static is not None:
+            off = self.offset(t)
+            pos = bisect_left(s["rs"], ((key + off) if off else key, i))
+            return sum(map(eng.dg.__getitem__, s["ri"][:pos]))
+        if self.linear is not None:  # each group b: b GPUs per job (one node: one task)
+            n = eng.n
+            return sum(b * bisect_left(grp, (key + b * t) * n + i) for b, grp in s["lin"].items())
+        rs, ri, off = self._running(eng, s, t)
+        return sum(eng.dg[j] for (rk, j) in rs if (rk, j) < entry)
 
     def _settled(self, eng, s, plan: Plan, tiresias: bool) -> None:
         """Note whether the next step may be skipped: on one node, outside the Tiresias
@@ -359,128 +339,3 @@ class OrderedPolicy:
         if held:
             s["held"] = True
             eng.wake(t + 1)
-
-
-def visit_pool_list(eng, plan: Plan, order: list, min_gpu: int) -> None:
-    """The same visit as :meth:`OrderedPolicy._visit_list` on one node whose jobs ask for GPUs
-    only: the plan is one number, the node's planned free GPUs (below 0 once a TE job is kept
-    beyond it). A running job is kept if it is TE or fits; a waiting one of one task starts if
-    it fits and the plan is not full (a gang never fits on one node)."""
-    state, dg, te, tasks = eng.state, eng.dg, eng.te, eng.tasks
-    p = plan.pg[0]
-    stops, starts = plan.stops, plan.starts
-    # full: fewer planned GPUs than any job asks (p only falls along the visit)
-    lim = min_gpu if min_gpu > 0 else -math.inf
-    for i in order:
-        st = state[i]
-        if st == RUNNING:
-            g = dg[i]
-            if te[i] or p >= g:
-                p -= g
-            else:
-                stops.append(i)
-        elif st == WAITING and p >= lim and tasks[i] == 1 and p >= dg[i]:
-            p -= dg[i]
-            starts.append((i, [0]))
-    plan.pg[0] = p
-    plan.room = max(p, 0)
-    plan.big = None
-
-
-def visit_merged(eng, plan: Plan, wait: list, rs: list, ri: list, off) -> None:
-    """Visit the merge of the waiting jobs ``wait`` (sorted ``(key, i)``) and the running
-    ones (``rs``/``ri``, see :meth:`OrderedPolicy._running`) in order."""
-    a = b = 0
-    nw, nr = len(wait), len(ri)
-    while (a < nw or b < nr) and not plan.full():
-        if b < nr and (a >= nw or ((rs[b][0] - off) if off else rs[b][0], ri[b]) < wait[a]):
-            plan.keep(ri[b])
-            b += 1
-        else:
-            i = wait[a][1]
-            a += 1
-            if eng.state[i] == WAITING:
-                plan.place(i)
-    for b in range(b, nr):  # no room left: a BE job is stopped, a TE job kept
-        plan.keep(ri[b])
-
-
-def visit_pool(eng, plan: Plan, classes: dict, rs: list, ri: list, off, cm: bool = True) -> None:
-    """The same visit as :func:`visit_merged` on a cluster of one node, with
-    the waiting jobs kept per demand (``classes``: demand -> sorted ``(key, i)``). On one
-    node a waiting job fits iff its demand fits the room left where it stands, and the room
-    only shrinks along the order: so only the head of each demand that still fits matters,
-    and the running jobs between two waiting ones are kept at once when they all fit."""
-    pg, pc, pm = plan.pg, plan.pc, plan.pm
-    dg, dc, dm, state = eng.dg, eng.dc, eng.dm, eng.state
-    live = {d: [lst, 0] for d, lst in classes.items()
-            if lst and d[0] <= pg[0] and d[1] <= pc[0] and d[2] <= pm[0]}
-    b = 0
-    while live:
-        best = None
-        for d, head in list(live.items()):
-            lst, k = head
-            while k < len(lst) and state[lst[k][1]] != WAITING:
-                k += 1  # a stopping job waits its release
-            head[1] = k
-            if k == len(lst):
-                del live[d]
-            elif best is None or lst[k] < best[0]:
-                best = (lst[k], d)
-        if best is None:
-            break
-        (key, w), d = best
-        # (a negative offset -n: the keys of rs are run_key * n + i)
-        pos = bisect_left(rs, key * -off + w if off < 0 else ((key + off) if off else key, w), b)
-        _keep_span(eng, plan, ri, b, pos, cm)
-        b = pos
-        if d[0] <= pg[0] and d[1] <= pc[0] and d[2] <= pm[0]:
-            pg[0] -= d[0]
-            pc[0] -= d[1]
-            pm[0] -= d[2]
-            plan.starts.append((w, [0]))
-            live[d][1] += 1
-        else:
-            del live[d]  # the room only shrinks: no later job of this demand fits either
-        for d in [d for d in live if d[0] > pg[0] or d[1] > pc[0] or d[2] > pm[0]]:
-            del live[d]
-    _keep_span(eng, plan, ri, b, len(ri), cm)
-    plan.room = max(pg[0], 0)
-    plan.big = None
-
-
-def _keep_span(eng, plan: Plan, ri: list, b: int, e: int, cm: bool = True) -> None:
-    """Keep running jobs ``ri[b:e]`` on node 0: all at once if their sum fits, else one by one
-    (``cm``: some job asks for CPU or memory; else those sums are 0)."""
-    if b >= e:
-        return
-    pg, pc, pm = plan.pg, plan.pc, plan.pm
-    span = ri[b:e]
-    sg = sum(map(eng.dg.__getitem__, span))
-    sc, sm = (sum(map(eng.dc.__getitem__, span)), sum(map(eng.dm.__getitem__, span))) \
-        if cm else (0, 0)
-    if sg <= pg[0] and sc <= pc[0] and sm <= pm[0]:
-        pg[0] -= sg
-        pc[0] -= sc
-        pm[0] -= sm
-        return
-    if cm:
-        for i in span:
-            plan.keep(i)
-        return
-    # GPUs only: keep the longest prefix that fits at once, decide the next job alone, repeat
-    dg, te = eng.dg, eng.te
-    acc = list(accumulate(map(dg.__getitem__, span)))
-    k, base = 0, 0  # next job of the span; GPUs of the span before it
-    while k < len(span):
-        j = bisect_right(acc, pg[0] + base, k)  # span[k:j] fit together
-        if j > k:
-            pg[0] -= acc[j - 1] - base
-            k, base = j, acc[j - 1]
-            continue
-        i = span[k]
-        if te[i] or dg[i] <= pg[0]:  # (a TE job is kept beyond the plan)
-            pg[0] -= dg[i]
-        else:
-            plan.stops.append(i)
-        k, base = k + 1, acc[k]
