@@ -109,7 +109,7 @@ class OrderedPolicy:
                                   "one": one, "rs": [], "ri": [], "skey": {}, "ends": [],
                                   "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
                                   # the jobs in "wait": how many, and their GPUs, CPU, memory
-                                  "wsum": [0, 0, 0, 0],
+                                  "wsum": [0, 0, 0, 0], "tiresias": self.tiresias_mode(),
                                   # CPU or memory asked by some job (else they never bind)
                                   "cm": any(eng.dc) or any(eng.dm)}
 
@@ -204,55 +204,65 @@ class OrderedPolicy:
 
     def schedule(self, eng, t: int) -> None:
         s = eng.scratch["ordered"]
-        tiresias = self.tiresias_mode()
         k0 = k = s["arrived"]
-        while k < eng.n and eng.submit[k] <= t:
+        n, submit = eng.n, eng.submit
+        while k < n and submit[k] <= t:
             k += 1
         s["arrived"] = k
         if eng.n_done != s["done"]:
-            ends, run = s["ends"], s["run"]
+            ends, run, state = s["ends"], s["run"], eng.state
             while ends and ends[0][0] <= t:  # (an entry of a preempted run is stale)
                 _, i = heapq.heappop(ends)
-                if i in run and eng.state[i] != RUNNING:
+                if i in run and state[i] != RUNNING:
                     self._run_remove(s, i)
-        if tiresias:
+        if s["tiresias"]:
             plan = Plan(eng, s["min_gpu"])
             self._visit_list(eng, s, plan, range(k0, k), t)
+            s["done"] = eng.n_done
+            self._act(eng, s, plan, t, True)
+            self._settled(eng, s, plan, True)
         else:
-            self.prepare(eng, s, t, range(k0, k))
-            if k == k0 and s["settled"] and eng.epoch == s["epoch"] and not s["later"]:
-                s["done"] = eng.n_done
-                return  # nothing can start or stop (see _settled)
-            plan = Plan(eng, s["min_gpu"])
-            for i in range(k0, k):
-                self._wait_add(eng, s, i)
-            if s["one"]:
-                if self._quick(eng, s, plan, k0, k, t):
-                    pass
-                elif self.static is None and self.linear is not None and not s["cm"]:
-                    visit_pool(eng, plan, s["wait"], None, None, 0, False, s["lin"], t)
-                else:
-                    rs, ri, off = self._running(eng, s, t)
-                    visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
+            self._step(eng, s, t, k0, k)
+
+    def _step(self, eng, s, t: int, k0: int, k: int) -> None:
+        """The step outside the Tiresias modes: the waiting jobs in ``s["wait"]`` (fixed
+        keys), the running ones per :meth:`_running`; ``k0:k`` arrived now."""
+        self.prepare(eng, s, t, range(k0, k))
+        s["done"] = eng.n_done
+        if k == k0 and s["settled"] and eng.epoch == s["epoch"] and not s["later"]:
+            return  # nothing can start or stop (see _settled)
+        for i in range(k0, k):
+            self._wait_add(eng, s, i)
+        if s["one"] and not s["wsum"][0]:  # nothing waits: nothing starts or stops
+            self.settle(eng, s, t)
+            self._settled(eng, s, None, False)
+            return
+        plan = Plan(eng, s["min_gpu"])
+        if s["one"]:
+            if self._quick(eng, s, plan, k0, k, t):
+                pass
+            elif self.static is None and self.linear is not None and not s["cm"]:
+                visit_pool(eng, plan, s["wait"], None, None, 0, False, s["lin"], t)
             else:
                 rs, ri, off = self._running(eng, s, t)
-                visit_merged(eng, plan, s["wait"], rs, ri, off)
-        s["done"] = eng.n_done
-        self._act(eng, s, plan, t, tiresias)
-        self._settled(eng, s, plan, tiresias)
+                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
+        else:
+            rs, ri, off = self._running(eng, s, t)
+            visit_merged(eng, plan, s["wait"], rs, ri, off)
+        self._act(eng, s, plan, t, False)
+        self._settled(eng, s, plan, False)
 
     def _quick(self, eng, s, plan: Plan, k0: int, k: int, t: int) -> bool:
         """On one node: the step's outcome without the visit, when it is plain; True if so
         (``plan.starts`` holds it). Every running job fits the node with the others, so the
-        visit keeps them all unless a start takes their room: with nothing waiting it does
-        nothing, and when all that waits fits the room the running jobs leave (stopping
-        jobs count as free), it starts every waiting job, in order, and stops none. When
+        visit keeps them all unless a start takes their room (so with nothing waiting it
+        does nothing: :meth:`_step`), and when all that waits fits the room the running jobs
+        leave (stopping jobs count as free), it starts every waiting job, in order, and
+        stops none. When
         only jobs that arrived are new since a settled step (see :meth:`_settled`), an
         arrival that does not fit beside the running jobs ahead of it changes nothing: if
         none fits, the step does nothing."""
         w = s["wsum"]
-        if not w[0]:
-            return True
         if (w[1] <= eng.free_g[0] + eng.stop_g[0] and w[2] <= eng.free_c[0] + eng.stop_c[0]
                 and w[3] <= eng.free_m[0] + eng.stop_m[0]):
             state, lists = eng.state, [lst for lst in s["wait"].values() if lst]
@@ -318,7 +328,8 @@ class OrderedPolicy:
                 plan.keep(i)
 
     def _act(self, eng, s, plan: Plan, t: int, tiresias: bool) -> None:
-        self.stopping(eng, s, plan.stops)
+        if plan.stops:
+            self.stopping(eng, s, plan.stops)
         for i in plan.stops:
             eng.preempt(i, t)
             self._run_remove(s, i)
