@@ -110,13 +110,15 @@ class OrderedPolicy:
                                   "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
                                   # the jobs in "wait": how many, and their GPUs, CPU, memory
                                   "wsum": [0, 0, 0, 0], "tiresias": self.tiresias_mode(),
+                                  # a policy's own ``starting`` (else the no-op is not called)
+                                  "starting": type(self).starting is not OrderedPolicy.starting,
                                   # CPU or memory asked by some job (else they never bind)
                                   "cm": any(eng.dc) or any(eng.dm)}
 
     def _wait_add(self, eng, s, i: int) -> None:
         wait, g, c, m = s["wait"], eng.dg[i], eng.dc[i], eng.dm[i]
         if s["one"]:
-            wait = wait.setdefault((g, c, m), [])
+            wait = wait.get((g, c, m)) or wait.setdefault((g, c, m), [])
         entry = s["wk"][i] = (self.wait_key(eng, i), i)  # (its key is fixed while it waits)
         insort(wait, entry)
         w = s["wsum"]
@@ -139,21 +141,27 @@ class OrderedPolicy:
     def _run_add(self, eng, s, i: int) -> None:
         s["run"].add(i)
         heapq.heappush(s["ends"], (eng.end[i], i))
-        if self.static is not None:
-            key = s["skey"][i] = (self.static(eng, i), i)
-            k = bisect_left(s["rs"], key)
-            s["rs"].insert(k, key)
+        static = self.static
+        if static is not None:
+            key = s["skey"][i] = (static(eng, i), i)
+            rs = s["rs"]
+            k = bisect_left(rs, key)
+            rs.insert(k, key)
             s["ri"].insert(k, i)
         elif self.linear is not None:  # (a, i) as one number, a * n + i
             a, b = self.linear(eng, i)
             key = s["skey"][i] = b, a * eng.n + i
-            insort(s["lin"].setdefault(b, []), key[1])
+            grp = s["lin"].get(b)
+            if grp is None:
+                grp = s["lin"][b] = []
+            insort(grp, key[1])
 
     def _run_remove(self, s, i: int) -> None:
         s["run"].discard(i)
         if self.static is not None:
-            k = bisect_left(s["rs"], s["skey"].pop(i))
-            del s["rs"][k], s["ri"][k]
+            rs = s["rs"]
+            k = bisect_left(rs, s["skey"].pop(i))
+            del rs[k], s["ri"][k]
         elif self.linear is not None:
             b, key = s["skey"].pop(i)
             grp = s["lin"][b]
@@ -202,7 +210,9 @@ class OrderedPolicy:
         rs = sorted(zip([self.run_key(eng, i, t) for i in s["run"]], s["run"]))
         return rs, [i for _, i in rs], 0
 
-    def schedule(self, eng, t: int) -> None:
+    def schedule(self, eng, t: int) -> bool:
+        """The step at tick ``t``; True when it settled (:meth:`_settled`): the next step
+        changes nothing until an event, so the engine need not visit ``t + 1``."""
         s = eng.scratch["ordered"]
         k0 = k = s["arrived"]
         n, submit = eng.n, eng.submit
@@ -223,6 +233,7 @@ class OrderedPolicy:
             self._settled(eng, s, plan, True)
         else:
             self._step(eng, s, t, k0, k)
+        return s["settled"]
 
     def _step(self, eng, s, t: int, k0: int, k: int) -> None:
         """The step outside the Tiresias modes: the waiting jobs in ``s["wait"]`` (fixed
@@ -328,24 +339,32 @@ class OrderedPolicy:
                 plan.keep(i)
 
     def _act(self, eng, s, plan: Plan, t: int, tiresias: bool) -> None:
-        if plan.stops:
-            self.stopping(eng, s, plan.stops)
-        for i in plan.stops:
-            eng.preempt(i, t)
-            self._run_remove(s, i)
-            if not tiresias:
-                self._wait_add(eng, s, i)
+        """Preempt ``plan.stops``, then start ``plan.starts`` where their room is free now (a
+        start whose room is still held waits: the policy looks again at the next tick)."""
+        stops, starts = plan.stops, plan.starts
+        if stops:
+            self.stopping(eng, s, stops)
+            preempt, run_remove, wait_add = eng.preempt, self._run_remove, self._wait_add
+            for i in stops:
+                preempt(i, t)
+                run_remove(s, i)
+                if not tiresias:
+                    wait_add(eng, s, i)
         held = False
-        for i, nodes in plan.starts:
-            if not (fits(eng, i, nodes[0]) if len(nodes) == 1 else
-                    all(fits(eng, i, n) for n in nodes)):
-                held = True  # its room is still held: it waits; look again next tick
-                continue
-            if not tiresias:
-                self._wait_remove(eng, s, i)
-            eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
-            self.starting(eng, s, i)
-            self._run_add(eng, s, i)
+        if starts:
+            start, wait_remove, run_add = eng.start, self._wait_remove, self._run_add
+            starting = self.starting if s["starting"] else None
+            for i, nodes in starts:
+                if not (fits(eng, i, nodes[0]) if len(nodes) == 1 else
+                        all(fits(eng, i, n) for n in nodes)):
+                    held = True  # its room is still held: it waits; look again next tick
+                    continue
+                if not tiresias:
+                    wait_remove(eng, s, i)
+                start(i, nodes[0] if len(nodes) == 1 else nodes, t)
+                if starting is not None:
+                    starting(eng, s, i)
+                run_add(eng, s, i)
         self.settle(eng, s, t)
         if held:
             s["held"] = True
