@@ -46,7 +46,9 @@ class Dlas(OrderedPolicy):
         super().bind(eng)
         eng.scratch["dlas"] = {"level": [0] * eng.n, "sec": [1] * eng.n, "place": [0] * eng.n,
                                "next": 0, "front": 0, "due": [], "due_at": [-1] * eng.n,
-                               "demoted": []}
+                               "demoted": [],
+                               # per queue, the ticks of progress that reach its threshold
+                               "need": [need(th, eng.tick) for th in self.thresholds]}
 
     def wait_key(self, eng, i):
         d = eng.scratch["dlas"]
@@ -67,7 +69,10 @@ class Dlas(OrderedPolicy):
         d = eng.scratch["dlas"]
         for i in arrivals:
             self._tail(d, i, 1)
-        due, due_at, crossing = d["due"], d["due_at"], []
+        due = d["due"]
+        if not due or due[0][0] > t:
+            return  # nothing crosses a threshold now
+        due_at, crossing = d["due_at"], []
         while due and due[0][0] <= t:
             c, i = heapq.heappop(due)
             if due_at[i] == c and eng.state[i] == RUNNING:
@@ -101,6 +106,8 @@ class Dlas(OrderedPolicy):
 
     def settle(self, eng, s, t) -> None:
         d = eng.scratch["dlas"]
+        if not d["demoted"]:
+            return
         for i in d["demoted"]:  # still running: behind the running jobs of its queue
             if eng.state[i] == RUNNING:
                 self._run_remove(s, i)
@@ -110,20 +117,25 @@ class Dlas(OrderedPolicy):
 
     def _watch(self, eng, d, i: int) -> None:
         """Ask for a wake-up at the tick running job ``i`` reaches its queue's threshold."""
-        q = d["level"][i]
-        if q >= len(self.thresholds):
+        q, needs = d["level"][i], d["need"]
+        if q >= len(needs):
             return
-        th, tick = self.thresholds[q], eng.tick
-        need = max(1, math.ceil(th / tick))  # ticks of progress to reach the threshold
-        while need > 1 and (need - 1) * tick >= th:
-            need -= 1
-        while need * tick < th:
-            need += 1
-        if need >= eng.work[i]:
+        work = eng.work[i]
+        if needs[q] >= work:
             return  # it finishes first
-        c = eng.end[i] - eng.work[i] + need
+        c = eng.end[i] - work + needs[q]
         if c <= eng.now:
             c = eng.now + 1  # (cannot happen: it would have been demoted at this step)
         d["due_at"][i] = c
         heapq.heappush(d["due"], (c, i))
         eng.wake(c)
+
+
+def need(th: float, tick: float) -> int:
+    """Ticks of progress (at least 1) whose seconds reach the threshold ``th``."""
+    n = max(1, math.ceil(th / tick))
+    while n > 1 and (n - 1) * tick >= th:
+        n -= 1
+    while n * tick < th:
+        n += 1
+    return n

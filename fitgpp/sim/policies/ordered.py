@@ -106,7 +106,7 @@ class OrderedPolicy:
         one = eng.n_nodes == 1
         eng.scratch["ordered"] = {"wait": {} if one else [], "run": set(), "arrived": 0,
                                   "done": 0, "list": [], "min_gpu": min(eng.dg, default=0),
-                                  "one": one, "rs": [], "ri": [], "skey": {}, "ends": [],
+                                  "one": one, "rs": [], "ri": [], "rg": [], "skey": {}, "ends": [],
                                   "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
                                   # the jobs in "wait": how many, and their GPUs, CPU, memory
                                   "wsum": [0, 0, 0, 0], "tiresias": self.tiresias_mode(),
@@ -148,6 +148,7 @@ class OrderedPolicy:
             k = bisect_left(rs, key)
             rs.insert(k, key)
             s["ri"].insert(k, i)
+            s["rg"].insert(k, eng.dg[i])  # (its GPUs per task, beside it)
         elif self.linear is not None:  # (a, i) as one number, a * n + i
             a, b = self.linear(eng, i)
             key = s["skey"][i] = b, a * eng.n + i
@@ -161,7 +162,7 @@ class OrderedPolicy:
         if self.static is not None:
             rs = s["rs"]
             k = bisect_left(rs, s["skey"].pop(i))
-            del rs[k], s["ri"][k]
+            del rs[k], s["ri"][k], s["rg"][k]
         elif self.linear is not None:
             b, key = s["skey"].pop(i)
             grp = s["lin"][b]
@@ -169,14 +170,16 @@ class OrderedPolicy:
 
     def _rekey(self, s, i: int, key) -> None:
         """Running job ``i``'s key fixed while it runs (``static``) is now ``key``."""
-        rs, ri, skey = s["rs"], s["ri"], s["skey"]
+        rs, ri, rg, skey = s["rs"], s["ri"], s["rg"], s["skey"]
         was = skey[i]
         k = bisect_left(rs, was)
-        del rs[k], ri[k]
+        g = rg[k]
+        del rs[k], ri[k], rg[k]
         new = skey[i] = (key, i)
         k = bisect_left(rs, new)
         rs.insert(k, new)
         ri.insert(k, i)
+        rg.insert(k, g)
         self._moved(s, i, was[0], key)
 
     def _moved(self, s, i: int, was, key) -> None:
@@ -256,7 +259,8 @@ class OrderedPolicy:
                 visit_pool(eng, plan, s["wait"], None, None, 0, False, s["lin"], t)
             else:
                 rs, ri, off = self._running(eng, s, t)
-                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
+                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"],
+                           rg=s["rg"] if self.static is not None else None)
         else:
             rs, ri, off = self._running(eng, s, t)
             visit_merged(eng, plan, s["wait"], rs, ri, off)
@@ -291,7 +295,7 @@ class OrderedPolicy:
         if self.static is not None:
             off = self.offset(t)
             pos = bisect_left(s["rs"], ((key + off) if off else key, i))
-            return sum(map(eng.dg.__getitem__, s["ri"][:pos]))
+            return sum(s["rg"][:pos])
         if self.linear is not None:  # each group b: b GPUs per job (one node: one task)
             n = eng.n
             return sum(b * bisect_left(grp, (key + b * t) * n + i) for b, grp in s["lin"].items())

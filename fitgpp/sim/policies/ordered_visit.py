@@ -133,19 +133,20 @@ def visit_merged(eng, plan: Plan, wait: list, rs: list, ri: list, off) -> None:
 
 
 def visit_pool(eng, plan: Plan, classes: dict, rs: list, ri: list, off, cm: bool = True,
-               lin: dict | None = None, t: int = 0) -> None:
+               lin: dict | None = None, t: int = 0, rg: list | None = None) -> None:
     """The same visit as :func:`visit_merged` on a cluster of one node, with
     the waiting jobs kept per demand (``classes``: demand -> sorted ``(key, i)``). On one
     node a waiting job fits iff its demand fits the room left where it stands, and the room
     only shrinks along the order: so only the head of each demand that still fits matters,
     and the running jobs between two waiting ones are kept at once when they all fit
-    (``cm``: some job asks for CPU or memory; else :func:`visit_pool_gpu`, or with ``lin``,
-    the running jobs per GPU count at tick ``t`` instead of ``rs``/``ri``,
-    :func:`visit_pool_lin`)."""
+    (``cm``: some job asks for CPU or memory; else :func:`visit_pool_gpu`, ``rg`` the GPUs
+    of ``ri`` if known, or with ``lin``, the running jobs per GPU count at tick ``t`` instead
+    of ``rs``/``ri``, :func:`visit_pool_lin`)."""
     if not cm:
         if lin is not None:
             return visit_pool_lin(eng, plan, classes, lin, t)
-        return visit_pool_gpu(eng, plan, classes, rs, ri, off)
+        return visit_pool_gpu(eng, plan, classes, rs, ri, off,
+                              list(map(eng.dg.__getitem__, ri)) if rg is None else rg)
     pg, pc, pm = plan.pg, plan.pc, plan.pm
     state = eng.state
     live = {d: [lst, 0] for d, lst in classes.items()
@@ -201,19 +202,19 @@ def _keep_span(eng, plan: Plan, ri: list, b: int, e: int) -> None:
         plan.keep(i)
 
 
-def visit_pool_gpu(eng, plan: Plan, classes: dict, rs: list, ri: list, off) -> None:
+def visit_pool_gpu(eng, plan: Plan, classes: dict, rs: list, ri: list, off, rg: list) -> None:
     """:func:`visit_pool` when no job asks for CPU or memory: the plan is one number, the
     node's planned free GPUs ``p`` (below 0 once a TE job is kept beyond it). The heads of
     the demands that may still fit wait in one heap, by key (:func:`_heads`); a head whose
     demand no longer fits leaves it when it comes up (``p`` only falls along the order).
-    The running jobs ahead of a waiting one are kept at once when they fit, else by the
-    longest runs that fit (:func:`_keep_each`)."""
+    The running jobs ahead of a waiting one (``rg``: the GPUs of each of ``ri``) are kept at
+    once when they fit, else by the longest runs that fit (:func:`_keep_each`)."""
     p, state = plan.pg[0], eng.state
-    heads = _heads(classes, p, state)
+    heads, least = _heads(classes, p, state)  # (no head left asks fewer GPUs than least)
     if not heads:
         return  # nothing starts: every running job fits the node with the others
-    dg, b, starts = eng.dg, 0, plan.starts
-    while heads:
+    b, starts = 0, plan.starts
+    while heads and p >= least:
         entry, g, k, lst = heads[0]
         if g > p:
             heappop(heads)
@@ -222,8 +223,8 @@ def visit_pool_gpu(eng, plan: Plan, classes: dict, rs: list, ri: list, off) -> N
         # (a negative offset -n: the keys of rs are run_key * n + i)
         pos = bisect_left(rs, key * -off + w if off < 0 else ((key + off) if off else key, w), b)
         if pos > b:
-            span = sum(map(dg.__getitem__, ri[b:pos]))
-            p = p - span if span <= p else _keep_each(eng, plan, ri[b:pos], p)
+            span = sum(rg[b:pos])
+            p = p - span if span <= p else _keep_each(eng, plan, ri[b:pos], rg[b:pos], p)
             b = pos
             if g > p:
                 heappop(heads)
@@ -232,8 +233,8 @@ def visit_pool_gpu(eng, plan: Plan, classes: dict, rs: list, ri: list, off) -> N
         starts.append((w, [0]))
         _advance(heads, state)
     if b < len(ri):
-        span = sum(map(dg.__getitem__, ri[b:]))
-        p = p - span if span <= p else _keep_each(eng, plan, ri[b:], p)
+        span = sum(rg[b:])
+        p = p - span if span <= p else _keep_each(eng, plan, ri[b:], rg[b:], p)
     plan.pg[0] = p
     plan.room = max(p, 0)
     plan.big = None
@@ -246,13 +247,13 @@ def visit_pool_lin(eng, plan: Plan, classes: dict, lin: dict, t: int) -> None:
     it ``b`` GPUs each (on one node a job has one task), and only a span that does not fit
     at once is merged, to be kept job by job."""
     p, state = plan.pg[0], eng.state
-    heads = _heads(classes, p, state)
+    heads, least = _heads(classes, p, state)  # (no head left asks fewer GPUs than least)
     if not heads:
         return
     n, starts = eng.n, plan.starts
     groups = [(b, grp, b * t * n) for b, grp in lin.items() if grp]
     cur = [0] * len(groups)
-    while heads:
+    while heads and p >= least:
         entry, g, k, lst = heads[0]
         if g > p:
             heappop(heads)
@@ -282,22 +283,28 @@ def _keep_groups(eng, plan: Plan, groups: list, cur: list, new: list, p: int) ->
         return p - span
     n = eng.n
     merged = sorted(e - c for (_, grp, c), q0, q1 in zip(groups, cur, new) for e in grp[q0:q1])
-    return _keep_each(eng, plan, [e % n for e in merged], p)
+    span = [e % n for e in merged]
+    return _keep_each(eng, plan, span, list(map(eng.dg.__getitem__, span)), p)
 
 
-def _heads(classes: dict, p: int, state) -> list:
+def _heads(classes: dict, p: int, state) -> tuple[list, int]:
     """A heap of the first waiting job of each demand of at most ``p`` GPUs: ``(entry, g, k,
-    lst)``, ``lst[k] = entry`` (its stopping jobs wait their release)."""
-    heads = []
+    lst)``, ``lst[k] = entry`` (its stopping jobs wait their release); and the fewest GPUs
+    one asks (``p + 1`` if none)."""
+    heads, least = [], p + 1
     for (g, _, _), lst in classes.items():
-        if lst and g <= p:
+        if g <= p and lst:
             k = 0
-            while k < len(lst) and state[lst[k][1]] != WAITING:
+            while state[lst[k][1]] != WAITING:
                 k += 1
-            if k < len(lst):
+                if k == len(lst):
+                    break
+            else:
                 heads.append((lst[k], g, k, lst))
+                if g < least:
+                    least = g
     heapify(heads)
-    return heads
+    return heads, least
 
 
 def _advance(heads: list, state) -> None:
@@ -312,13 +319,13 @@ def _advance(heads: list, state) -> None:
         heappop(heads)
 
 
-def _keep_each(eng, plan: Plan, span: list, p: int) -> int:
-    """Keep running jobs ``span`` on node 0, with ``p`` planned free GPUs: the longest run
-    that fits at once, then the next job alone (a TE job is kept beyond the plan, a BE job
-    that does not fit is stopped), repeat. The GPUs left."""
-    dg, te, stops = eng.dg, eng.te, plan.stops
+def _keep_each(eng, plan: Plan, span: list, gpus: list, p: int) -> int:
+    """Keep running jobs ``span`` (``gpus`` each) on node 0, with ``p`` planned free GPUs:
+    the longest run that fits at once, then the next job alone (a TE job is kept beyond the
+    plan, a BE job that does not fit is stopped), repeat. The GPUs left."""
+    te, stops = eng.te, plan.stops
     acc = [0]
-    acc += accumulate(map(dg.__getitem__, span))  # acc[j]: GPUs of span[:j]
+    acc += accumulate(gpus)  # acc[j]: GPUs of span[:j]
     k, e = 0, len(span)
     while k < e:
         j = bisect_right(acc, p + acc[k], k, e + 1) - 1  # span[k:j] fit together
@@ -327,8 +334,8 @@ def _keep_each(eng, plan: Plan, span: list, p: int) -> int:
             k = j
             continue
         i = span[k]
-        if te[i] or dg[i] <= p:
-            p -= dg[i]
+        if te[i] or gpus[k] <= p:
+            p -= gpus[k]
         else:
             stops.append(i)
         k += 1
