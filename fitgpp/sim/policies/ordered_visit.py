@@ -9,6 +9,7 @@ import math
 from bisect import bisect_left, bisect_right
 from heapq import heapify, heappop, heapreplace
 from itertools import accumulate
+from operator import mul
 
 from fitgpp.sim.engine import RUNNING, WAITING
 
@@ -251,40 +252,45 @@ def visit_pool_lin(eng, plan: Plan, classes: dict, lin: dict, t: int) -> None:
     if not heads:
         return
     n, starts = eng.n, plan.starts
-    groups = [(b, grp, b * t * n) for b, grp in lin.items() if grp]
-    cur = [0] * len(groups)
+    bs = [b for b, grp in lin.items() if grp]
+    grps = [lin[b] for b in bs]
+    cs = [b * t * n for b in bs]
+    cur, done = [0] * len(bs), 0  # decided: grps[j][:cur[j]], done GPUs
     while heads and p >= least:
         entry, g, k, lst = heads[0]
         if g > p:
             heappop(heads)
             continue
         x = entry[0] * n + entry[1]  # (run_key, i) < entry iff run_key * n + i < x
-        new = [bisect_left(grp, x + c, q) for (_, grp, c), q in zip(groups, cur)]
+        new = [bisect_left(grp, x + c, q) for grp, c, q in zip(grps, cs, cur)]
         if new != cur:
-            p = _keep_groups(eng, plan, groups, cur, new, p)
-            cur = new
+            upto = sum(map(mul, bs, new))
+            p = _keep_groups(eng, plan, grps, cs, cur, new, upto - done, p)
+            cur, done = new, upto
             if g > p:
                 heappop(heads)
                 continue
         p -= g
         starts.append((entry[1], [0]))
         _advance(heads, state)
-    p = _keep_groups(eng, plan, groups, cur, [len(grp) for _, grp, _ in groups], p)
+    new = list(map(len, grps))
+    p = _keep_groups(eng, plan, grps, cs, cur, new, sum(map(mul, bs, new)) - done, p)
     plan.pg[0] = p
     plan.room = max(p, 0)
     plan.big = None
 
 
-def _keep_groups(eng, plan: Plan, groups: list, cur: list, new: list, p: int) -> int:
-    """Keep the running jobs of ``groups`` from positions ``cur`` to ``new``: at once if
-    they fit ``p``, else merged in order, by :func:`_keep_each`. The GPUs left."""
-    span = sum(b * (q1 - q0) for (b, _, _), q0, q1 in zip(groups, cur, new))
+def _keep_groups(eng, plan: Plan, grps: list, cs: list, cur: list, new: list, span: int,
+                 p: int) -> int:
+    """Keep the running jobs of groups ``grps`` from positions ``cur`` to ``new`` (``span``
+    GPUs): at once if they fit ``p``, else merged in order (``cs``: each group's offset), by
+    :func:`_keep_each`. The GPUs left."""
     if span <= p:
         return p - span
     n = eng.n
-    merged = sorted(e - c for (_, grp, c), q0, q1 in zip(groups, cur, new) for e in grp[q0:q1])
-    span = [e % n for e in merged]
-    return _keep_each(eng, plan, span, list(map(eng.dg.__getitem__, span)), p)
+    merged = sorted(e - c for grp, c, q0, q1 in zip(grps, cs, cur, new) for e in grp[q0:q1])
+    ids = [e % n for e in merged]
+    return _keep_each(eng, plan, ids, list(map(eng.dg.__getitem__, ids)), p)
 
 
 def _heads(classes: dict, p: int, state) -> tuple[list, int]:
