@@ -199,7 +199,12 @@ class Engine:
             del self.waiting_te[i], self.waiting_g[g][i]
         else:
             self.avail_g[n] -= g
-            self._unqueue_be(i)
+            wb = self.waiting_be  # (_unqueue_be, inlined)
+            if type(wb) is dict:
+                del wb[i]
+            else:
+                remove_waiting(wb, i)
+            del self.waiting_g[g][i]
         self._running(i, self._one[n], t)
 
     def _start_general(self, i: int, n, t: int) -> None:
@@ -266,7 +271,9 @@ class Engine:
         """Signal running BE job ``i`` (every task of a gang): it stops now and is released
         at ``t + gp``. Its work left is what remained at the signal; an unfinished reload is
         lost (SPEC "Restart cost")."""
-        self._check_preempt(i)
+        if self.te[i] or self.state[i] != RUNNING or (
+                self.max_preemptions is not None and self.preemptions[i] >= self.max_preemptions):
+            self._check_preempt(i)  # (it raises)
         nodes = self.nodes[i]
         self.preempted_in_step = True
         self.epoch += 1
@@ -364,7 +371,11 @@ class Engine:
         self.stop_gpu -= g * len(self.nodes[i])
         self.state[i] = WAITING
         self.nodes[i] = ()
-        push_waiting(self.waiting_be, i)
+        wb = self.waiting_be  # (push_waiting, inlined)
+        if type(wb) is dict:
+            wb[i] = None
+        else:
+            heapq.heappush(wb, i)
         self.waiting_g[g][i] = None
 
     def _finish_step(self, t: int) -> None:

@@ -358,9 +358,16 @@ class OrderedPolicy:
         if starts:
             start, wait_remove, run_add = eng.start, self._wait_remove, self._run_add
             starting = self.starting if s["starting"] else None
+            fg, fc, fm, dg, dc, dm = eng.free_g, eng.free_c, eng.free_m, eng.dg, eng.dc, eng.dm
+            rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
             for i, nodes in starts:
-                if not (fits(eng, i, nodes[0]) if len(nodes) == 1 else
-                        all(fits(eng, i, n) for n in nodes)):
+                if len(nodes) == 1:  # fits(eng, i, n), inlined
+                    n = nodes[0]
+                    ok = (fg[n] - rg[n] >= dg[i] and fc[n] - rc[n] >= dc[i]
+                          and fm[n] - rm[n] >= dm[i])
+                else:
+                    ok = all(fits(eng, i, n) for n in nodes)
+                if not ok:
                     held = True  # its room is still held: it waits; look again next tick
                     continue
                 if not tiresias:
