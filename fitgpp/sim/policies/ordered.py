@@ -140,7 +140,7 @@ class OrderedPolicy:
 
     def _run_add(self, eng, s, i: int) -> None:
         s["run"].add(i)
-        heapq.heappush(s["ends"], (eng.end[i], i))
+        heapq.heappush(s["ends"], eng.end[i] * eng.n + i)  # (end, i) as one number
         static = self.static
         if static is not None:
             key = s["skey"][i] = (static(eng, i), i)
@@ -223,9 +223,9 @@ class OrderedPolicy:
             k += 1
         s["arrived"] = k
         if eng.n_done != s["done"]:
-            ends, run, state = s["ends"], s["run"], eng.state
-            while ends and ends[0][0] <= t:  # (an entry of a preempted run is stale)
-                _, i = heapq.heappop(ends)
+            ends, run, state, past = s["ends"], s["run"], eng.state, (t + 1) * n
+            while ends and ends[0] < past:  # ended by t (an entry of a preempted run is stale)
+                i = heapq.heappop(ends) % n
                 if i in run and state[i] != RUNNING:
                     self._run_remove(s, i)
         if s["tiresias"]:
