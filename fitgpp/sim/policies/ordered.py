@@ -112,6 +112,9 @@ class OrderedPolicy:
                                   "wsum": [0, 0, 0, 0], "tiresias": self.tiresias_mode(),
                                   # a policy's own ``starting`` (else the no-op is not called)
                                   "starting": type(self).starting is not OrderedPolicy.starting,
+                                  # (_act_pool_static)
+                                  "pool_static": one and self.static is not None
+                                  and not self.tiresias_mode(),
                                   # CPU or memory asked by some job (else they never bind)
                                   "cm": any(eng.dc) or any(eng.dm)}
 
@@ -345,6 +348,8 @@ class OrderedPolicy:
     def _act(self, eng, s, plan: Plan, t: int, tiresias: bool) -> None:
         """Preempt ``plan.stops``, then start ``plan.starts`` where their room is free now (a
         start whose room is still held waits: the policy looks again at the next tick)."""
+        if s["pool_static"]:
+            return self._act_pool_static(eng, s, plan, t)
         stops, starts = plan.stops, plan.starts
         if stops:
             self.stopping(eng, s, stops)
@@ -376,6 +381,62 @@ class OrderedPolicy:
                 if starting is not None:
                     starting(eng, s, i)
                 run_add(eng, s, i)
+        self.settle(eng, s, t)
+        if held:
+            s["held"] = True
+            eng.wake(t + 1)
+
+    def _act_pool_static(self, eng, s, plan: Plan, t: int) -> None:
+        """:meth:`_act` on one node outside the Tiresias modes, for a policy with ``static``
+        keys: the bookkeeping of :meth:`_run_remove` and :meth:`_wait_add` (a stop), and of
+        :meth:`_wait_remove` and :meth:`_run_add` (a start), inlined."""
+        stops, starts = plan.stops, plan.starts
+        run, skey, rs, ri, rgpu = s["run"], s["skey"], s["rs"], s["ri"], s["rg"]
+        wait, wk, wsum = s["wait"], s["wk"], s["wsum"]
+        dg, dc, dm, static = eng.dg, eng.dc, eng.dm, self.static
+        if stops:
+            self.stopping(eng, s, stops)
+            preempt, wait_key = eng.preempt, self.wait_key
+            for i in stops:
+                preempt(i, t)
+                run.discard(i)
+                k = bisect_left(rs, skey.pop(i))
+                del rs[k], ri[k], rgpu[k]
+                d = (g, c, m) = dg[i], dc[i], dm[i]
+                lst = wait.get(d) or wait.setdefault(d, [])
+                entry = wk[i] = (wait_key(eng, i), i)  # (its key is fixed while it waits)
+                insort(lst, entry)
+                wsum[0] += 1
+                wsum[1] += g
+                wsum[2] += c
+                wsum[3] += m
+        held = False
+        if starts:
+            start, ends, n = eng.start, s["ends"], eng.n
+            starting = self.starting if s["starting"] else None
+            fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
+            rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
+            for i, _ in starts:
+                g, c, m = dg[i], dc[i], dm[i]
+                if fg[0] - rg[0] < g or fc[0] - rc[0] < c or fm[0] - rm[0] < m:
+                    held = True  # its room is still held: it waits; look again next tick
+                    continue
+                lst = wait[g, c, m]
+                del lst[bisect_left(lst, wk.pop(i))]
+                wsum[0] -= 1
+                wsum[1] -= g
+                wsum[2] -= c
+                wsum[3] -= m
+                start(i, 0, t)
+                if starting is not None:
+                    starting(eng, s, i)
+                run.add(i)
+                heapq.heappush(ends, eng.end[i] * n + i)
+                key = skey[i] = (static(eng, i), i)
+                k = bisect_left(rs, key)
+                rs.insert(k, key)
+                ri.insert(k, i)
+                rgpu.insert(k, g)
         self.settle(eng, s, t)
         if held:
             s["held"] = True
