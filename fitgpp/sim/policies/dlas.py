@@ -12,7 +12,8 @@ ones, 2 for a job demoted at this tick (visited after the queue's waiting jobs);
 is a counter that reproduces LAS's queue order: an arrival, a demoted job and a started
 job go to the tail of their section, a job preempted now to the head of its queue's
 waiting jobs (after the step a demoted job that still runs joins the running ones after
-those started). Tiresias checks demotion at the exact crossing for attained time (its
+those started). The key is kept as one number (:data:`SPAN`), which compares faster than a
+tuple. Tiresias checks demotion at the exact crossing for attained time (its
 ``queue_limit - executed_time``), so the crossing tick is its rule too: no separate mode.
 """
 
@@ -25,6 +26,11 @@ from dataclasses import dataclass, field
 from fitgpp.sim.engine import RUNNING
 from fitgpp.sim.policies.las import Las
 from fitgpp.sim.policies.ordered import OrderedPolicy
+
+#: The key ``(queue, section, place)`` as one number, ``(queue * 3 + section) * SPAN +
+#: place``: a place (a counter moved by one per arrival, start, demotion or preemption,
+#: below 0 for the heads of waiting jobs) stays far inside ``(-SPAN / 2, SPAN / 2)``.
+SPAN = 1 << 42
 
 
 @dataclass(frozen=True)
@@ -52,14 +58,14 @@ class Dlas(OrderedPolicy):
 
     def wait_key(self, eng, i):
         d = eng.scratch["dlas"]
-        return (d["level"][i], 1, d["place"][i])
+        return (d["level"][i] * 3 + 1) * SPAN + d["place"][i]
 
     def run_key(self, eng, i, t):
         return self.static(eng, i)
 
     def static(self, eng, i):
         d = eng.scratch["dlas"]
-        return (d["level"][i], d["sec"][i], d["place"][i])
+        return (d["level"][i] * 3 + d["sec"][i]) * SPAN + d["place"][i]
 
     def _tail(self, d, i: int, sec: int) -> None:
         d["sec"][i], d["place"][i] = sec, d["next"]
