@@ -256,13 +256,16 @@ def visit_pool_lin(eng, plan: Plan, classes: dict, lin: dict, t: int) -> None:
     grps = [lin[b] for b in bs]
     cs = [b * t * n for b in bs]
     cur, done = [0] * len(bs), 0  # decided: grps[j][:cur[j]], done GPUs
+    lens = list(map(len, grps))
+    top = max(grp[-1] - c for grp, c in zip(grps, cs)) if grps else -1  # the last running
     while heads and p >= least:
         entry, g, k, lst = heads[0]
         if g > p:
             heappop(heads)
             continue
         x = entry[0] * n + entry[1]  # (run_key, i) < entry iff run_key * n + i < x
-        new = [bisect_left(grp, x + c, q) for grp, c, q in zip(grps, cs, cur)]
+        new = lens if x > top else [bisect_left(grp, x + c, q)
+                                    for grp, c, q in zip(grps, cs, cur)]
         if new != cur:
             upto = sum(map(mul, bs, new))
             p = _keep_groups(eng, plan, grps, cs, cur, new, upto - done, p)
@@ -273,8 +276,7 @@ def visit_pool_lin(eng, plan: Plan, classes: dict, lin: dict, t: int) -> None:
         p -= g
         starts.append((entry[1], [0]))
         _advance(heads, state)
-    new = list(map(len, grps))
-    p = _keep_groups(eng, plan, grps, cs, cur, new, sum(map(mul, bs, new)) - done, p)
+    p = _keep_groups(eng, plan, grps, cs, cur, lens, sum(map(mul, bs, lens)) - done, p)
     plan.pg[0] = p
     plan.room = max(p, 0)
     plan.big = None
@@ -287,8 +289,11 @@ def _keep_groups(eng, plan: Plan, grps: list, cs: list, cur: list, new: list, sp
     :func:`_keep_each`. The GPUs left."""
     if span <= p:
         return p - span
-    n = eng.n
-    merged = sorted(e - c for grp, c, q0, q1 in zip(grps, cs, cur, new) for e in grp[q0:q1])
+    n, merged = eng.n, []
+    for grp, c, q0, q1 in zip(grps, cs, cur, new):
+        if q1 > q0:
+            merged += [e - c for e in grp[q0:q1]]
+    merged.sort()
     ids = [e % n for e in merged]
     return _keep_each(eng, plan, ids, list(map(eng.dg.__getitem__, ids)), p)
 
