@@ -283,6 +283,11 @@ class OrderedPolicy:
         w = s["wsum"]
         if (w[1] <= eng.free_g[0] + eng.stop_g[0] and w[2] <= eng.free_c[0] + eng.stop_c[0]
                 and w[3] <= eng.free_m[0] + eng.stop_m[0]):
+            if w[0] == k - k0:  # only the arrivals wait
+                wk = s["wk"]
+                plan.starts = [(k0, [0])] if k == k0 + 1 else \
+                    [(i, [0]) for _, i in sorted(map(wk.__getitem__, range(k0, k)))]
+                return True
             state, lists = eng.state, [lst for lst in s["wait"].values() if lst]
             entries = lists[0] if len(lists) == 1 else sorted(chain.from_iterable(lists))
             plan.starts = [(i, [0]) for _, i in entries if state[i] == WAITING]
