@@ -199,12 +199,7 @@ class Engine:
             del self.waiting_te[i], self.waiting_g[g][i]
         else:
             self.avail_g[n] -= g
-            wb = self.waiting_be  # (_unqueue_be, inlined)
-            if type(wb) is dict:
-                del wb[i]
-            else:
-                remove_waiting(wb, i)
-            del self.waiting_g[g][i]
+            self._unqueue_be(i)
         self._running(i, self._one[n], t)
 
     def _start_general(self, i: int, n, t: int) -> None:
@@ -271,9 +266,7 @@ class Engine:
         """Signal running BE job ``i`` (every task of a gang): it stops now and is released
         at ``t + gp``. Its work left is what remained at the signal; an unfinished reload is
         lost (SPEC "Restart cost")."""
-        if self.te[i] or self.state[i] != RUNNING or (
-                self.max_preemptions is not None and self.preemptions[i] >= self.max_preemptions):
-            self._check_preempt(i)  # (it raises)
+        self._check_preempt(i)
         nodes = self.nodes[i]
         self.preempted_in_step = True
         self.epoch += 1
@@ -371,11 +364,7 @@ class Engine:
         self.stop_gpu -= g * len(self.nodes[i])
         self.state[i] = WAITING
         self.nodes[i] = ()
-        wb = self.waiting_be  # (push_waiting, inlined)
-        if type(wb) is dict:
-            wb[i] = None
-        else:
-            heapq.heappush(wb, i)
+        push_waiting(self.waiting_be, i)
         self.waiting_g[g][i] = None
 
     def _finish_step(self, t: int) -> None:
@@ -475,10 +464,8 @@ class Engine:
                 if wte or wbe:
                     raise RuntimeError(f"deadlock at tick {t}: jobs wait but nothing runs")
                 break
-            # (after a preemption, t + 1 too, unless the policy said its next step changes
-            # nothing until an event: ``schedule`` returned True)
-            t_was, t = t, t + 1 if not jump or (self.preempted_in_step and quiet is not True) \
-                else nxt
+            t_was, t = t, (t + 1 if not jump or self.preempted_in_step and quiet is not True
+                           else nxt)  # (not t + 1 after a preemption if schedule said quiet)
             if wte or wbe:
                 account(self, t - t_was)  # idle GPUs while jobs wait (fitgpp.sim.ledger)
             if progress is not None:

@@ -73,8 +73,12 @@ class Dlas(OrderedPolicy):
 
     def prepare(self, eng, s, t, arrivals) -> None:
         d = eng.scratch["dlas"]
-        for i in arrivals:
-            self._tail(d, i, 1)
+        if arrivals:  # to the tail of the first queue's waiting jobs (_tail, inlined)
+            nxt, place = d["next"], d["place"]
+            for i in arrivals:  # (their section is 1 already)
+                place[i] = nxt
+                nxt += 1
+            d["next"] = nxt
         due = d["due"]
         if not due or due[0][0] > t:
             return  # nothing crosses a threshold now

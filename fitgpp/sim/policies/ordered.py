@@ -110,8 +110,9 @@ class OrderedPolicy:
                                   "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
                                   # the jobs in "wait": how many, and their GPUs, CPU, memory
                                   "wsum": [0, 0, 0, 0], "tiresias": self.tiresias_mode(),
-                                  # a policy's own ``starting`` (else the no-op is not called)
-                                  "starting": type(self).starting is not OrderedPolicy.starting,
+                                  # a policy's own hooks (else the no-ops are not called)
+                                  **{h: getattr(type(self), h) is not getattr(OrderedPolicy, h)
+                                     for h in ("prepare", "starting", "settle")},
                                   # (_act_pool_static)
                                   "pool_static": one and self.static is not None
                                   and not self.tiresias_mode(),
@@ -244,26 +245,30 @@ class OrderedPolicy:
     def _step(self, eng, s, t: int, k0: int, k: int) -> None:
         """The step outside the Tiresias modes: the waiting jobs in ``s["wait"]`` (fixed
         keys), the running ones per :meth:`_running`; ``k0:k`` arrived now."""
-        self.prepare(eng, s, t, range(k0, k))
+        if s["prepare"]:
+            self.prepare(eng, s, t, range(k0, k))
         s["done"] = eng.n_done
         if k == k0 and s["settled"] and eng.epoch == s["epoch"] and not s["later"]:
             return  # nothing can start or stop (see _settled)
         for i in range(k0, k):
             self._wait_add(eng, s, i)
         if s["one"] and not s["wsum"][0]:  # nothing waits: nothing starts or stops
-            self.settle(eng, s, t)
+            if s["settle"]:
+                self.settle(eng, s, t)
             self._settled(eng, s, None, False)
             return
         plan = Plan(eng, s["min_gpu"])
         if s["one"]:
             if self._quick(eng, s, plan, k0, k, t):
                 pass
-            elif self.static is None and self.linear is not None and not s["cm"]:
+            elif self.static is not None:  # (self._running, inlined)
+                visit_pool(eng, plan, s["wait"], s["rs"], s["ri"], self.offset(t), s["cm"],
+                           rg=s["rg"])
+            elif self.linear is not None and not s["cm"]:
                 visit_pool(eng, plan, s["wait"], None, None, 0, False, s["lin"], t)
             else:
                 rs, ri, off = self._running(eng, s, t)
-                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"],
-                           rg=s["rg"] if self.static is not None else None)
+                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
         else:
             rs, ri, off = self._running(eng, s, t)
             visit_merged(eng, plan, s["wait"], rs, ri, off)
@@ -386,7 +391,8 @@ class OrderedPolicy:
                 if starting is not None:
                     starting(eng, s, i)
                 run_add(eng, s, i)
-        self.settle(eng, s, t)
+        if s["settle"]:
+            self.settle(eng, s, t)
         if held:
             s["held"] = True
             eng.wake(t + 1)
@@ -442,7 +448,8 @@ class OrderedPolicy:
                 rs.insert(k, key)
                 ri.insert(k, i)
                 rgpu.insert(k, g)
-        self.settle(eng, s, t)
+        if s["settle"]:
+            self.settle(eng, s, t)
         if held:
             s["held"] = True
             eng.wake(t + 1)
