@@ -15,7 +15,9 @@ the plan) waits, and the policy looks again at the next tick.
 key that is constant while a job does not run (``wait_key``) and the running jobs sorted
 by their key at the tick (``run_key``); the step visits the merge of the two. On a
 cluster of one node (a pool, as in Tiresias's comparisons) it visits only what can change
-the plan (:func:`visit_pool`).
+the plan (:func:`~fitgpp.sim.policies.ordered_visit.visit_pool`), decides a plain step
+without a visit (:meth:`OrderedPolicy._quick`), and skips a step that can change nothing
+(:meth:`OrderedPolicy._settled`; the engine then skips its visit at ``t + 1`` too).
 A subclass with ``ties="tiresias"`` keeps instead one list, re-sorted (stably, by the key
 alone) only at Tiresias's events, an arrival or a finish: ties then keep the order of the
 previous sort, as Tiresias's simulator does.
