@@ -7,7 +7,8 @@ stores the tick ``end`` at which its work reaches 0, so "remaining work at
 (an arrival, a finish, a release); SPEC.md says quiet ticks change nothing,
 which holds except after a schedule step that preempted: such a step can
 free or re-project resources that TE jobs earlier in the same pass had
-already looked at, so the engine also visits ``t + 1`` then. With
+already looked at, so the engine also visits ``t + 1`` then (unless the policy's
+``schedule`` returned True: its next step changes nothing until an event). With
 ``jump=False`` it steps every tick (for tests); results are identical.
 
 **The policy protocol.** It is written down once, as :class:`fitgpp.sim.policies.base.Policy`:
@@ -435,7 +436,7 @@ class Engine:
             if k < n and submit[k] == t:
                 self._arrive_step(t)
             self.preempted_in_step = False
-            schedule(self, t)
+            quiet = schedule(self, t)
             trace_t.append(t)
             trace_vals.extend((self.run_gpu, self.stop_gpu, self.resv_gpu, len(wte), len(wbe)))
             if check:
@@ -456,7 +457,8 @@ class Engine:
                 if wte or wbe:
                     raise RuntimeError(f"deadlock at tick {t}: jobs wait but nothing runs")
                 break
-            t_was, t = t, t + 1 if not jump or self.preempted_in_step else nxt
+            t_was, t = t, (t + 1 if not jump or self.preempted_in_step and quiet is not True
+                           else nxt)  # (not t + 1 after a preemption if schedule said quiet)
             if wte or wbe:
                 account(self, t - t_was)  # idle GPUs while jobs wait (fitgpp.sim.ledger)
             if progress is not None:

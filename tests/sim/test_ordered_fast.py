@@ -1,11 +1,15 @@
 """The single-list step's shortcuts (fitgpp.sim.policies.ordered) change no result.
 
-Two shortcuts, each against the same policy with it turned off, whole Datasets identical:
-a step skipped on one node when nothing can start or stop (``_settled``: nothing arrived,
-finished or was released since a step that held no start, no key moved later past a
-waiting job), and SRSF's running jobs kept sorted per GPU count and merged (``linear``) instead of
-keyed and sorted one by one. The runs must also take the shortcut (counted), so that a
-test on traces where it never fires cannot pass for one that holds."""
+Each against the same policy with it turned off, whole Datasets identical: a step skipped
+on one node when nothing can start or stop (``_settled``: nothing arrived, finished or was
+released since a step that held no start, no key moved later past a waiting job), and
+SRSF's running jobs kept sorted per GPU count (``linear``) instead of keyed and sorted one
+by one; and every shortcut of one node at once (a step decided without the visit,
+``_quick``; the visit of the heads per demand, ``visit_pool``; the inlined bookkeeping;
+no visit at ``t + 1`` after a settled step) against the plain visit of the merged list
+that a cluster of several nodes runs (``visit_merged``). The runs must also take the
+shortcut (counted), so that a test on traces where it never fires cannot pass for one
+that holds."""
 
 from dataclasses import dataclass
 
@@ -94,3 +98,44 @@ def test_srsf_merged_running_order_changes_nothing(monkeypatch, ties, seed):
     slow, _ = visits(monkeypatch, df, SortedSrsf(ties=ties))
     assert int(fast.preemptions.sum()) > 0
     same_run(fast, slow)
+
+
+def plain(cls):
+    """The policy with every shortcut of one node off: its step visits the merged list
+    job by job against the plan, as on a cluster of several nodes."""
+    @dataclass(frozen=True)
+    class Plain(cls):
+        def bind(self, eng):
+            super().bind(eng)
+            eng.scratch["ordered"].update(one=False, wait=[], pool_static=False)
+    return Plain
+
+
+def with_cpu(df, seed):
+    """``df`` with CPU and memory asked (for a node of 32 cores and 256 GiB)."""
+    rng = np.random.default_rng(seed)
+    return df.assign(cpu_milli=rng.choice([500, 2000, 8000], len(df)),
+                     mem_mib=rng.choice([1024, 16384, 65536], len(df)))
+
+
+@pytest.mark.parametrize("cls, kw", [(Shortest, {}), (ShortestGpu, {}), (Sjf, {}),
+                                     (Dlas, {"thresholds": (300.0, 1800.0)}), (Gittins, {}),
+                                     (Shortest, {"ties": "tiresias"})])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("cpu", [False, True])
+def test_one_node_shortcuts_change_nothing(monkeypatch, cls, kw, seed, cpu):
+    df = with_cpu(loaded_pool(seed), seed) if cpu else loaded_pool(seed)
+    cluster = cluster_of([[64, 32000, 262144] if cpu else [64, 0, 0]])
+    quick = [0]
+    inner = ordered.OrderedPolicy._quick
+
+    def counted(self, *args):
+        done = inner(self, *args)
+        quick[0] += done
+        return done
+    monkeypatch.setattr(ordered.OrderedPolicy, "_quick", counted)
+    fast = fitgpp.simulate(df, cluster, cls(**kw), tick=1)
+    slow = fitgpp.simulate(df, cluster, plain(cls)(**kw), tick=1)
+    assert int(fast.preemptions.sum()) > 0 or cls is Sjf
+    same_run(fast, slow)
+    assert quick[0] > 0 or kw.get("ties") == "tiresias", "no step was decided without the visit"

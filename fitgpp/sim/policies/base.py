@@ -36,7 +36,10 @@ class Policy(Protocol):
       already preempted ``max_preemptions`` times is refused with :class:`PolicyError`
       before anything changes); reserve for a waiting TE job (``engine.reserve``); ask to
       be visited at a later tick (``engine.wake``): a policy that decides by time must,
-      else jumping over quiet ticks would skip its decision.
+      else jumping over quiet ticks would skip its decision. It may return True to say
+      that its next step changes nothing until something arrives, finishes or is
+      released, or a wake-up comes: the engine then skips the visit it makes at ``t + 1``
+      after a step that preempted (any other return value: it visits).
     - optionally ``victim_key(engine, i)``: the engine then keeps every node's running BE
       jobs sorted by it in ``engine.running_be[n]``; if the key of a running job changes,
       the policy calls ``engine.rekey(i)``.

@@ -12,7 +12,8 @@ ones, 2 for a job demoted at this tick (visited after the queue's waiting jobs);
 is a counter that reproduces LAS's queue order: an arrival, a demoted job and a started
 job go to the tail of their section, a job preempted now to the head of its queue's
 waiting jobs (after the step a demoted job that still runs joins the running ones after
-those started). Tiresias checks demotion at the exact crossing for attained time (its
+those started). The key is kept as one number (:data:`SPAN`), which compares faster than a
+tuple. Tiresias checks demotion at the exact crossing for attained time (its
 ``queue_limit - executed_time``), so the crossing tick is its rule too: no separate mode.
 """
 
@@ -25,6 +26,11 @@ from dataclasses import dataclass, field
 from fitgpp.sim.engine import RUNNING
 from fitgpp.sim.policies.las import Las
 from fitgpp.sim.policies.ordered import OrderedPolicy
+
+#: The key ``(queue, section, place)`` as one number, ``(queue * 3 + section) * SPAN +
+#: place``: a place (a counter moved by one per arrival, start, demotion or preemption,
+#: below 0 for the heads of waiting jobs) stays far inside ``(-SPAN / 2, SPAN / 2)``.
+SPAN = 1 << 42
 
 
 @dataclass(frozen=True)
@@ -46,18 +52,20 @@ class Dlas(OrderedPolicy):
         super().bind(eng)
         eng.scratch["dlas"] = {"level": [0] * eng.n, "sec": [1] * eng.n, "place": [0] * eng.n,
                                "next": 0, "front": 0, "due": [], "due_at": [-1] * eng.n,
-                               "demoted": []}
+                               "demoted": [],
+                               # per queue, the ticks of progress that reach its threshold
+                               "need": [need(th, eng.tick) for th in self.thresholds]}
 
     def wait_key(self, eng, i):
         d = eng.scratch["dlas"]
-        return (d["level"][i], 1, d["place"][i])
+        return (d["level"][i] * 3 + 1) * SPAN + d["place"][i]
 
     def run_key(self, eng, i, t):
         return self.static(eng, i)
 
     def static(self, eng, i):
         d = eng.scratch["dlas"]
-        return (d["level"][i], d["sec"][i], d["place"][i])
+        return (d["level"][i] * 3 + d["sec"][i]) * SPAN + d["place"][i]
 
     def _tail(self, d, i: int, sec: int) -> None:
         d["sec"][i], d["place"][i] = sec, d["next"]
@@ -65,9 +73,16 @@ class Dlas(OrderedPolicy):
 
     def prepare(self, eng, s, t, arrivals) -> None:
         d = eng.scratch["dlas"]
-        for i in arrivals:
-            self._tail(d, i, 1)
-        due, due_at, crossing = d["due"], d["due_at"], []
+        if arrivals:  # to the tail of the first queue's waiting jobs (_tail, inlined)
+            nxt, place = d["next"], d["place"]
+            for i in arrivals:  # (their section is 1 already)
+                place[i] = nxt
+                nxt += 1
+            d["next"] = nxt
+        due = d["due"]
+        if not due or due[0][0] > t:
+            return  # nothing crosses a threshold now
+        due_at, crossing = d["due_at"], []
         while due and due[0][0] <= t:
             c, i = heapq.heappop(due)
             if due_at[i] == c and eng.state[i] == RUNNING:
@@ -101,6 +116,8 @@ class Dlas(OrderedPolicy):
 
     def settle(self, eng, s, t) -> None:
         d = eng.scratch["dlas"]
+        if not d["demoted"]:
+            return
         for i in d["demoted"]:  # still running: behind the running jobs of its queue
             if eng.state[i] == RUNNING:
                 self._run_remove(s, i)
@@ -110,20 +127,25 @@ class Dlas(OrderedPolicy):
 
     def _watch(self, eng, d, i: int) -> None:
         """Ask for a wake-up at the tick running job ``i`` reaches its queue's threshold."""
-        q = d["level"][i]
-        if q >= len(self.thresholds):
+        q, needs = d["level"][i], d["need"]
+        if q >= len(needs):
             return
-        th, tick = self.thresholds[q], eng.tick
-        need = max(1, math.ceil(th / tick))  # ticks of progress to reach the threshold
-        while need > 1 and (need - 1) * tick >= th:
-            need -= 1
-        while need * tick < th:
-            need += 1
-        if need >= eng.work[i]:
+        work = eng.work[i]
+        if needs[q] >= work:
             return  # it finishes first
-        c = eng.end[i] - eng.work[i] + need
+        c = eng.end[i] - work + needs[q]
         if c <= eng.now:
             c = eng.now + 1  # (cannot happen: it would have been demoted at this step)
         d["due_at"][i] = c
         heapq.heappush(d["due"], (c, i))
         eng.wake(c)
+
+
+def need(th: float, tick: float) -> int:
+    """Ticks of progress (at least 1) whose seconds reach the threshold ``th``."""
+    n = max(1, math.ceil(th / tick))
+    while n > 1 and (n - 1) * tick >= th:
+        n -= 1
+    while n * tick < th:
+        n += 1
+    return n

@@ -15,7 +15,9 @@ the plan) waits, and the policy looks again at the next tick.
 key that is constant while a job does not run (``wait_key``) and the running jobs sorted
 by their key at the tick (``run_key``); the step visits the merge of the two. On a
 cluster of one node (a pool, as in Tiresias's comparisons) it visits only what can change
-the plan (:func:`visit_pool`).
+the plan (:func:`~fitgpp.sim.policies.ordered_visit.visit_pool`), decides a plain step
+without a visit (:meth:`OrderedPolicy._quick`), and skips a step that can change nothing
+(:meth:`OrderedPolicy._settled`; the engine then skips its visit at ``t + 1`` too).
 A subclass with ``ties="tiresias"`` keeps instead one list, re-sorted (stably, by the key
 alone) only at Tiresias's events, an arrival or a finish: ties then keep the order of the
 previous sort, as Tiresias's simulator does.
@@ -24,89 +26,14 @@ previous sort, as Tiresias's simulator does.
 from __future__ import annotations
 
 import heapq
-import math
 from bisect import bisect_left, bisect_right, insort
-from itertools import accumulate
+from itertools import chain
 
 from fitgpp.sim.engine import DONE, RUNNING, WAITING
 from fitgpp.sim.policies.base import PolicyError
+from fitgpp.sim.policies.ordered_visit import Plan, fits, visit_merged, visit_pool, visit_pool_list
 
 TIES = ("exact", "tiresias")
-
-
-class Plan:
-    """The planned room of every node during one step, and what the step decided."""
-
-    __slots__ = ("eng", "pg", "pc", "pm", "room", "big", "min_gpu", "starts", "stops")
-
-    def __init__(self, eng, min_gpu: int):
-        self.eng = eng
-        self.pg, self.pc, self.pm = list(eng.cap_g), list(eng.cap_c), list(eng.cap_m)
-        self.room = sum(self.pg)  # planned free GPUs over the nodes with room (never < 0)
-        self.big = None  # the largest planned room of one node; None: to recompute
-        self.min_gpu = min_gpu
-        self.starts: list[tuple[int, list[int]]] = []
-        self.stops: list[int] = []
-
-    def full(self) -> bool:
-        """No job can be placed any more (every job needs more GPUs than are left)."""
-        return self.min_gpu > 0 and self.room < self.min_gpu
-
-    def visit(self, i: int) -> None:
-        st = self.eng.state[i]
-        if st == RUNNING:
-            self.keep(i)
-        elif st == WAITING and not self.full():
-            self.place(i)
-
-    def keep(self, i: int) -> None:
-        """Running job ``i``: kept if it fits the plan on its nodes (or is TE), else to stop."""
-        eng, pg, pc, pm = self.eng, self.pg, self.pc, self.pm
-        at, g, c, m, te = eng.nodes[i], eng.dg[i], eng.dc[i], eng.dm[i], eng.te[i]
-        if not te and not all(pg[n] >= g and pc[n] >= c and pm[n] >= m for n in at):
-            self.stops.append(i)
-            return
-        for n in at:
-            pg[n] -= g
-            pc[n] -= c
-            pm[n] -= m
-        self.big = None
-        self.room -= g * len(at)
-        if te and min(pg[n] for n in at) < 0:  # a TE job kept beyond the plan
-            self.room = sum(x for x in pg if x > 0)
-
-    def place(self, i: int) -> None:
-        """Waiting job ``i``: to start on the lowest-id node(s) of the plan with room."""
-        eng, pg, pc, pm = self.eng, self.pg, self.pc, self.pm
-        g, c, m, k = eng.dg[i], eng.dc[i], eng.dm[i], eng.tasks[i]
-        if g * k > self.room:
-            return
-        if self.big is None:
-            self.big = (max(pg), max(pc), max(pm))
-        big = self.big
-        if g > big[0] or c > big[1] or m > big[2]:
-            return
-        at = []
-        for n in range(len(pg)):
-            if pg[n] >= g and pc[n] >= c and pm[n] >= m:
-                at.append(n)
-                if len(at) == k:
-                    break
-        else:
-            return
-        for n in at:
-            pg[n] -= g
-            pc[n] -= c
-            pm[n] -= m
-        self.room -= g * k
-        self.big = None
-        self.starts.append((i, at))
-
-
-def fits(eng, i: int, n: int) -> bool:
-    """avail(n) >= the (per-task) demand of job ``i``."""
-    return (eng.free_g[n] - eng.res_g[n] >= eng.dg[i] and eng.free_c[n] - eng.res_c[n] >= eng.dc[i]
-            and eng.free_m[n] - eng.res_m[n] >= eng.dm[i])
 
 
 class OrderedPolicy:
@@ -119,6 +46,7 @@ class OrderedPolicy:
 
     name = "ordered"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
+    waiting_any_order = True  # it never reads engine.waiting_be: a dict, O(1) per start
     static = None  # or a method (eng, i) -> key fixed while job i runs
     #: or a method (eng, i) -> (a, b), whole numbers fixed while job i runs, with
     #: ``run_key = a - b * t``: the running jobs of one ``b`` then keep their order, kept
@@ -180,42 +108,67 @@ class OrderedPolicy:
         one = eng.n_nodes == 1
         eng.scratch["ordered"] = {"wait": {} if one else [], "run": set(), "arrived": 0,
                                   "done": 0, "list": [], "min_gpu": min(eng.dg, default=0),
-                                  "one": one, "rs": [], "ri": [], "skey": {}, "ends": [],
+                                  "one": one, "rs": [], "ri": [], "rg": [], "skey": {}, "ends": [],
                                   "lin": {}, "wk": {}, "settled": False, "epoch": -1, "later": False,
+                                  # the jobs in "wait": how many, and their GPUs, CPU, memory
+                                  "wsum": [0, 0, 0, 0], "tiresias": self.tiresias_mode(),
+                                  # a policy's own hooks (else the no-ops are not called)
+                                  **{h: getattr(type(self), h) is not getattr(OrderedPolicy, h)
+                                     for h in ("prepare", "starting", "settle")},
+                                  # (_act_pool_static)
+                                  "pool_static": one and self.static is not None
+                                  and not self.tiresias_mode(),
                                   # CPU or memory asked by some job (else they never bind)
                                   "cm": any(eng.dc) or any(eng.dm)}
 
     def _wait_add(self, eng, s, i: int) -> None:
-        wait = s["wait"]
+        wait, g, c, m = s["wait"], eng.dg[i], eng.dc[i], eng.dm[i]
         if s["one"]:
-            wait = wait.setdefault((eng.dg[i], eng.dc[i], eng.dm[i]), [])
+            wait = wait.get((g, c, m)) or wait.setdefault((g, c, m), [])
         entry = s["wk"][i] = (self.wait_key(eng, i), i)  # (its key is fixed while it waits)
         insort(wait, entry)
+        w = s["wsum"]
+        w[0] += 1
+        w[1] += g
+        w[2] += c
+        w[3] += m
 
     def _wait_remove(self, eng, s, i: int) -> None:
-        wait = s["wait"]
+        wait, g, c, m = s["wait"], eng.dg[i], eng.dc[i], eng.dm[i]
         if s["one"]:
-            wait = wait[eng.dg[i], eng.dc[i], eng.dm[i]]
+            wait = wait[g, c, m]
         del wait[bisect_left(wait, s["wk"].pop(i))]
+        w = s["wsum"]
+        w[0] -= 1
+        w[1] -= g
+        w[2] -= c
+        w[3] -= m
 
     def _run_add(self, eng, s, i: int) -> None:
         s["run"].add(i)
-        heapq.heappush(s["ends"], (eng.end[i], i))
-        if self.static is not None:
-            key = s["skey"][i] = (self.static(eng, i), i)
-            k = bisect_left(s["rs"], key)
-            s["rs"].insert(k, key)
+        heapq.heappush(s["ends"], eng.end[i] * eng.n + i)  # (end, i) as one number
+        static = self.static
+        if static is not None:
+            key = s["skey"][i] = (static(eng, i), i)
+            rs = s["rs"]
+            k = bisect_left(rs, key)
+            rs.insert(k, key)
             s["ri"].insert(k, i)
+            s["rg"].insert(k, eng.dg[i])  # (its GPUs per task, beside it)
         elif self.linear is not None:  # (a, i) as one number, a * n + i
             a, b = self.linear(eng, i)
             key = s["skey"][i] = b, a * eng.n + i
-            insort(s["lin"].setdefault(b, []), key[1])
+            grp = s["lin"].get(b)
+            if grp is None:
+                grp = s["lin"][b] = []
+            insort(grp, key[1])
 
     def _run_remove(self, s, i: int) -> None:
         s["run"].discard(i)
         if self.static is not None:
-            k = bisect_left(s["rs"], s["skey"].pop(i))
-            del s["rs"][k], s["ri"][k]
+            rs = s["rs"]
+            k = bisect_left(rs, s["skey"].pop(i))
+            del rs[k], s["ri"][k], s["rg"][k]
         elif self.linear is not None:
             b, key = s["skey"].pop(i)
             grp = s["lin"][b]
@@ -223,14 +176,16 @@ class OrderedPolicy:
 
     def _rekey(self, s, i: int, key) -> None:
         """Running job ``i``'s key fixed while it runs (``static``) is now ``key``."""
-        rs, ri, skey = s["rs"], s["ri"], s["skey"]
+        rs, ri, rg, skey = s["rs"], s["ri"], s["rg"], s["skey"]
         was = skey[i]
         k = bisect_left(rs, was)
-        del rs[k], ri[k]
+        g = rg[k]
+        del rs[k], ri[k], rg[k]
         new = skey[i] = (key, i)
         k = bisect_left(rs, new)
         rs.insert(k, new)
         ri.insert(k, i)
+        rg.insert(k, g)
         self._moved(s, i, was[0], key)
 
     def _moved(self, s, i: int, was, key) -> None:
@@ -264,38 +219,103 @@ class OrderedPolicy:
         rs = sorted(zip([self.run_key(eng, i, t) for i in s["run"]], s["run"]))
         return rs, [i for _, i in rs], 0
 
-    def schedule(self, eng, t: int) -> None:
+    def schedule(self, eng, t: int) -> bool:
+        """The step at tick ``t``; True when it settled (:meth:`_settled`): the next step
+        changes nothing until an event, so the engine need not visit ``t + 1``."""
         s = eng.scratch["ordered"]
-        tiresias = self.tiresias_mode()
         k0 = k = s["arrived"]
-        while k < eng.n and eng.submit[k] <= t:
+        n, submit = eng.n, eng.submit
+        while k < n and submit[k] <= t:
             k += 1
         s["arrived"] = k
         if eng.n_done != s["done"]:
-            ends, run = s["ends"], s["run"]
-            while ends and ends[0][0] <= t:  # (an entry of a preempted run is stale)
-                _, i = heapq.heappop(ends)
-                if i in run and eng.state[i] != RUNNING:
+            ends, run, state, past = s["ends"], s["run"], eng.state, (t + 1) * n
+            while ends and ends[0] < past:  # ended by t (an entry of a preempted run is stale)
+                i = heapq.heappop(ends) % n
+                if i in run and state[i] != RUNNING:
                     self._run_remove(s, i)
-        if tiresias:
+        if s["tiresias"]:
             plan = Plan(eng, s["min_gpu"])
             self._visit_list(eng, s, plan, range(k0, k), t)
+            s["done"] = eng.n_done
+            self._act(eng, s, plan, t, True)
+            self._settled(eng, s, plan, True)
         else:
+            self._step(eng, s, t, k0, k)
+        return s["settled"]
+
+    def _step(self, eng, s, t: int, k0: int, k: int) -> None:
+        """The step outside the Tiresias modes: the waiting jobs in ``s["wait"]`` (fixed
+        keys), the running ones per :meth:`_running`; ``k0:k`` arrived now."""
+        if s["prepare"]:
             self.prepare(eng, s, t, range(k0, k))
-            if k == k0 and s["settled"] and eng.epoch == s["epoch"] and not s["later"]:
-                s["done"] = eng.n_done
-                return  # nothing can start or stop (see _settled)
-            plan = Plan(eng, s["min_gpu"])
-            for i in range(k0, k):
-                self._wait_add(eng, s, i)
-            rs, ri, off = self._running(eng, s, t)
-            if s["one"]:
-                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
-            else:
-                visit_merged(eng, plan, s["wait"], rs, ri, off)
         s["done"] = eng.n_done
-        self._act(eng, s, plan, t, tiresias)
-        self._settled(eng, s, plan, tiresias)
+        if k == k0 and s["settled"] and eng.epoch == s["epoch"] and not s["later"]:
+            return  # nothing can start or stop (see _settled)
+        for i in range(k0, k):
+            self._wait_add(eng, s, i)
+        if s["one"] and not s["wsum"][0]:  # nothing waits: nothing starts or stops
+            if s["settle"]:
+                self.settle(eng, s, t)
+            self._settled(eng, s, None, False)
+            return
+        plan = Plan(eng, s["min_gpu"])
+        if s["one"]:
+            if self._quick(eng, s, plan, k0, k, t):
+                pass
+            elif self.static is not None:  # (self._running, inlined)
+                visit_pool(eng, plan, s["wait"], s["rs"], s["ri"], self.offset(t), s["cm"],
+                           rg=s["rg"])
+            elif self.linear is not None and not s["cm"]:
+                visit_pool(eng, plan, s["wait"], None, None, 0, False, s["lin"], t)
+            else:
+                rs, ri, off = self._running(eng, s, t)
+                visit_pool(eng, plan, s["wait"], rs, ri, off, s["cm"])
+        else:
+            rs, ri, off = self._running(eng, s, t)
+            visit_merged(eng, plan, s["wait"], rs, ri, off)
+        self._act(eng, s, plan, t, False)
+        self._settled(eng, s, plan, False)
+
+    def _quick(self, eng, s, plan: Plan, k0: int, k: int, t: int) -> bool:
+        """On one node: the step's outcome without the visit, when it is plain; True if so
+        (``plan.starts`` holds it). Every running job fits the node with the others, so the
+        visit keeps them all unless a start takes their room (so with nothing waiting it
+        does nothing: :meth:`_step`), and when all that waits fits the room the running jobs
+        leave (stopping jobs count as free), it starts every waiting job, in order, and
+        stops none. When
+        only jobs that arrived are new since a settled step (see :meth:`_settled`), an
+        arrival that does not fit beside the running jobs ahead of it changes nothing: if
+        none fits, the step does nothing."""
+        w = s["wsum"]
+        if (w[1] <= eng.free_g[0] + eng.stop_g[0] and w[2] <= eng.free_c[0] + eng.stop_c[0]
+                and w[3] <= eng.free_m[0] + eng.stop_m[0]):
+            if w[0] == k - k0:  # only the arrivals wait
+                wk = s["wk"]
+                plan.starts = [(k0, [0])] if k == k0 + 1 else \
+                    [(i, [0]) for _, i in sorted(map(wk.__getitem__, range(k0, k)))]
+                return True
+            state, lists = eng.state, [lst for lst in s["wait"].values() if lst]
+            entries = lists[0] if len(lists) == 1 else sorted(chain.from_iterable(lists))
+            plan.starts = [(i, [0]) for _, i in entries if state[i] == WAITING]
+            return True
+        if k == k0 or s["cm"] or not s["settled"] or eng.epoch != s["epoch"] or s["later"]:
+            return False
+        cap, dg, wk = eng.cap_g[0], eng.dg, s["wk"]
+        return all(dg[a] > cap - self._ahead(eng, s, wk[a], t) for a in range(k0, k))
+
+    def _ahead(self, eng, s, entry, t: int) -> int:
+        """GPUs of the running jobs ahead of the waiting job ``entry = (key, i)``."""
+        key, i = entry
+        if self.static is not None:
+            off = self.offset(t)
+            pos = bisect_left(s["rs"], ((key + off) if off else key, i))
+            return sum(s["rg"][:pos])
+        if self.linear is not None:  # each group b: b GPUs per job (one node: one task)
+            n = eng.n
+            return sum(b * bisect_left(grp, (key + b * t) * n + i) for b, grp in s["lin"].items())
+        rs, ri, off = self._running(eng, s, t)
+        return sum(eng.dg[j] for (rk, j) in rs if (rk, j) < entry)
 
     def _settled(self, eng, s, plan: Plan, tiresias: bool) -> None:
         """Note whether the next step may be skipped: on one node, outside the Tiresias
@@ -338,149 +358,100 @@ class OrderedPolicy:
                 plan.keep(i)
 
     def _act(self, eng, s, plan: Plan, t: int, tiresias: bool) -> None:
-        self.stopping(eng, s, plan.stops)
-        for i in plan.stops:
-            eng.preempt(i, t)
-            self._run_remove(s, i)
-            if not tiresias:
-                self._wait_add(eng, s, i)
+        """Preempt ``plan.stops``, then start ``plan.starts`` where their room is free now (a
+        start whose room is still held waits: the policy looks again at the next tick)."""
+        if s["pool_static"]:
+            return self._act_pool_static(eng, s, plan, t)
+        stops, starts = plan.stops, plan.starts
+        if stops:
+            self.stopping(eng, s, stops)
+            preempt, run_remove, wait_add = eng.preempt, self._run_remove, self._wait_add
+            for i in stops:
+                preempt(i, t)
+                run_remove(s, i)
+                if not tiresias:
+                    wait_add(eng, s, i)
         held = False
-        for i, nodes in plan.starts:
-            if not (fits(eng, i, nodes[0]) if len(nodes) == 1 else
-                    all(fits(eng, i, n) for n in nodes)):
-                held = True  # its room is still held: it waits; look again next tick
-                continue
-            if not tiresias:
-                self._wait_remove(eng, s, i)
-            eng.start(i, nodes[0] if len(nodes) == 1 else nodes, t)
-            self.starting(eng, s, i)
-            self._run_add(eng, s, i)
-        self.settle(eng, s, t)
+        if starts:
+            start, wait_remove, run_add = eng.start, self._wait_remove, self._run_add
+            starting = self.starting if s["starting"] else None
+            fg, fc, fm, dg, dc, dm = eng.free_g, eng.free_c, eng.free_m, eng.dg, eng.dc, eng.dm
+            rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
+            for i, nodes in starts:
+                if len(nodes) == 1:  # fits(eng, i, n), inlined
+                    n = nodes[0]
+                    ok = (fg[n] - rg[n] >= dg[i] and fc[n] - rc[n] >= dc[i]
+                          and fm[n] - rm[n] >= dm[i])
+                else:
+                    ok = all(fits(eng, i, n) for n in nodes)
+                if not ok:
+                    held = True  # its room is still held: it waits; look again next tick
+                    continue
+                if not tiresias:
+                    wait_remove(eng, s, i)
+                start(i, nodes[0] if len(nodes) == 1 else nodes, t)
+                if starting is not None:
+                    starting(eng, s, i)
+                run_add(eng, s, i)
+        if s["settle"]:
+            self.settle(eng, s, t)
         if held:
             s["held"] = True
             eng.wake(t + 1)
 
-
-def visit_pool_list(eng, plan: Plan, order: list, min_gpu: int) -> None:
-    """The same visit as :meth:`OrderedPolicy._visit_list` on one node whose jobs ask for GPUs
-    only: the plan is one number, the node's planned free GPUs (below 0 once a TE job is kept
-    beyond it). A running job is kept if it is TE or fits; a waiting one of one task starts if
-    it fits and the plan is not full (a gang never fits on one node)."""
-    state, dg, te, tasks = eng.state, eng.dg, eng.te, eng.tasks
-    p = plan.pg[0]
-    stops, starts = plan.stops, plan.starts
-    # full: fewer planned GPUs than any job asks (p only falls along the visit)
-    lim = min_gpu if min_gpu > 0 else -math.inf
-    for i in order:
-        st = state[i]
-        if st == RUNNING:
-            g = dg[i]
-            if te[i] or p >= g:
-                p -= g
-            else:
-                stops.append(i)
-        elif st == WAITING and p >= lim and tasks[i] == 1 and p >= dg[i]:
-            p -= dg[i]
-            starts.append((i, [0]))
-    plan.pg[0] = p
-    plan.room = max(p, 0)
-    plan.big = None
-
-
-def visit_merged(eng, plan: Plan, wait: list, rs: list, ri: list, off) -> None:
-    """Visit the merge of the waiting jobs ``wait`` (sorted ``(key, i)``) and the running
-    ones (``rs``/``ri``, see :meth:`OrderedPolicy._running`) in order."""
-    a = b = 0
-    nw, nr = len(wait), len(ri)
-    while (a < nw or b < nr) and not plan.full():
-        if b < nr and (a >= nw or ((rs[b][0] - off) if off else rs[b][0], ri[b]) < wait[a]):
-            plan.keep(ri[b])
-            b += 1
-        else:
-            i = wait[a][1]
-            a += 1
-            if eng.state[i] == WAITING:
-                plan.place(i)
-    for b in range(b, nr):  # no room left: a BE job is stopped, a TE job kept
-        plan.keep(ri[b])
-
-
-def visit_pool(eng, plan: Plan, classes: dict, rs: list, ri: list, off, cm: bool = True) -> None:
-    """The same visit as :func:`visit_merged` on a cluster of one node, with
-    the waiting jobs kept per demand (``classes``: demand -> sorted ``(key, i)``). On one
-    node a waiting job fits iff its demand fits the room left where it stands, and the room
-    only shrinks along the order: so only the head of each demand that still fits matters,
-    and the running jobs between two waiting ones are kept at once when they all fit."""
-    pg, pc, pm = plan.pg, plan.pc, plan.pm
-    dg, dc, dm, state = eng.dg, eng.dc, eng.dm, eng.state
-    live = {d: [lst, 0] for d, lst in classes.items()
-            if lst and d[0] <= pg[0] and d[1] <= pc[0] and d[2] <= pm[0]}
-    b = 0
-    while live:
-        best = None
-        for d, head in list(live.items()):
-            lst, k = head
-            while k < len(lst) and state[lst[k][1]] != WAITING:
-                k += 1  # a stopping job waits its release
-            head[1] = k
-            if k == len(lst):
-                del live[d]
-            elif best is None or lst[k] < best[0]:
-                best = (lst[k], d)
-        if best is None:
-            break
-        (key, w), d = best
-        # (a negative offset -n: the keys of rs are run_key * n + i)
-        pos = bisect_left(rs, key * -off + w if off < 0 else ((key + off) if off else key, w), b)
-        _keep_span(eng, plan, ri, b, pos, cm)
-        b = pos
-        if d[0] <= pg[0] and d[1] <= pc[0] and d[2] <= pm[0]:
-            pg[0] -= d[0]
-            pc[0] -= d[1]
-            pm[0] -= d[2]
-            plan.starts.append((w, [0]))
-            live[d][1] += 1
-        else:
-            del live[d]  # the room only shrinks: no later job of this demand fits either
-        for d in [d for d in live if d[0] > pg[0] or d[1] > pc[0] or d[2] > pm[0]]:
-            del live[d]
-    _keep_span(eng, plan, ri, b, len(ri), cm)
-    plan.room = max(pg[0], 0)
-    plan.big = None
-
-
-def _keep_span(eng, plan: Plan, ri: list, b: int, e: int, cm: bool = True) -> None:
-    """Keep running jobs ``ri[b:e]`` on node 0: all at once if their sum fits, else one by one
-    (``cm``: some job asks for CPU or memory; else those sums are 0)."""
-    if b >= e:
-        return
-    pg, pc, pm = plan.pg, plan.pc, plan.pm
-    span = ri[b:e]
-    sg = sum(map(eng.dg.__getitem__, span))
-    sc, sm = (sum(map(eng.dc.__getitem__, span)), sum(map(eng.dm.__getitem__, span))) \
-        if cm else (0, 0)
-    if sg <= pg[0] and sc <= pc[0] and sm <= pm[0]:
-        pg[0] -= sg
-        pc[0] -= sc
-        pm[0] -= sm
-        return
-    if cm:
-        for i in span:
-            plan.keep(i)
-        return
-    # GPUs only: keep the longest prefix that fits at once, decide the next job alone, repeat
-    dg, te = eng.dg, eng.te
-    acc = list(accumulate(map(dg.__getitem__, span)))
-    k, base = 0, 0  # next job of the span; GPUs of the span before it
-    while k < len(span):
-        j = bisect_right(acc, pg[0] + base, k)  # span[k:j] fit together
-        if j > k:
-            pg[0] -= acc[j - 1] - base
-            k, base = j, acc[j - 1]
-            continue
-        i = span[k]
-        if te[i] or dg[i] <= pg[0]:  # (a TE job is kept beyond the plan)
-            pg[0] -= dg[i]
-        else:
-            plan.stops.append(i)
-        k, base = k + 1, acc[k]
+    def _act_pool_static(self, eng, s, plan: Plan, t: int) -> None:
+        """:meth:`_act` on one node outside the Tiresias modes, for a policy with ``static``
+        keys: the bookkeeping of :meth:`_run_remove` and :meth:`_wait_add` (a stop), and of
+        :meth:`_wait_remove` and :meth:`_run_add` (a start), inlined."""
+        stops, starts = plan.stops, plan.starts
+        run, skey, rs, ri, rgpu = s["run"], s["skey"], s["rs"], s["ri"], s["rg"]
+        wait, wk, wsum = s["wait"], s["wk"], s["wsum"]
+        dg, dc, dm, static = eng.dg, eng.dc, eng.dm, self.static
+        if stops:
+            self.stopping(eng, s, stops)
+            preempt, wait_key = eng.preempt, self.wait_key
+            for i in stops:
+                preempt(i, t)
+                run.discard(i)
+                k = bisect_left(rs, skey.pop(i))
+                del rs[k], ri[k], rgpu[k]
+                d = (g, c, m) = dg[i], dc[i], dm[i]
+                lst = wait.get(d) or wait.setdefault(d, [])
+                entry = wk[i] = (wait_key(eng, i), i)  # (its key is fixed while it waits)
+                insort(lst, entry)
+                wsum[0] += 1
+                wsum[1] += g
+                wsum[2] += c
+                wsum[3] += m
+        held = False
+        if starts:
+            start, ends, n = eng.start, s["ends"], eng.n
+            starting = self.starting if s["starting"] else None
+            fg, fc, fm = eng.free_g, eng.free_c, eng.free_m
+            rg, rc, rm = eng.res_g, eng.res_c, eng.res_m
+            for i, _ in starts:
+                g, c, m = dg[i], dc[i], dm[i]
+                if fg[0] - rg[0] < g or fc[0] - rc[0] < c or fm[0] - rm[0] < m:
+                    held = True  # its room is still held: it waits; look again next tick
+                    continue
+                lst = wait[g, c, m]
+                del lst[bisect_left(lst, wk.pop(i))]
+                wsum[0] -= 1
+                wsum[1] -= g
+                wsum[2] -= c
+                wsum[3] -= m
+                start(i, 0, t)
+                if starting is not None:
+                    starting(eng, s, i)
+                run.add(i)
+                heapq.heappush(ends, eng.end[i] * n + i)
+                key = skey[i] = (static(eng, i), i)
+                k = bisect_left(rs, key)
+                rs.insert(k, key)
+                ri.insert(k, i)
+                rgpu.insert(k, g)
+        if s["settle"]:
+            self.settle(eng, s, t)
+        if held:
+            s["held"] = True
+            eng.wake(t + 1)

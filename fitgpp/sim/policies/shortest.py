@@ -26,9 +26,9 @@ TIES = {"description": "order of tied jobs: 'exact' ((submit, job_id); re-sorted
 
 
 def left(eng, i: int) -> int:
-    """Ticks a job that does not run needs once started: work left, plus a reload if it
-    was preempted."""
-    return eng.work[i] - eng.progress(i, eng.now) + (eng.ro[i] if eng.preemptions[i] else 0)
+    """Ticks a job that does not run needs once started: work left (``rem``: it has done
+    ``work - rem``), plus a reload if it was preempted."""
+    return eng.rem[i] + (eng.ro[i] if eng.preemptions[i] else 0)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Shortest(OrderedPolicy):
         self._check_ties()
 
     def wait_key(self, eng, i):
-        return left(eng, i)
+        return eng.rem[i] + (eng.ro[i] if eng.preemptions[i] else 0)  # left(eng, i), inlined
 
     def run_key(self, eng, i, t):
         return eng.end[i] - t
