@@ -116,14 +116,31 @@ def mser_warmup(t: np.ndarray, x: np.ndarray, batch: int = BATCH) -> float:
 
 def _trend(tw: np.ndarray, qw: np.ndarray) -> tuple[float, float, float]:
     """Slope of the queue [jobs/h] through :data:`TREND_BATCHES` batch means, and its interval."""
-    from scipy import stats
+    from scipy import special
     k = len(qw) // TREND_BATCHES
     bt = tw[:k * TREND_BATCHES].reshape(TREND_BATCHES, k).mean(axis=1) / 3600.0
     bq = qw[:k * TREND_BATCHES].reshape(TREND_BATCHES, k).mean(axis=1)
-    fit = stats.linregress(bt, bq)
-    stderr = 0.0 if np.ptp(bq) == 0 else fit.stderr  # a constant queue: an exact fit
-    half = float(stats.t.ppf(0.5 + LEVEL / 2, TREND_BATCHES - 2)) * stderr
-    return float(fit.slope), float(fit.slope - half), float(fit.slope + half)
+    slope, stderr = _least_squares(bt, bq)
+    stderr = 0.0 if np.ptp(bq) == 0 else stderr  # a constant queue: an exact fit
+    # stats.t.ppf's own function (the same numbers): see _least_squares
+    half = float(special.stdtrit(TREND_BATCHES - 2, 0.5 + LEVEL / 2)) * stderr
+    return float(slope), float(slope - half), float(slope + half)
+
+
+def _least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Slope of ``y`` on ``x`` and its standard error, computed as ``scipy.stats.linregress``
+    computes them, step for step (the same numbers, a test checks): importing scipy.stats
+    for it cost every warm panel that judges steadiness about 0.6 s (issue 26)."""
+    if len(x) < 3 or np.amax(x) == np.amin(x):
+        from scipy import stats      # its cases (two points, one x) and errors, as they were
+        fit = stats.linregress(x, y)
+        return fit.slope, fit.stderr
+    ssxm, ssxym, _, ssym = np.cov(x, y, bias=1).flat
+    if ssxm == 0.0 or ssym == 0.0:
+        r = np.asarray(np.nan if ssxym == 0 else 0.0)[()]
+    else:
+        r = min(max(ssxym / np.sqrt(ssxm * ssym), -1.0), 1.0)
+    return ssxym / ssxm, np.sqrt((1 - r ** 2) * ssym / ssxm / (len(x) - 2))
 
 
 def stability(ds) -> Stability:
