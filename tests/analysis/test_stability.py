@@ -189,3 +189,29 @@ def test_least_squares_is_linregress_exactly():
             (slope == fit.slope and np.isnan(stderr) and np.isnan(fit.stderr))
     with pytest.raises(ValueError):
         _least_squares(np.ones(20), rng.random(20))
+
+
+def test_mser_warmup_is_the_plain_formula_exactly():
+    """mser_warmup's loop (np.add.reduce for speed, issue 26) gives what the formula of the
+    module docstring gives with rest.mean() and np.sum, on series long and short."""
+    import math
+
+    def plain(t, x, batch=BATCH):
+        nb = len(x) // batch
+        if nb < 4:
+            return float(t[0]) if len(t) else 0.0
+        means = x[:nb * batch].reshape(nb, batch).mean(axis=1)
+        best, best_d = math.inf, 0
+        for d in range(nb // 2 + 1):
+            rest = means[d:]
+            score = float(np.sum((rest - rest.mean()) ** 2)) / len(rest) ** 2
+            if score < best:
+                best, best_d = score, d
+        return float(t[best_d * batch])
+
+    rng = np.random.default_rng(5)
+    for n in (3, 19, 20, 137, 1500, 4000):
+        t = np.arange(n) * 60.0
+        for x in (rng.poisson(30, n), 100 + np.linspace(0, 50, n) + rng.normal(0, 5, n),
+                  np.full(n, 4), np.exp(-np.arange(n) / 50) * 300 + rng.random(n)):
+            assert mser_warmup(t, x) == plain(t, x)
