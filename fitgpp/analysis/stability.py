@@ -152,7 +152,13 @@ def stability(ds) -> Stability:
     """Judge whether the run ``ds`` (a :func:`fitgpp.simulate` Dataset) reached a steady
     state, by the rule of this module's docstring."""
     t, q = queued(ds)
-    end = drain_start(ds)
+    return of_queue(t, q, drain_start(ds))
+
+
+def of_queue(t: np.ndarray, q: np.ndarray, end: float) -> Stability:
+    """:func:`stability` of the waiting jobs ``q`` sampled at ``t`` (:func:`queued`) with
+    the last arrival at ``end`` (:func:`drain_start`): what a study judges each cell by,
+    from the cell's arrays, without building a Dataset of them (issue 26)."""
     arriving = t < end
     warm = mser_warmup(t[arriving], q[arriving])
     inside = arriving & (t >= warm)

@@ -225,7 +225,14 @@ class Outcome:
 
     def configurations(self) -> list[dict]:
         """Every configuration of the grid (without seeds): ``label``, ``name`` (policy),
-        ``params``, ``knobs``, ``variant``; in declaration order."""
+        ``params``, ``knobs``, ``variant``; in declaration order. Listed once (a new list
+        of the same dicts each call): the baseline of each configuration, asked of each
+        metric, listed them all again (2 of a warm RQ8 panel's 28 profiled s, issue 26)."""
+        if "configurations" not in self.memo:
+            self.memo["configurations"] = self._configurations()
+        return list(self.memo["configurations"])
+
+    def _configurations(self) -> list[dict]:
         import itertools
         exp = next(iter(self.experiments.values()))
         knob_sets = [dict(zip(self.study.knobs, v))
@@ -261,8 +268,20 @@ class Outcome:
 
     def values(self, conf: dict, var: str, cls: str | None, at: xr.Dataset | None = None):
         """Per-seed values of ``var`` (for class ``cls``) at configuration ``conf``."""
-        da = (self.at(conf) if at is None else at)[var]
-        return (da.sel(cls=cls) if cls else da).to_numpy()
+        at = self.at(conf) if at is None else at
+        if not cls:
+            return at[var].to_numpy()
+        # numpy indexing of the class (what .sel(cls=...).to_numpy() gives, a view): a
+        # table asks it of every metric of every configuration (issue 26)
+        kept = self.memo.setdefault("arrays", {})
+        if id(at) not in kept or kept[id(at)][0] is not at:
+            kept[id(at)] = (at, {c: i for i, c in enumerate(at["cls"].to_numpy().tolist())}, {})
+        _, where, arrays = kept[id(at)]
+        if var not in arrays:
+            da = at[var]
+            arrays[var] = (da.to_numpy(), da.dims.index("cls"))
+        arr, axis = arrays[var]
+        return arr[(slice(None),) * axis + (where[cls],)]
 
     def run(self, policy: str, *, seed: int | None = None, variant=None, **where) -> xr.Dataset:
         """One cell's simulation Dataset (from the sweep's results, no simulation):
@@ -284,10 +303,14 @@ class Outcome:
         """``(Cell, its result)`` that :meth:`run` builds its Dataset from."""
         fields = self.params()
         seed = self.study.seeds(self.size)[0] if seed is None else seed
+        # the runs by (policy, seed, variant), listed once: steadiness asks for each cell,
+        # and each ask went through all of them (issue 26)
+        if "cells" not in self.memo:
+            by = self.memo["cells"] = {}
+            for (v, c), res in self.runs.items():
+                by.setdefault((c.policy, c.seed, v), []).append((c, res))
         hits = []
-        for (v, c), res in self.runs.items():
-            if c.policy != policy or c.seed != seed or v != variant:
-                continue
+        for c, res in self.memo["cells"].get((policy, seed, variant), ()):
             params, knobs = dict(c.params), dict(c.knobs)
             if all(params[k] == x if k in params else knobs[k] == x if k in knobs
                    else k in fields for k, x in where.items()):
