@@ -158,12 +158,12 @@ def _fits(chart, p: Preset) -> bool:
     import vl_convert
 
     from fitgpp.figures.plots import page
-    from fitgpp.figures.plots.render import fit_width, keep, rendered_svg
+    from fitgpp.figures.plots.render import fit_width, keep, rendered_svg, spec_of
     from fitgpp.sweep.cache import default_cache_dir
     # the key from the spec unvalidated (altair builds the same dict either way): a chart
     # answered before was checked against the schema then (0.3 s each, 2 of a warm RQ6
     # panel's 8 s, issue 26); one drawn now is checked first, below
-    spec = chart.to_dict(validate=False)
+    spec = spec_of(chart)     # (the live view shows the chart from the same dict)
     doc = json.dumps({"spec": spec, "preset": p.name, "vl": vl_convert.__version__,
                       "rules": [page.MAX_ASPECT, page.MAX_HEIGHT_IN, page.MIN_PLOT_SHARE]},
                      sort_keys=True, default=str)
