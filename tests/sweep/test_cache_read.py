@@ -33,3 +33,22 @@ def test_a_damaged_member_is_an_error_not_an_array():
     e._payload = memoryview(bytes(bad))
     with pytest.raises(ValueError, match="bad member header"):
         e["f"]
+
+
+def test_checking_an_entry_copies_no_array(tmp_path):
+    """The check reads every array in place; only the arrays used are copied out (a cell
+    of a long run is several MB, issue 26), writeable as numpy gives them."""
+    from fitgpp.sweep.runs import JOB_VARS, TIME_VARS
+    n = 6
+    res = {"te": np.array([True, False] * 3), "job_id": np.arange(n),
+           **{k: np.ones(n, np.int64 if k == "preemptions" else float) for k in JOB_VARS},
+           "time": np.arange(3.0), **{f"series_{k}": np.zeros(3) for k in TIME_VARS},
+           "gpu_util": 0.5, "code": "c", "fitgpp": "f", "dtypes": "{}", "attrs": "{}",
+           "units": "{}"}
+    cache = C.CellCache(tmp_path)
+    cache.put("k", res)
+    e = cache.get("k", n_jobs=n)
+    assert e is not None and not e._arrays and not e._views["slowdown"].flags.writeable
+    got = e["slowdown"]
+    assert got.flags.writeable and got.tobytes() == res["slowdown"].tobytes()
+    assert list(e._arrays) == ["slowdown"]
