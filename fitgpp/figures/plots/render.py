@@ -27,12 +27,18 @@ def spec_of(chart) -> dict:
     as building it (0.1-0.4 s each, a warm RQ6 panel draws 9, issue 26)."""
     got = _SPECS.get(id(chart))
     if got is None or got[0] is not chart:
-        got = (chart, chart.to_dict(validate=False))
-        _SPECS[id(chart)] = got
-        while len(_SPECS) > KEEP:
-            _SPECS.popitem(last=False)
+        return remember(chart, chart.to_dict(validate=False))
     _SPECS.move_to_end(id(chart))
     return got[1]
+
+
+def remember(chart, spec: dict) -> dict:
+    """Keep ``spec``, ``chart.to_dict(validate=False)`` just made, for :func:`spec_of`."""
+    _SPECS[id(chart)] = (chart, spec)
+    _SPECS.move_to_end(id(chart))
+    while len(_SPECS) > KEEP:
+        _SPECS.popitem(last=False)
+    return spec
 
 
 def render(chart, ext: str, *, dpi: int = DPI, cache=None) -> bytes:
