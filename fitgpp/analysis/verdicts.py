@@ -40,8 +40,8 @@ import numpy as np
 
 from fitgpp.analysis.metrics import (CHANGE_RANGE, CLIP_NOTE, COUNT_RANGE, METRICS,  # noqa: F401
                                      MIN_CI_VALUES, SLOWDOWN_RANGE, UNBOUNDED, Interval, _g, _nan,
-                                     bounded_interval, cut_interval, interval_cell, percent,
-                                     percent_values, t_interval, value_range)
+                                     bounded_interval, cut_interval, interval_cell, paired_p,
+                                     percent, percent_values, t_interval, value_range)
 
 Better = Literal["lower", "higher"]
 #: Level of the paired test between settings.
@@ -400,7 +400,7 @@ def compare(a_values, b_values, *, a: str, b: str, title: str, better: Better = 
     d = x - y
     # the t statistic is undefined when every seed gives the same difference: equal values
     # are no difference (p = 1), the same nonzero difference on 3+ seeds a detectable one
-    p = _paired_p(d) if np.any(d != d[0]) else (1.0 if d[0] == 0 else 0.0)
+    p = paired_p(d) if np.any(d != d[0]) else (1.0 if d[0] == 0 else 0.0)
     mean, lo, hi = t_interval(d)
     if p < alpha:
         verdict = "better" if (mean < 0) == (better == "lower") else "worse"
@@ -411,20 +411,6 @@ def compare(a_values, b_values, *, a: str, b: str, title: str, better: Better = 
                 f"{_diff_text(mean, as_percent)} [{_diff_text(lo, as_percent)}, "
                 f"{_diff_text(hi, as_percent)}], paired t-test p = {p:.2g} at level {alpha:g}).")
     return Comparison(a, b, title, verdict, n, mean, lo, hi, p, sentence)
-
-
-def _paired_p(d: np.ndarray) -> float:
-    """The two-sided p-value of ``scipy.stats.ttest_rel(x, y)`` for the differences
-    ``d = x - y`` (no NaN, 2 or more), computed as scipy computes it, step for step (a test
-    checks the numbers are scipy's): importing scipy.stats cost a warm panel about 0.6 s
-    (issue 26)."""
-    from scipy import special
-    n = len(d)
-    mean = np.mean(d, axis=-1)
-    var = np.mean((d - np.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1) * \
-        (np.float64(n) / (np.float64(n) - 1))
-    t = np.divide(mean - np.float64(0.0), np.sqrt(var / n))
-    return float(2 * special.stdtr(np.float64(n - 1), -np.abs(t)))
 
 
 @dataclass(frozen=True)

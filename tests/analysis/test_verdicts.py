@@ -209,7 +209,7 @@ def test_paired_p_is_scipys_ttest_rel_exactly():
     issue 26): bit for bit scipy.stats.ttest_rel's, over sizes and scales."""
     from scipy import stats
 
-    from fitgpp.analysis.verdicts import _paired_p
+    from fitgpp.analysis.metrics import paired_p as _paired_p
     rng = np.random.default_rng(1)
     for n in (2, 3, 5, 10, 30):
         for scale in (1e-6, 1.0, 1e3):
