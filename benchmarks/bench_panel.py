@@ -177,13 +177,17 @@ def open_times(key: str, size: str, n: int, trees: dict | None = None) -> dict:
     in ``n`` fresh processes per tree (``trees``: ``{tag: directory holding fitgpp/}``,
     ``""`` for this one; their runs alternate, so both see the same load), its cells
     already cached (one build per tree before, not counted, makes sure)."""
+    import fitgpp
+    here = str(os.path.dirname(os.path.dirname(fitgpp.__file__)))   # the fitgpp imported here
     trees = trees or {"": None}
     runs: dict = {tag: [] for tag in trees}
     for _ in range(n + 1):
         for tag, tree in trees.items():
-            env = {**os.environ, **({"PYTHONPATH": tree} if tree else {})}
+            # run in the tree: ``python -c`` puts its working directory first on sys.path
+            # (from a checkout, the checkout's fitgpp would win over PYTHONPATH's)
             out = subprocess.run([sys.executable, "-c", OPEN, key, size], check=True,
-                                 capture_output=True, text=True, env=env).stdout
+                                 capture_output=True, text=True, cwd=tree or here,
+                                 env={**os.environ, "PYTHONPATH": tree or here}).stdout
             runs[tag].append(json.loads(out.splitlines()[-1]))
     return {tag: (statistics.median(r[0] for r in got[1:]),
                   statistics.median(r[1] for r in got[1:])) for tag, got in runs.items()}
