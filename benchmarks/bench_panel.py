@@ -15,6 +15,8 @@ as one full draw of each panel's copy.
     python benchmarks/bench_panel.py [--size quick] [--repeat 7] [--profile PANEL:CONTROL]
 
 ``--opens N --panels all --opens-only`` prints that table for every panel of the notebooks;
+``--against COMMIT`` adds the same opens of fitgpp as it was at COMMIT, alternating with these
+(before and after in one run; the cache holds each version's cells under its own keys);
 ``--cold rq2`` opens one panel on an empty cache and prints when each of its draws came
 (the first from the first seed, issue 26) against the issue's goal for a cold notebook.
 
@@ -170,16 +172,38 @@ def cold_open(key: str, size: str) -> dict:
     return json.loads(out.splitlines()[-1])
 
 
-def open_times(key: str, size: str, n: int) -> tuple[float, float]:
-    """Medians of (wall s, CPU s) of building ``Panel(STUDIES[key], size)`` in ``n`` fresh
-    processes, its cells already cached (one build before, not counted, makes sure)."""
-    runs = []
+def open_times(key: str, size: str, n: int, trees: dict | None = None) -> dict:
+    """``{tree: (median wall s, median CPU s)}`` of building ``Panel(STUDIES[key], size)``
+    in ``n`` fresh processes per tree (``trees``: ``{tag: directory holding fitgpp/}``,
+    ``""`` for this one; their runs alternate, so both see the same load), its cells
+    already cached (one build per tree before, not counted, makes sure)."""
+    import fitgpp
+    here = str(os.path.dirname(os.path.dirname(fitgpp.__file__)))   # the fitgpp imported here
+    trees = trees or {"": None}
+    runs: dict = {tag: [] for tag in trees}
     for _ in range(n + 1):
-        out = subprocess.run([sys.executable, "-c", OPEN, key, size], check=True,
-                             capture_output=True, text=True).stdout
-        runs.append(json.loads(out.splitlines()[-1]))
-    runs = runs[1:]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+        for tag, tree in trees.items():
+            # run in the tree: ``python -c`` puts its working directory first on sys.path
+            # (from a checkout, the checkout's fitgpp would win over PYTHONPATH's)
+            out = subprocess.run([sys.executable, "-c", OPEN, key, size], check=True,
+                                 capture_output=True, text=True, cwd=tree or here,
+                                 env={**os.environ, "PYTHONPATH": tree or here}).stdout
+            runs[tag].append(json.loads(out.splitlines()[-1]))
+    return {tag: (statistics.median(r[0] for r in got[1:]),
+                  statistics.median(r[1] for r in got[1:])) for tag, got in runs.items()}
+
+
+def _checkout(commit: str) -> str:
+    """A directory holding fitgpp/ as it was at ``commit`` (git archive), as
+    bench_simulator.py makes one."""
+    import tempfile
+    from pathlib import Path
+    repo = Path(__file__).resolve().parent.parent
+    out = tempfile.mkdtemp(prefix="fitgpp-at-")
+    archive = subprocess.run(["git", "-C", str(repo), "archive", commit, "fitgpp"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", out], input=archive, check=True)
+    return out
 
 
 def report_cold(key: str, size: str) -> None:
@@ -210,6 +234,8 @@ def main(argv=None) -> None:
     ap.add_argument("--panels", default="rq2,rq1",
                     help=f"the panels --opens opens, comma-separated, or 'all' ({','.join(PANELS)})")
     ap.add_argument("--opens-only", action="store_true", help="stop after the --opens table")
+    ap.add_argument("--against", metavar="COMMIT", default=None,
+                    help="--opens also at COMMIT (its fitgpp/ from git archive), alternating")
     ap.add_argument("--cold", default=None, metavar="PANEL",
                     help="open this panel once on an empty cache, print its draws, and stop")
     args = ap.parse_args(argv)
@@ -219,13 +245,21 @@ def main(argv=None) -> None:
     print(f"cache {cache or '(default)'}, size {args.size}, {args.repeat} redraws per control, "
           f"load average {os.getloadavg()[0]:.2f}")
     keys = PANELS if args.panels == "all" else args.panels.split(",")
+    trees = {"": None}
+    if args.against:   # its runs first, each panel's alternating with this tree's
+        trees = {args.against: _checkout(args.against), "": None}
     if args.opens:
         print(f"warm open of Panel(study, {args.size!r}) alone (imports done before), fresh "
               f"process each, median of {args.opens}; goal: at most 3 s")
-        print(f"{'panel':8} {'wall s':>7} {'CPU s':>7}  goal")
+        print(f"{'panel':8} " + (f"{'at ' + args.against[:10]:>16}  " if args.against else "")
+              + f"{'wall s':>7} {'CPU s':>7}  goal")
     for key in keys if args.opens else ():
-        wall, cpu = open_times(key, args.size, args.opens)
-        print(f"{key:8} {wall:7.2f} {cpu:7.2f}  {'met' if wall <= 3 else 'NOT met'}", flush=True)
+        got = open_times(key, args.size, args.opens, trees)
+        wall, cpu = got[""]
+        then = (f"{got[args.against][0]:7.2f} {got[args.against][1]:7.2f}   "
+                if args.against else "")
+        print(f"{key:8} {then}{wall:7.2f} {cpu:7.2f}  {'met' if wall <= 3 else 'NOT met'}",
+              flush=True)
     if args.opens_only:
         return
     owners = {}

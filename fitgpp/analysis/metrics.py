@@ -83,6 +83,10 @@ class Metric:
     short: str = ""
     brief: bool = True      # in the short tables, the panels and results.md
     lowest: float | None = None
+    #: The per-job columns of the simulation Dataset ``per_run`` reads, when it reads
+    #: nothing else: a table then gives it a Dataset of only those (a whole run rebuilt per
+    #: cell took most of a warm RQ6 panel's table, issue 26). Empty: the whole run.
+    columns: tuple[str, ...] = ()
 
     def of_run(self, ds) -> float:
         """This metric of one simulation Dataset (what a cell of the grid holds)."""
@@ -144,11 +148,13 @@ for _m in (
         Metric("gpu_util", "GPU utilization", var="gpu_util", better="higher", brief=False,
                lowest=0.0),
         Metric("be_long_p95", "p95 slowdown of the longest 25 % of BE jobs",
-               per_run=_long_be_p95, short="long BE p95", brief=False, lowest=1.0),
+               per_run=_long_be_p95, short="long BE p95", brief=False, lowest=1.0,
+               columns=("cls", "duration", "slowdown")),
         Metric("reload_gpu_h", "GPU-hours lost to reloads", unit="GPU-h", per_run=_reload_gpu_h,
-               vs_baseline=False, brief=False, lowest=0.0),
+               vs_baseline=False, brief=False, lowest=0.0, columns=("reload", "gpu", "tasks")),
         Metric("reload_share", "reloads, share of BE GPU-hours", per_run=_reload_share,
-               vs_baseline=False, brief=False, lowest=0.0),
+               vs_baseline=False, brief=False, lowest=0.0,
+               columns=("cls", "duration", "reload", "gpu", "tasks")),
 ):
     declare(_m)
 
@@ -196,8 +202,8 @@ def class_stats(te, slowdown, preemptions, wait=None) -> dict[str, np.ndarray]:
             continue
         sd = slowdown[sel]
         out["slowdown_median"][c] = np.median(sd)
-        out["slowdown_p95"][c] = np.percentile(sd, 95)
-        out["slowdown_p99"][c] = np.percentile(sd, 99)
+        # both from one partition (each percentile is the same number as asked alone)
+        out["slowdown_p95"][c], out["slowdown_p99"][c] = np.percentile(sd, [95, 99])
         if wait is not None:
             out["wait_mean"][c] = np.asarray(wait, dtype=float)[sel].mean()
         out["preemptions_per_job"][c] = out["preemptions"][c] / n
@@ -281,11 +287,14 @@ def percent(x, digits: int = 1, *, sign: bool = True) -> str:
 
 # ------------------------------------------------------------------ intervals
 def _t_half(sd, n):
-    """Half-width of the Student-t interval of a mean; NaN where n < MIN_CI_VALUES."""
-    from scipy import stats
+    """Half-width of the Student-t interval of a mean; NaN where n < MIN_CI_VALUES.
+    The quantile is ``scipy.stats.t.ppf``'s own function, ``scipy.special.stdtrit`` (the
+    same numbers, a test checks): importing scipy.stats for it cost every warm panel
+    about 0.6 s (issue 26)."""
+    from scipy import special
     n = np.asarray(n, dtype=float)
     ok = n >= MIN_CI_VALUES
-    q = stats.t.ppf(0.5 + LEVEL / 2, np.where(ok, n - 1, 1))
+    q = special.stdtrit(np.where(ok, n - 1, 1), 0.5 + LEVEL / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(ok, q * np.asarray(sd, dtype=float) / np.sqrt(np.maximum(n, 1)), np.nan)
 
@@ -312,6 +321,20 @@ def mean_ci(da, dim: str = "seed"):
         mean = da.mean(dim)
         sd = da.std(dim, ddof=1) if da.sizes[dim] > 1 else xr.full_like(mean, np.nan)
     return mean, xr.apply_ufunc(_t_half, sd, n)
+
+
+def paired_p(d: np.ndarray) -> float:
+    """The two-sided p-value of ``scipy.stats.ttest_rel(x, y)`` for the differences
+    ``d = x - y`` (no NaN, 2 or more), computed as scipy computes it, step for step (a test
+    checks the numbers are scipy's): importing scipy.stats cost a warm panel about 0.6 s
+    (issue 26)."""
+    from scipy import special
+    n = len(d)
+    mean = np.mean(d, axis=-1)
+    var = np.mean((d - np.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1) * \
+        (np.float64(n) / (np.float64(n) - 1))
+    t = np.divide(mean - np.float64(0.0), np.sqrt(var / n))
+    return float(2 * special.stdtr(np.float64(n - 1), -np.abs(t)))
 
 
 def bootstrap_interval(x, q: float, *, n_resamples: int = 300, seed: int = 0,

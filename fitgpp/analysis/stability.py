@@ -106,9 +106,14 @@ def mser_warmup(t: np.ndarray, x: np.ndarray, batch: int = BATCH) -> float:
         return float(t[0]) if len(t) else 0.0
     means = x[:nb * batch].reshape(nb, batch).mean(axis=1)
     best, best_d = math.inf, 0
+    # np.add.reduce is what rest.mean() and np.sum do, without their wrappers' cost (the
+    # same numbers: a test checks): a warm panel runs this loop ~150 times for each of its
+    # 300-540 cells (issue 26)
+    add = np.add.reduce
     for d in range(nb // 2 + 1):
         rest = means[d:]
-        score = float(np.sum((rest - rest.mean()) ** 2)) / len(rest) ** 2
+        n = len(rest)
+        score = float(add((rest - add(rest) / n) ** 2)) / n ** 2
         if score < best:
             best, best_d = score, d
     return float(t[best_d * batch])
@@ -116,21 +121,44 @@ def mser_warmup(t: np.ndarray, x: np.ndarray, batch: int = BATCH) -> float:
 
 def _trend(tw: np.ndarray, qw: np.ndarray) -> tuple[float, float, float]:
     """Slope of the queue [jobs/h] through :data:`TREND_BATCHES` batch means, and its interval."""
-    from scipy import stats
+    from scipy import special
     k = len(qw) // TREND_BATCHES
     bt = tw[:k * TREND_BATCHES].reshape(TREND_BATCHES, k).mean(axis=1) / 3600.0
     bq = qw[:k * TREND_BATCHES].reshape(TREND_BATCHES, k).mean(axis=1)
-    fit = stats.linregress(bt, bq)
-    stderr = 0.0 if np.ptp(bq) == 0 else fit.stderr  # a constant queue: an exact fit
-    half = float(stats.t.ppf(0.5 + LEVEL / 2, TREND_BATCHES - 2)) * stderr
-    return float(fit.slope), float(fit.slope - half), float(fit.slope + half)
+    slope, stderr = _least_squares(bt, bq)
+    stderr = 0.0 if np.ptp(bq) == 0 else stderr  # a constant queue: an exact fit
+    # stats.t.ppf's own function (the same numbers): see _least_squares
+    half = float(special.stdtrit(TREND_BATCHES - 2, 0.5 + LEVEL / 2)) * stderr
+    return float(slope), float(slope - half), float(slope + half)
+
+
+def _least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Slope of ``y`` on ``x`` and its standard error, computed as ``scipy.stats.linregress``
+    computes them, step for step (the same numbers, a test checks): importing scipy.stats
+    for it cost every warm panel that judges steadiness about 0.6 s (issue 26)."""
+    if len(x) < 3 or np.amax(x) == np.amin(x):
+        from scipy import stats      # its cases (two points, one x) and errors, as they were
+        fit = stats.linregress(x, y)
+        return fit.slope, fit.stderr
+    ssxm, ssxym, _, ssym = np.cov(x, y, bias=1).flat
+    if ssxm == 0.0 or ssym == 0.0:
+        r = np.asarray(np.nan if ssxym == 0 else 0.0)[()]
+    else:
+        r = min(max(ssxym / np.sqrt(ssxm * ssym), -1.0), 1.0)
+    return ssxym / ssxm, np.sqrt((1 - r ** 2) * ssym / ssxm / (len(x) - 2))
 
 
 def stability(ds) -> Stability:
     """Judge whether the run ``ds`` (a :func:`fitgpp.simulate` Dataset) reached a steady
     state, by the rule of this module's docstring."""
     t, q = queued(ds)
-    end = drain_start(ds)
+    return of_queue(t, q, drain_start(ds))
+
+
+def of_queue(t: np.ndarray, q: np.ndarray, end: float) -> Stability:
+    """:func:`stability` of the waiting jobs ``q`` sampled at ``t`` (:func:`queued`) with
+    the last arrival at ``end`` (:func:`drain_start`): what a study judges each cell by,
+    from the cell's arrays, without building a Dataset of them (issue 26)."""
     arriving = t < end
     warm = mser_warmup(t[arriving], q[arriving])
     inside = arriving & (t >= warm)

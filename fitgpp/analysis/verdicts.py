@@ -40,8 +40,8 @@ import numpy as np
 
 from fitgpp.analysis.metrics import (CHANGE_RANGE, CLIP_NOTE, COUNT_RANGE, METRICS,  # noqa: F401
                                      MIN_CI_VALUES, SLOWDOWN_RANGE, UNBOUNDED, Interval, _g, _nan,
-                                     bounded_interval, cut_interval, interval_cell, percent,
-                                     percent_values, t_interval, value_range)
+                                     bounded_interval, cut_interval, interval_cell, paired_p,
+                                     percent, percent_values, t_interval, value_range)
 
 Better = Literal["lower", "higher"]
 #: Level of the paired test between settings.
@@ -397,11 +397,10 @@ def compare(a_values, b_values, *, a: str, b: str, title: str, better: Better = 
         sentence = f"{title}: {means}: {_few(n)}, so no order between them is claimed."
         return Comparison(a, b, title, "cannot tell", n, float(np.mean(x - y)) if n else math.nan,
                           math.nan, math.nan, math.nan, sentence)
-    from scipy import stats
     d = x - y
     # the t statistic is undefined when every seed gives the same difference: equal values
     # are no difference (p = 1), the same nonzero difference on 3+ seeds a detectable one
-    p = float(stats.ttest_rel(x, y).pvalue) if np.any(d != d[0]) else (1.0 if d[0] == 0 else 0.0)
+    p = paired_p(d) if np.any(d != d[0]) else (1.0 if d[0] == 0 else 0.0)
     mean, lo, hi = t_interval(d)
     if p < alpha:
         verdict = "better" if (mean < 0) == (better == "lower") else "worse"

@@ -225,7 +225,13 @@ class Outcome:
 
     def configurations(self) -> list[dict]:
         """Every configuration of the grid (without seeds): ``label``, ``name`` (policy),
-        ``params``, ``knobs``, ``variant``; in declaration order."""
+        ``params``, ``knobs``, ``variant``; in declaration order. Listed once (each call a
+        new list of the same dicts; each baseline asked listed them again, issue 26)."""
+        if "configurations" not in self.memo:
+            self.memo["configurations"] = self._configurations()
+        return list(self.memo["configurations"])
+
+    def _configurations(self) -> list[dict]:
         import itertools
         exp = next(iter(self.experiments.values()))
         knob_sets = [dict(zip(self.study.knobs, v))
@@ -261,8 +267,19 @@ class Outcome:
 
     def values(self, conf: dict, var: str, cls: str | None, at: xr.Dataset | None = None):
         """Per-seed values of ``var`` (for class ``cls``) at configuration ``conf``."""
-        da = (self.at(conf) if at is None else at)[var]
-        return (da.sel(cls=cls) if cls else da).to_numpy()
+        at = self.at(conf) if at is None else at
+        if not cls:
+            return at[var].to_numpy()
+        # numpy indexing (what .sel(cls=...).to_numpy() gives, a view; issue 26)
+        kept = self.memo.setdefault("arrays", {})
+        if id(at) not in kept or kept[id(at)][0] is not at:
+            kept[id(at)] = (at, {c: i for i, c in enumerate(at["cls"].to_numpy().tolist())}, {})
+        _, where, arrays = kept[id(at)]
+        if var not in arrays:
+            da = at[var]
+            arrays[var] = (da.to_numpy(), da.dims.index("cls"))
+        arr, axis = arrays[var]
+        return arr[(slice(None),) * axis + (where[cls],)]
 
     def run(self, policy: str, *, seed: int | None = None, variant=None, **where) -> xr.Dataset:
         """One cell's simulation Dataset (from the sweep's results, no simulation):
@@ -284,10 +301,13 @@ class Outcome:
         """``(Cell, its result)`` that :meth:`run` builds its Dataset from."""
         fields = self.params()
         seed = self.study.seeds(self.size)[0] if seed is None else seed
+        # the runs by (policy, seed, variant), listed once (each ask went through all)
+        if "cells" not in self.memo:
+            by = self.memo["cells"] = {}
+            for (v, c), res in self.runs.items():
+                by.setdefault((c.policy, c.seed, v), []).append((c, res))
         hits = []
-        for (v, c), res in self.runs.items():
-            if c.policy != policy or c.seed != seed or v != variant:
-                continue
+        for c, res in self.memo["cells"].get((policy, seed, variant), ()):
             params, knobs = dict(c.params), dict(c.knobs)
             if all(params[k] == x if k in params else knobs[k] == x if k in knobs
                    else k in fields for k, x in where.items()):
@@ -310,10 +330,23 @@ class Outcome:
         key = (metric.name, conf["name"], json.dumps([conf["params"], conf["knobs"],
                                                       conf["variant"]], default=str))
         if key not in self.memo:
-            self.memo[key] = np.array([metric.of_run(self.run(
-                conf["name"], seed=s, variant=conf["variant"], **conf["params"], **conf["knobs"]))
+            where = dict(variant=conf["variant"], **conf["params"], **conf["knobs"])
+            self.memo[key] = np.array([metric.of_run(
+                self.columns(conf["name"], metric.columns, seed=s, **where) if metric.columns
+                else self.run(conf["name"], seed=s, **where))
                 for s in self.study.seeds(self.size)])
         return self.memo[key]
+
+    def columns(self, policy: str, names, *, seed: int | None = None, variant=None,
+                **where) -> xr.Dataset:
+        """Per-job columns ``names`` of one cell's run, as :meth:`run` has them, alone: for
+        a metric that reads no other (:attr:`fitgpp.analysis.metrics.Metric.columns`)."""
+        from fitgpp.sweep.runs import _decoded
+        _, res = self.cell(policy, seed=seed, variant=variant, **where)
+        r = _decoded(res, [n for n in names if n != "cls"] + ["job_id"])
+        data = {n: ("job", np.where(res["te"], "TE", "BE") if n == "cls" else r[n])
+                for n in names}
+        return xr.Dataset(data, coords={"job": r["job_id"]})
 
     def baseline(self, conf: dict) -> dict | None:
         """The configuration ``conf`` is compared with: the study's baseline at the same
@@ -443,22 +476,6 @@ def changes(o: Outcome, keys=("te_p95", "be_median", "be_p95")) -> dict[str, str
     return {f"change_{k}": f"{METRICS[k].title} vs {o.baseline_label()}" for k in keys}
 
 
-def _bars(table: pd.DataFrame) -> pd.DataFrame:
-    """Stats table for :func:`fitgpp.figures.plots.slowdown_bars` from an across-seeds table
-    (no whisker where there is no interval; a whisker stops at 1, the smallest slowdown
-    there is, where a wide interval reaches below it: the table keeps the bounds)."""
-    rows = []
-    for _, r in table.iterrows():
-        for cls in ("te", "be"):
-            for stat in ("median", "p95"):
-                k = f"{cls}_{stat}"
-                lo, hi = r[f"{k}_lo"], r[f"{k}_hi"]
-                rows.append({"policy": r["policy"], "class": cls.upper(), "stat": stat,
-                             "value": r[k], "lo": r[k] if np.isnan(lo) else max(lo, 1.0),
-                             "hi": r[k] if np.isnan(hi) else hi})
-    return pd.DataFrame(rows)
-
-
 def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None,
          name: str | None = None) -> str:
     """A mean with its interval; a change (a fraction) in percent. The interval is cut at the
@@ -481,11 +498,3 @@ def _config(o: Outcome, **extra) -> dict:
             "knobs": {k: list(v) for k, v in st.knobs.items()},
             **({st.variant_dim: list(st.variants)} if st.variants else {}),
             "fitgpp_version": __version__, **extra}
-
-
-def _timeline(ds: xr.Dataset, n: int, title: str):
-    """Node timeline of a run until its ``n``-th arrival."""
-    seg = plots.segments_of(ds)
-    t_end = float(np.sort(ds["submit"].to_numpy())[min(n, ds.sizes["job"]) - 1]) + 1.0
-    seg = seg[seg["start"] < t_end].assign(end=lambda d: np.minimum(d["end"], t_end))
-    return plots.node_timeline(seg, title=title)

@@ -84,15 +84,16 @@ def _label(policy: str, params: dict) -> str:
 TE, BE = CLASSES.index("TE"), CLASSES.index("BE")
 
 
-def cell_metrics(jobs: pd.DataFrame) -> dict:
+def cell_metrics(jobs) -> dict:
     """RQ6's metrics of one run from its per-job columns (``te``, ``slowdown``,
-    ``preemptions``, ``duration`` [s], ``reload`` [s], ``gpu`` per task, ``tasks``)."""
+    ``preemptions``, ``duration`` [s], ``reload`` [s], ``gpu`` per task, ``tasks``): a
+    DataFrame, or a mapping of arrays (a cell's, as :func:`_jobs_of` gives them)."""
     need = {"te", "slowdown", "preemptions", "duration", "reload", "gpu", "tasks"}
-    missing = need - set(jobs.columns)
+    missing = need - set(jobs.columns if isinstance(jobs, pd.DataFrame) else jobs)
     if missing:
         raise RestartCostError(f"a run lacks the per-job column(s) {sorted(missing)}: RQ6 needs "
                                "the simulator's per-job reload time, GPUs and tasks")
-    te = jobs["te"].to_numpy(bool)
+    te = np.asarray(jobs["te"], bool)
     st = class_stats(te, jobs["slowdown"], jobs["preemptions"])
     gpu, tasks = jobs["gpu"], jobs["tasks"]
     lost = reload_gpu_hours(jobs["reload"], gpu, tasks)
@@ -103,11 +104,11 @@ def cell_metrics(jobs: pd.DataFrame) -> dict:
             "reload_gpu_h": lost, "reload_share": lost / work_be if work_be else 0.0}
 
 
-def _jobs_of(res: dict) -> pd.DataFrame:
-    """Per-job columns of one sweep cell result."""
+def _jobs_of(res: dict) -> dict:
+    """Per-job columns of one sweep cell result (arrays: a DataFrame of them per cell took
+    a third of RQ6's rows, issue 26)."""
     cols = ("slowdown", "preemptions", "duration", "reload", "gpu", "tasks")
-    return pd.DataFrame({"te": np.asarray(res["te"], bool),
-                         **{k: np.asarray(res[k]) for k in cols if k in res}})
+    return {"te": np.asarray(res["te"], bool), **{k: np.asarray(res[k]) for k in cols if k in res}}
 
 
 def _row(workload: str, cell, res: dict) -> dict:

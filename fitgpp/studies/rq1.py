@@ -3,13 +3,15 @@ with the SRTF oracle (Tiresias's ``shortest``, which knows every job's duration)
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import xarray as xr
 
 from fitgpp.figures import plots
 from fitgpp.analysis.metrics import METRICS
 from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, against_paper_row, compare, order_against,  # noqa: F401
                                       paper_summary, size_phrase)
-from fitgpp.studies.base import Outcome, RQResult, Study, _bars, _config, _timeline
+from fitgpp.studies.base import Outcome, RQResult, Study, _config
 from fitgpp.studies.oracle import BOUND, LABEL, ORACLE, oracle_sentences
 
 #: The configuration whose changes are the paper's headline.
@@ -89,3 +91,28 @@ RQ1 = Study(
 
 #: The studies this module declares, in the order of the report.
 STUDIES = (RQ1,)
+
+
+def _bars(table: pd.DataFrame) -> pd.DataFrame:
+    """Stats table for :func:`fitgpp.figures.plots.slowdown_bars` from an across-seeds table
+    (no whisker where there is no interval; a whisker stops at 1, the smallest slowdown
+    there is, where a wide interval reaches below it: the table keeps the bounds)."""
+    rows = []
+    for _, r in table.iterrows():
+        for cls in ("te", "be"):
+            for stat in ("median", "p95"):
+                k = f"{cls}_{stat}"
+                lo, hi = r[f"{k}_lo"], r[f"{k}_hi"]
+                rows.append({"policy": r["policy"], "class": cls.upper(), "stat": stat,
+                             "value": r[k], "lo": r[k] if np.isnan(lo) else max(lo, 1.0),
+                             "hi": r[k] if np.isnan(hi) else hi})
+    return pd.DataFrame(rows)
+
+
+
+def _timeline(ds: xr.Dataset, n: int, title: str):
+    """Node timeline of a run until its ``n``-th arrival."""
+    seg = plots.segments_of(ds)
+    t_end = float(np.sort(ds["submit"].to_numpy())[min(n, ds.sizes["job"]) - 1]) + 1.0
+    seg = seg[seg["start"] < t_end].assign(end=lambda d: np.minimum(d["end"], t_end))
+    return plots.node_timeline(seg, title=title)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
 from fitgpp.figures import names
-from fitgpp.analysis.stability import RULE, stability
+from fitgpp.analysis.stability import RULE, of_queue
 
 
 def _judged(o, conf, seed):
@@ -21,20 +20,25 @@ def _judged(o, conf, seed):
     :class:`~fitgpp.analysis.stability.Stability` (kept)."""
     key = ("stability", conf["label"], str(conf["knobs"]), str(conf["variant"]), seed)
     if key not in o.memo:
-        ds = _queue_of(o, conf, seed)
-        o.memo[key] = (int(ds.sizes["job"]), stability(ds))
+        t, q, submit = _queue_of(o, conf, seed)
+        o.memo[key] = (len(submit), of_queue(t, q, float(submit.max())))
     return o.memo[key]
 
 
-def _queue_of(o, conf, seed) -> xr.Dataset:
+def _queue_of(o, conf, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What :func:`~fitgpp.analysis.stability.stability` reads of the run of ``conf`` on
-    ``seed`` (:func:`fitgpp.sweep.runs.queue_dataset`), without building the rest of the run
-    (every per-job column and interval: 10 of the 50 CPU-s of a warm run-length panel,
-    issue 26)."""
-    from fitgpp.sweep.runs import queue_dataset
+    ``seed``: the sample times and waiting jobs (:func:`~fitgpp.analysis.stability.queued`)
+    and the submit times, in the dtypes :func:`fitgpp.sweep.runs.queue_dataset` gives them,
+    without building the rest of the run (every per-job column and interval: 10 of the 50
+    CPU-s of a warm run-length panel) nor a Dataset of these (1.2 of a warm RQ8 panel's 15
+    profiled s, issue 26)."""
+    from fitgpp.sweep.runs import _decoded
     _, res = o.cell(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
                     **conf["knobs"])
-    return queue_dataset(res)
+    r = _decoded(res, ("series_waiting_te", "series_waiting_be", "submit", "time"))
+    t = r["time"].astype(float)
+    return t, r["series_waiting_te"].astype(float) + r["series_waiting_be"].astype(float), \
+        r["submit"]
 
 
 def window_values(o, conf, metric) -> np.ndarray:

@@ -17,9 +17,11 @@ same way and the sweep goes on without it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
+import math
 import os
 import tempfile
 import warnings
@@ -124,27 +126,44 @@ def _encode(result: dict, key: str) -> bytes:
 
 
 def _decode(blob: bytes, key: str) -> dict:
-    head, sep, payload = blob.partition(b"\n")
-    parts = head.decode("ascii", "replace").split(" ")
-    if not sep or len(parts) != 2 or parts[0] != CELL_FORMAT:
+    end = blob.find(b"\n")
+    parts = blob[:max(end, 0)].decode("ascii", "replace").split(" ")
+    if end < 0 or len(parts) != 2 or parts[0] != CELL_FORMAT:
         raise ValueError("bad header")
-    if hashlib.sha256(payload).hexdigest() != parts[1]:
+    # the payload in place (a cell of a long run is several MB: a copy of it cost as much
+    # as its checksum, issue 26); the archive is read with the header line before it, as
+    # zip readers read an archive with data prepended
+    whole = memoryview(blob)
+    if hashlib.sha256(whole[end + 1:]).hexdigest() != parts[1]:
         raise ValueError("checksum mismatch")
-    z = np.load(io.BytesIO(payload), allow_pickle=False)
+    z = np.lib.npyio.NpzFile(io.BytesIO(blob), allow_pickle=False)
     meta = json.loads(str(z["meta"]))
     if meta.pop("key", None) != key:
         raise ValueError("entry belongs to another key")
     meta["gpu_util"] = np.float64(meta["gpu_util"])
-    return _Entry(z, meta)
+    return _Entry(z, meta, whole)
 
 
 class _Entry(Mapping):
     """A cell read from the cache: its scalars at once, each array when first used (the
-    metrics of a sweep read 4 of the ~20 arrays; the rest only for the cells a figure shows)."""
+    metrics of a sweep read 4 of the ~20 arrays; the rest only for the cells a figure shows).
+    The check of an entry (:func:`_check`) reads every array in place (:meth:`view`); an
+    array is copied out only when used."""
 
-    def __init__(self, npz, meta: dict):
-        self._z, self._meta, self._arrays = npz, meta, {}
+    def __init__(self, npz, meta: dict, payload: memoryview | None = None):
+        self._z, self._meta, self._arrays, self._payload = npz, meta, {}, payload
+        self._views: dict = {}
         self._names = [k for k in npz.files if k != "meta"]
+
+    def view(self, k):
+        """Array ``k`` read-only, in place in the entry's bytes (what :func:`_check` reads)."""
+        if k in self._meta or k in self._arrays:
+            return self[k]
+        if k not in self._views:
+            if k not in self._names:
+                raise KeyError(k)
+            self._views[k] = _member(self._z, k, self._payload, copy=False)
+        return self._views[k]
 
     def __getitem__(self, k):
         if k in self._meta:
@@ -152,14 +171,64 @@ class _Entry(Mapping):
         if k not in self._arrays:
             if k not in self._names:
                 raise KeyError(k)
-            self._arrays[k] = self._z[k]
+            view = self._views.pop(k, None)
+            self._arrays[k] = view.copy(order="K") if view is not None else \
+                _member(self._z, k, self._payload)
         return self._arrays[k]
+
+    def __contains__(self, k) -> bool:   # (Mapping's would read the array)
+        return k in self._meta or k in self._names
 
     def __iter__(self):
         return iter([*self._names, *self._meta])
 
     def __len__(self) -> int:
         return len(self._names) + len(self._meta)
+
+
+def _member(npz, name: str, payload: memoryview | None, copy: bool = True) -> np.ndarray:
+    """Array ``name`` of the archive ``npz`` (of the bytes ``payload``), as ``npz[name]``
+    gives it (a writeable copy; with ``copy=False`` a read-only view of ``payload``):
+    read in place from the stored (uncompressed) member, its
+    header parsed once for all the entries that share it. A warm panel reads 300-540
+    cells of about 23 arrays each, and numpy's member reading (a zip stream, a CRC, the
+    header through ``ast.literal_eval``) took 3.5 ms of a cell's 8 (issue 26); the payload's
+    sha256 is checked before, so the CRC checked nothing more."""
+    import zipfile
+    info = npz.zip.getinfo(f"{name}.npy") if payload is not None else None
+    if info is None or info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1:
+        return npz[name]
+    at = info.header_offset
+    if bytes(payload[at:at + 4]) != b"PK\x03\x04":
+        raise ValueError(f"{name}: bad member header")
+    name_len, extra_len = int.from_bytes(payload[at + 26:at + 28], "little"), \
+        int.from_bytes(payload[at + 28:at + 30], "little")
+    data = payload[at + 30 + name_len + extra_len:][:info.file_size]
+    if len(data) != info.file_size or bytes(data[:6]) != b"\x93NUMPY":
+        raise ValueError(f"{name}: truncated or not an array")
+    width = 2 if data[6] == 1 else 4
+    size = int.from_bytes(data[8:8 + width], "little")
+    shape, fortran, dtype = _npy_header(bytes(data[:8 + width + size]))
+    count = math.prod(shape)
+    flat = np.frombuffer(data, dtype, count=count, offset=8 + width + size)
+    flat = flat.copy() if copy else flat
+    return flat.reshape(shape[::-1]).transpose() if fortran else flat.reshape(shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _npy_header(head: bytes) -> tuple:
+    """``(shape, fortran_order, dtype)`` of an .npy header, parsed by numpy (kept: the
+    cells of one sweep share a handful of headers)."""
+    fp = io.BytesIO(head)
+    version = np.lib.format.read_magic(fp)
+    read = {(1, 0): np.lib.format.read_array_header_1_0,
+            (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+    if read is None:
+        raise ValueError(f"npy version {version}")
+    shape, fortran, dtype = read(fp)
+    if dtype.hasobject:
+        raise ValueError("object arrays cannot be loaded")
+    return shape, fortran, dtype
 
 
 def _check(out: dict, n_jobs: int | None) -> dict:
@@ -169,13 +238,14 @@ def _check(out: dict, n_jobs: int | None) -> dict:
     as int32), time series and node intervals of consistent lengths, everything finite;
     slowdowns >= 1, waits and preemption counts >= 0, a utilization in [0, 1], strings."""
     from fitgpp.sweep.runs import JOB_VARS, TIME_VARS
-    n = len(out["te"]) if n_jobs is None else n_jobs
+    get = getattr(out, "view", out.__getitem__)   # an entry's arrays in place, not copied
+    n = len(get("te")) if n_jobs is None else n_jobs
     if n == 0:
         raise ValueError("no jobs")
 
     def arrays(names, length, what):
         for k in names:
-            a = out[k]
+            a = get(k)
             if not isinstance(a, np.ndarray) or a.ndim != 1 or len(a) != length:
                 raise ValueError(f"{k}: shape {getattr(a, 'shape', None)}, expected ({length},)"
                                  f" like the {what}")
@@ -189,12 +259,12 @@ def _check(out: dict, n_jobs: int | None) -> dict:
                 raise ValueError(f"{k}: non-finite values")
 
     arrays(("te", "job_id", *JOB_VARS), n, "jobs")
-    arrays(("time", *(f"series_{k}" for k in TIME_VARS)), len(out["time"]), "time axis")
+    arrays(("time", *(f"series_{k}" for k in TIME_VARS)), len(get("time")), "time axis")
     if "segment_job" in out:
         arrays(("segment_job", "segment_node", "segment_start", "segment_end", "segment_kind"),
-               len(out["segment_job"]), "segments")
-    if (out["slowdown"] < 1).any() or (out["wait"] < 0).any() or (out["preemptions"] < 0).any() \
-            or (out["tasks"] < 1).any() or (out["reload"] < 0).any() or (out["gpu"] < 0).any():
+               len(get("segment_job")), "segments")
+    if (get("slowdown") < 1).any() or (get("wait") < 0).any() or (get("preemptions") < 0).any() \
+            or (get("tasks") < 1).any() or (get("reload") < 0).any() or (get("gpu") < 0).any():
         raise ValueError("values out of range")
     u = out["gpu_util"]
     if not (np.isfinite(u) and 0 <= u <= 1 + 1e-9):

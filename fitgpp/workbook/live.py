@@ -32,7 +32,6 @@ again (the trade-off at a ``P`` seen before) is converted once: its dict is kept
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -106,26 +105,17 @@ class LiveChart(alt.JupyterChart):
         self._observers.append((fn, name))
 
 
-#: How many charts' Vega-Lite dicts :func:`spec_of` keeps.
-KEEP = 64
-_SPECS: OrderedDict[int, tuple[object, dict]] = OrderedDict()
-
-
 def spec_of(chart) -> dict:
-    """``chart.to_dict()``, converted once per chart object, not validated here.
+    """``chart.to_dict()``, converted once per chart object, not validated here
+    (:func:`fitgpp.figures.plots.render.spec_of`: a figure checked against the page was
+    converted there already).
 
     Checking a chart against the Vega-Lite schema took 3.7 of the 11 CPU-s of a warm
     ``Panel(RQ2, "full")`` (issue 26); the panel's static copy converts the same chart
     validated (fitgpp.workbook.static, in the background), so a chart that breaks the schema
     is still reported, without the live view waiting for the check."""
-    got = _SPECS.get(id(chart))
-    if got is None or got[0] is not chart:
-        got = (chart, chart.to_dict(validate=False))
-        _SPECS[id(chart)] = got
-        while len(_SPECS) > KEEP:
-            _SPECS.popitem(last=False)
-    _SPECS.move_to_end(id(chart))
-    return got[1]
+    from fitgpp.figures.plots.render import spec_of as converted
+    return converted(chart)
 
 
 @contextmanager

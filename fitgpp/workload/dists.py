@@ -34,10 +34,18 @@ def _family(name: str):
     return getattr(stats, name)
 
 
+#: The shape parameters of each family, as ``scipy.stats.<family>.shapes`` names them (a test
+#: checks they agree): loading a model reads its parameters by these names, and importing
+#: scipy.stats for them cost every warm panel about 0.6 s (issue 26).
+SHAPES: dict[str, tuple[str, ...]] = {"lognorm": ("s",), "weibull_min": ("c",), "gamma": ("a",),
+                                      "expon": (), "fisk": ("c",)}
+
+
 def param_names(family: str) -> list[str]:
     """The scipy parameter names of ``family``: its shapes, then loc and scale."""
-    shapes = _family(family).shapes
-    return ([s.strip() for s in shapes.split(",")] if shapes else []) + ["loc", "scale"]
+    if family not in FAMILIES:
+        _family(family)     # says which families there are
+    return [*SHAPES[family], "loc", "scale"]
 
 
 @dataclass(frozen=True)

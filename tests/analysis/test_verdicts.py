@@ -202,3 +202,17 @@ def test_every_cut_bound_is_marked():
     assert value_range("reload_share") == (0.0, math.inf)
     assert value_range("te_gain")[1] == 1.0
     assert np.allclose(percent_values([-0.175, 0.239]), [-17.5, 23.9])
+
+
+def test_paired_p_is_scipys_ttest_rel_exactly():
+    """compare's p-value is computed without importing scipy.stats (0.6 s of a warm panel,
+    issue 26): bit for bit scipy.stats.ttest_rel's, over sizes and scales."""
+    from scipy import stats
+
+    from fitgpp.analysis.metrics import paired_p as _paired_p
+    rng = np.random.default_rng(1)
+    for n in (2, 3, 5, 10, 30):
+        for scale in (1e-6, 1.0, 1e3):
+            for _ in range(40):
+                x, y = rng.normal(0.3, 1, n) * scale, rng.normal(0, 1, n) * scale + 1e3
+                assert _paired_p(x - y) == float(stats.ttest_rel(x, y).pvalue)

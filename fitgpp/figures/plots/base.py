@@ -96,9 +96,12 @@ def _wrap(text: str, p: Preset, font: float | None = None, em: float = 0.55) -> 
     return textwrap.wrap(text, width=max(20, int(p.width / (em * (font or p.font)))))
 
 
-def _finish(chart, p: Preset, title: str, notes=(), legend=()) -> alt.TopLevelMixin:
+def _finish(chart, p: Preset, title: str, notes=(), legend=(), own: bool = False
+            ) -> alt.TopLevelMixin:
     """Caption, subtitle (``notes``, wrapped to the width) and the preset's fonts; the
-    legend gets as many columns of its labels ``legend`` as fit the width."""
+    legend gets as many columns of its labels ``legend`` as fit the width. ``own``: the
+    caller built ``chart`` for this figure alone, so it is finished in place rather than
+    in a copy (copying a concatenation of layered panels deep-copies every layer)."""
     longest = max((len(str(lb)) for lb in legend), default=12)
     columns = max(1, min(len(legend) or 3, int(p.width // (0.6 * p.font * longest + 34))))
     sub = [ln for note in notes if note for ln in _wrap(note, p)]
@@ -106,8 +109,12 @@ def _finish(chart, p: Preset, title: str, notes=(), legend=()) -> alt.TopLevelMi
     head = alt.Title(lines if len(lines) > 1 else title,
                      subtitle=sub or alt.Undefined, anchor="start", fontSize=p.title_font + 1,
                      subtitleFontSize=p.font, fontWeight="bold")
-    out = chart.properties(title=head, usermeta={"fitgpp": {"preset": p.name,
-                                                            "inches": p.inches}})
+    meta = {"fitgpp": {"preset": p.name, "inches": p.inches}}
+    if own:
+        chart.title, chart.usermeta = head, meta
+        out = chart
+    else:
+        out = chart.properties(title=head, usermeta=meta)
     # the fonts set on the one copy properties() made, as configure_axis(...),
     # .configure_legend(...), ... would set them; each of those copies the whole chart, and
     # copying a layered or faceted chart deep-copies every layer: 1.1 of the 3 s of a warm

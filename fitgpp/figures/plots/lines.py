@@ -94,13 +94,14 @@ def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_
                    if name in prep["zero"] else []):
             said.setdefault(n_, []).append(name)
         shown = i + lay["ncols"] >= len(panels)      # x labels under each column's last panel
-        one = _panel_chart(g, xe(shown), yt, _percent_format(g, percent, share), series,
-                           prep["s_title"], st, log_y, p, x, x_title, lines=prep["lines"],
-                           height=lay["height"])
-        one = one.properties(width=lay["width"], height=lay["height"])
-        charts.append(one.properties(title=alt.Title(name, fontSize=p.title_font, anchor="start",
-                                                     offset=1))
-                      if heading else one)
+        # its size and heading given as the layer is made: each properties() of a layered
+        # chart deep-copies every layer (issue 26); the dict is the same
+        props = dict(width=lay["width"], height=lay["height"])
+        if heading:
+            props["title"] = alt.Title(name, fontSize=p.title_font, anchor="start", offset=1)
+        charts.append(_panel_chart(g, xe(shown), yt, _percent_format(g, percent, share), series,
+                                   prep["s_title"], st, log_y, p, x, x_title,
+                                   lines=prep["lines"], height=lay["height"], props=props))
     from fitgpp.figures.plots.page import MAX_SUBTITLE
     merged = _merged_notes(said, panels)
     if len(" ".join(notes + prep["notes"] + merged)) > MAX_SUBTITLE:
@@ -116,7 +117,7 @@ def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_
     chart = alt.concat(*charts, columns=lay["ncols"], spacing=lay["spacing"])
     # one paragraph: a note per line left most lines half empty at column width
     return _finish(chart, p, title or f"{what} as the {x_title} varies", [" ".join(notes)],
-                   legend=st["order"])
+                   legend=st["order"], own=True)
 
 
 def _fold(title, height: int, p: Preset) -> list[str]:
@@ -158,12 +159,13 @@ def _fits(chart, p: Preset) -> bool:
     import vl_convert
 
     from fitgpp.figures.plots import page
-    from fitgpp.figures.plots.render import fit_width, keep, rendered_svg
+    from fitgpp.figures.plots.render import fit_width, keep, remember, rendered_svg
     from fitgpp.sweep.cache import default_cache_dir
     # the key from the spec unvalidated (altair builds the same dict either way): a chart
     # answered before was checked against the schema then (0.3 s each, 2 of a warm RQ6
     # panel's 8 s, issue 26); one drawn now is checked first, below
-    spec = chart.to_dict(validate=False)
+    # kept for the live view, which shows the chart from the same dict (render.spec_of)
+    spec = remember(chart, chart.to_dict(validate=False))
     doc = json.dumps({"spec": spec, "preset": p.name, "vl": vl_convert.__version__,
                       "rules": [page.MAX_ASPECT, page.MAX_HEIGHT_IN, page.MIN_PLOT_SHARE]},
                      sort_keys=True, default=str)
@@ -346,9 +348,11 @@ def _percent_format(g, percent: bool, share: bool) -> str | None:
 
 
 def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, x_title,
-                 lines: bool = True, height: int = 140):
+                 lines: bool = True, height: int = 140, props=None):
     """One panel: lines (unless ``lines`` is False), points, interval whiskers (and a bar
-    where one is cut)."""
+    where one is cut); ``props``: its properties (width, height, title). Encodings are
+    channel objects, not shorthand strings: altair resolves a string's channel class
+    through its schema on each use (a fifth of building RQ6's figures, issue 26)."""
     if log_y:
         vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy().ravel()
         ye = alt.Y("value:Q", **_log_scale(vals, height, p, vertical=True, title=y_title))
@@ -364,7 +368,7 @@ def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, 
         ye = alt.Y("value:Q", title=y_title, scale=scale,
                    axis=alt.Axis(format=fmt, **ticks) if fmt else alt.Axis(**ticks))
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=s_title))
-    tip = [series, alt.Tooltip(f"{x}:Q", title=x_title), "metric",
+    tip = [alt.Tooltip(series), alt.Tooltip(f"{x}:Q", title=x_title), alt.Tooltip("metric"),
            alt.Tooltip("value:Q", format=fmt.replace("~", "") if fmt else ".3g")]
     line = alt.Chart().mark_line(clip=clip).encode(
         x=xe, y=ye, strokeDash=alt.StrokeDash(f"{series}:N", scale=st["dash"], sort=st["order"],
@@ -375,11 +379,12 @@ def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, 
     layers = [line, pts] if lines else [pts]
     if "lo_c" in g:
         layers.append(alt.Chart().mark_rule(clip=clip, opacity=0.7, strokeWidth=1.2).encode(
-            x=xe, y="lo_c:Q", y2="hi_c:Q", **enc))
+            x=xe, y=alt.Y("lo_c:Q"), y2=alt.Y2("hi_c:Q"), **enc))
         if g["cut"].notna().any():
             layers.append(alt.Chart(g[g["cut"].notna()]).mark_tick(
-                thickness=2, size=8, orient="horizontal", clip=clip).encode(x=xe, y="cut:Q", **enc))
-    return alt.layer(*layers, data=g)
+                thickness=2, size=8, orient="horizontal", clip=clip).encode(
+                    x=xe, y=alt.Y("cut:Q"), **enc))
+    return alt.layer(*layers, data=g, **(props or {}))
 
 
 def _floor(g) -> float | None:
