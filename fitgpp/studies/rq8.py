@@ -39,9 +39,10 @@ LOADS = (0.8, 0.85)
 FULL_FROM = 5000
 FITGPP, FIFO = "FitGpp s=4", "FIFO"
 #: The parts of "lost while jobs waited" the decomposition shows (FitGpp minus FIFO; the
-#: table splits the idle part into "a waiting job fits" and "none fits").
-LOST = {"reload": "reloading", "held": "grace and reserved", "idle": "idle while jobs waited",
-        "net": "all lost while jobs waited"}
+#: table splits the idle part into "a waiting job fits" and "none fits"). Short enough for the
+#: figure's legend to take two columns at column width (the figure says "while jobs waited").
+LOST = {"reload": "reloading", "held": "grace and reserved", "idle": "idle GPUs",
+        "net": "all of it"}
 
 
 def _full(size) -> bool:
@@ -164,7 +165,7 @@ def ledger_chart(lost: pd.DataFrame):
                             zip(lost["load"], lost["te_fraction"])])
     return plots.metric_lines(d, x="overhead_min", series="part",
                               x_title=names.title("restart_overhead"),
-                              y_title="GPU-h, FitGpp minus FIFO", series_title="capacity lost",
+                              y_title="GPU-h", series_title="capacity lost",
                               title="Capacity lost while jobs waited: FitGpp minus FIFO")
 
 
