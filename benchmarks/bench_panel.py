@@ -194,16 +194,11 @@ def open_times(key: str, size: str, n: int, trees: dict | None = None) -> dict:
 
 
 def _checkout(commit: str) -> str:
-    """A directory holding fitgpp/ as it was at ``commit`` (git archive), as
-    bench_simulator.py makes one."""
-    import tempfile
+    """A directory holding fitgpp/ as it was at ``commit``: bench_simulator.py's own."""
     from pathlib import Path
-    repo = Path(__file__).resolve().parent.parent
-    out = tempfile.mkdtemp(prefix="fitgpp-at-")
-    archive = subprocess.run(["git", "-C", str(repo), "archive", commit, "fitgpp"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", out], input=archive, check=True)
-    return out
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_simulator import _checkout as checkout
+    return checkout(commit)
 
 
 def report_cold(key: str, size: str) -> None:
