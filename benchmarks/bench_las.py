@@ -209,6 +209,11 @@ def main() -> None:
         print(f"  the engine's work for LAS's decisions alone (replayed): {floor / med['fifo']:.2f}"
               f" x FIFO; LAS's deciding: {(med['las'] - floor) / med['fifo']:.2f} x FIFO "
               f"({len(replay.DECISIONS)} ticks with a decision)")
+        ticks = max(len(replay.DECISIONS), 1)
+        now_us = (med["las"] - floor) / ticks * 1e6
+        budget_us = (GOAL * med["fifo"] - floor) / ticks * 1e6
+        print(f"  deciding per tick with a decision: {now_us:.1f} us; within {GOAL:g} x FIFO it "
+              f"may take {budget_us:.1f} us ({budget_us / now_us:.0%} of today's)")
         if a.before:
             new, prev = out["las"].copy(), out[old].copy()
             new.attrs, prev.attrs = {}, {}
