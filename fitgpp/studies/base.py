@@ -331,22 +331,22 @@ class Outcome:
                                                       conf["variant"]], default=str))
         if key not in self.memo:
             where = dict(variant=conf["variant"], **conf["params"], **conf["knobs"])
-            self.memo[key] = np.array([metric.of_run(
-                self.columns(conf["name"], metric.columns, seed=s, **where) if metric.columns
-                else self.run(conf["name"], seed=s, **where))
-                for s in self.study.seeds(self.size)])
+            self.memo[key] = np.array([self._of_run(metric, conf["name"], s, where)
+                                       for s in self.study.seeds(self.size)])
         return self.memo[key]
+
+    def _of_run(self, metric: Metric, policy: str, seed: int, where: dict) -> float:
+        """``metric`` of one run, or of its columns alone (:mod:`fitgpp.studies.per_run`)."""
+        from fitgpp.studies.per_run import metric_of
+        return metric_of(self.cell(policy, seed=seed, **where)[1], metric) if metric.columns \
+            else metric.of_run(self.run(policy, seed=seed, **where))
 
     def columns(self, policy: str, names, *, seed: int | None = None, variant=None,
                 **where) -> xr.Dataset:
         """Per-job columns ``names`` of one cell's run, as :meth:`run` has them, alone: for
         a metric that reads no other (:attr:`fitgpp.analysis.metrics.Metric.columns`)."""
-        from fitgpp.sweep.runs import _decoded
-        _, res = self.cell(policy, seed=seed, variant=variant, **where)
-        r = _decoded(res, [n for n in names if n != "cls"] + ["job_id"])
-        data = {n: ("job", np.where(res["te"], "TE", "BE") if n == "cls" else r[n])
-                for n in names}
-        return xr.Dataset(data, coords={"job": r["job_id"]})
+        from fitgpp.studies.per_run import columns
+        return columns(self.cell(policy, seed=seed, variant=variant, **where)[1], names)
 
     def baseline(self, conf: dict) -> dict | None:
         """The configuration ``conf`` is compared with: the study's baseline at the same

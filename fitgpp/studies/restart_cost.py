@@ -104,18 +104,31 @@ def cell_metrics(jobs) -> dict:
             "reload_gpu_h": lost, "reload_share": lost / work_be if work_be else 0.0}
 
 
-def _jobs_of(res: dict) -> dict:
-    """Per-job columns of one sweep cell result (arrays: a DataFrame of them per cell took
-    a third of RQ6's rows, issue 26)."""
-    cols = ("slowdown", "preemptions", "duration", "reload", "gpu", "tasks")
-    return {"te": np.asarray(res["te"], bool), **{k: np.asarray(res[k]) for k in cols if k in res}}
+#: RQ6's per-class metrics (:data:`RUN_METRICS`) the sweep's Dataset holds for every run.
+GRID_METRICS = ("te_p95", "be_median", "be_p95", "preemptions_per_be")
 
 
-def _row(workload: str, cell, res: dict) -> dict:
-    params = {k: v for k, v in cell.params if k != "seed"}
-    return {"workload": workload, "policy": _label(cell.policy, params),
-            "overhead_s": float(dict(cell.knobs)["restart_overhead"]), "seed": cell.seed,
-            **cell_metrics(_jobs_of(res))}
+def runs_of(o) -> pd.DataFrame:
+    """One row per run of an Outcome of RQ6's study (:mod:`fitgpp.studies.rq6`): workload,
+    policy (its label in :data:`POLICIES`), overhead, seed and :data:`RUN_METRICS`, the
+    numbers :func:`cell_metrics` gives of the run's per-job columns. The per-class ones are
+    read from the sweep's Dataset, which :func:`fitgpp.analysis.metrics.class_stats` filled
+    from the same columns when the sweep assembled it (computing them again per cell cost a
+    warm full-size panel about 0.3 s, issue 26); the reloads' GPU-hours and share are the
+    Outcome's per-run metrics (kept, so its table does not compute them again). Runs in the
+    order of the Outcome's cells (configurations, then seeds)."""
+    seeds = o.study.seeds(o.size)
+    rows = []
+    for conf in o.configurations():
+        at = o.at(conf)
+        cols = {k: o.values(conf, METRICS[k].var, METRICS[k].cls, at) for k in GRID_METRICS}
+        cols.update({k: o.metric_values(conf, METRICS[k]) for k in RUN_METRICS
+                     if k not in GRID_METRICS})
+        head = {"workload": conf["variant"], "policy": _label(conf["name"], conf["params"]),
+                "overhead_s": float(conf["knobs"]["restart_overhead"])}
+        rows += [{**head, "seed": seed, **{k: float(cols[k][i]) for k in RUN_METRICS}}
+                 for i, seed in enumerate(seeds)]
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- across seeds and findings

@@ -8,8 +8,6 @@ and ``fitgpp reproduce`` run this same declaration.
 
 from __future__ import annotations
 
-import pandas as pd
-
 from fitgpp.studies import restart_cost as rc
 from fitgpp.studies.base import RQResult, Study, _config
 
@@ -51,7 +49,7 @@ def analyze(o):
     """A :class:`fitgpp.studies.Outcome` of :func:`study` -> its ``RQResult``: the
     across-seed table of this module, the charts, the finding (:func:`fitgpp.studies.restart_cost.summary`) and, as
     ``details``, the sentences of :func:`fitgpp.studies.restart_cost.describe` and the findings table."""
-    runs = pd.DataFrame([rc._row(variant, cell, res) for (variant, cell), res in o.runs.items()])
+    runs = rc.runs_of(o)
     table = rc.across_seeds(runs)
     found = rc.findings_table(table)
     seeds = rc.per_seed_at_max(runs)

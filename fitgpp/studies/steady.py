@@ -8,33 +8,44 @@ results, with no second simulation.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
 from fitgpp.figures import names
-from fitgpp.analysis.stability import RULE, of_queue
+from fitgpp.analysis.stability import RULE, Stability, of_queue
+from fitgpp.sweep.derived import derived
 
 
 def _judged(o, conf, seed):
     """The number of jobs of the run of ``conf`` on ``seed`` and its
-    :class:`~fitgpp.analysis.stability.Stability` (kept)."""
+    :class:`~fitgpp.analysis.stability.Stability` (kept in the Outcome, and beside the cached
+    cell: :func:`fitgpp.sweep.derived.derived`)."""
     key = ("stability", conf["label"], str(conf["knobs"]), str(conf["variant"]), seed)
     if key not in o.memo:
-        t, q, submit = _queue_of(o, conf, seed)
-        o.memo[key] = (len(submit), of_queue(t, q, float(submit.max())))
+        _, res = o.cell(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
+                        **conf["knobs"])
+        o.memo[key] = derived(res, "stability", _stability,
+                              pack=lambda v: (v[0], dataclasses.astuple(v[1])),
+                              unpack=lambda v: (v[0], Stability(*v[1])))
     return o.memo[key]
 
 
-def _queue_of(o, conf, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What :func:`~fitgpp.analysis.stability.stability` reads of the run of ``conf`` on
-    ``seed``: the sample times and waiting jobs (:func:`~fitgpp.analysis.stability.queued`)
+def _stability(res) -> tuple:
+    """``(jobs, Stability)`` of the cell result ``res``, from its arrays alone."""
+    t, q, submit = _queue_of(res)
+    return len(submit), of_queue(t, q, float(submit.max()))
+
+
+def _queue_of(res) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`~fitgpp.analysis.stability.stability` reads of the cell result ``res``:
+    the sample times and waiting jobs (:func:`~fitgpp.analysis.stability.queued`)
     and the submit times, in the dtypes :func:`fitgpp.sweep.runs.queue_dataset` gives them,
     without building the rest of the run (every per-job column and interval: 10 of the 50
     CPU-s of a warm run-length panel) nor a Dataset of these (1.2 of a warm RQ8 panel's 15
     profiled s, issue 26)."""
     from fitgpp.sweep.runs import _decoded
-    _, res = o.cell(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
-                    **conf["knobs"])
     r = _decoded(res, ("series_waiting_te", "series_waiting_be", "submit", "time"))
     t = r["time"].astype(float)
     return t, r["series_waiting_te"].astype(float) + r["series_waiting_be"].astype(float), \

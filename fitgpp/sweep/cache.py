@@ -32,6 +32,7 @@ import numpy as np
 
 from fitgpp.errors import FitgppError
 from fitgpp.sim.validate import honour_umask, read_regular
+from fitgpp.sweep import derived
 from fitgpp.sweep.cell import CELL_FORMAT
 
 
@@ -68,11 +69,21 @@ class CellCache:
     def path(self, key: str) -> Path:
         return self.root / "sweep-cells" / key[:2] / f"{key}.cell"
 
-    def get(self, key: str, n_jobs: int | None = None) -> Mapping | None:
-        """The entry of ``key``, or None; with ``n_jobs``, an entry of another length is corrupt."""
+    def get(self, key: str, n_jobs: int | None = None, *, summarized: bool = True) -> Mapping | None:
+        """The entry of ``key``, or None; with ``n_jobs``, an entry of another length is corrupt.
+        With its summary beside it (:mod:`fitgpp.sweep.derived`), and ``summarized``, the entry
+        is known by it and its arrays are read when first asked; else it is read in full and
+        checked, and its summary is kept as values are derived from it."""
         p = self.path(key)
         if not os.path.lexists(p):
             return None
+        if summarized:
+            s = derived.load(p, key, n_jobs, CELL_FORMAT)
+            if s is not None:
+                try:
+                    return Summarized(self, s, _meta(s.meta, key))
+                except Exception:  # noqa: BLE001 - a summary that does not read: the whole cell
+                    pass
         try:  # a regular file only: a FIFO in its place must not block the sweep
             blob = read_regular(p, "sweep cache entry", CacheError, limit=None)
         except CacheError as exc:
@@ -80,13 +91,18 @@ class CellCache:
                           stacklevel=2)
             return None
         try:
-            return _check(_decode(blob, key), n_jobs)
+            out = _check(_decode(blob, key), n_jobs)
         except Exception as exc:  # anything wrong with the bytes means: recompute
             warnings.warn(f"cache entry {p} is corrupt ({exc}); recomputing", CacheWarning,
                           stacklevel=2)
             return None
+        out.summary = derived.Summary(p.with_suffix(".sum"), key, out.sha256, len(blob),
+                                      len(out.view("te")), out._names, out.meta_json)
+        return out
 
-    def put(self, key: str, result: dict) -> None:
+    def put(self, key: str, result: dict) -> derived.Summary | None:
+        """Write ``result`` as the entry of ``key``; returns the (empty) summary its derived
+        values go to (:mod:`fitgpp.sweep.derived`), None when it could not be written."""
         p = self.path(key)
         blob = _encode(result, key)
         try:
@@ -95,7 +111,7 @@ class CellCache:
         except OSError as exc:
             warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
                           "going on without it", CacheWarning, stacklevel=2)
-            return
+            return None
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
@@ -107,22 +123,42 @@ class CellCache:
             Path(tmp).unlink(missing_ok=True)
             warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
                           "going on without it", CacheWarning, stacklevel=2)
+            return None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        head = blob[:blob.index(b"\n")].decode("ascii").split(" ")
+        return derived.Summary(p.with_suffix(".sum"), key, head[1], len(blob),
+                               len(result["te"]) if "te" in result else 0,
+                               [k for k, v in result.items() if isinstance(v, np.ndarray)],
+                               _meta_json(result, key))
 
 
 def _encode(result: dict, key: str) -> bytes:
     """Arrays go into the archive; scalars and strings (gpu_util, code, fitgpp, attrs)
     into the JSON ``meta``."""
     arrays = {k: v for k, v in result.items() if isinstance(v, np.ndarray)}
-    meta = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in result.items()
-            if k not in arrays}
-    meta["key"] = key
     buf = io.BytesIO()
-    np.savez(buf, meta=np.array(json.dumps(meta)), **arrays)
+    np.savez(buf, meta=np.array(_meta_json(result, key)), **arrays)
     payload = buf.getvalue()
     return f"{CELL_FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode() + payload
+
+
+def _meta_json(result: dict, key: str) -> str:
+    """The JSON ``meta`` of an entry: the result's scalars and strings, and its key."""
+    meta = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in result.items()
+            if not isinstance(v, np.ndarray)}
+    meta["key"] = key
+    return json.dumps(meta)
+
+
+def _meta(text: str, key: str) -> dict:
+    """The scalars and strings of an entry from its JSON ``meta`` (which names its key)."""
+    meta = json.loads(text)
+    if meta.pop("key", None) != key:
+        raise ValueError("entry belongs to another key")
+    meta["gpu_util"] = np.float64(meta["gpu_util"])
+    return meta
 
 
 def _decode(blob: bytes, key: str) -> dict:
@@ -137,11 +173,10 @@ def _decode(blob: bytes, key: str) -> dict:
     if hashlib.sha256(whole[end + 1:]).hexdigest() != parts[1]:
         raise ValueError("checksum mismatch")
     z = np.lib.npyio.NpzFile(io.BytesIO(blob), allow_pickle=False)
-    meta = json.loads(str(z["meta"]))
-    if meta.pop("key", None) != key:
-        raise ValueError("entry belongs to another key")
-    meta["gpu_util"] = np.float64(meta["gpu_util"])
-    return _Entry(z, meta, whole)
+    text = str(z["meta"])
+    out = _Entry(z, _meta(text, key), whole)
+    out.sha256, out.meta_json = parts[1], text
+    return out
 
 
 class _Entry(Mapping):
@@ -149,6 +184,9 @@ class _Entry(Mapping):
     metrics of a sweep read 4 of the ~20 arrays; the rest only for the cells a figure shows).
     The check of an entry (:func:`_check`) reads every array in place (:meth:`view`); an
     array is copied out only when used."""
+
+    #: Where the values derived from it are kept (:mod:`fitgpp.sweep.derived`), once checked.
+    summary = None
 
     def __init__(self, npz, meta: dict, payload: memoryview | None = None):
         self._z, self._meta, self._arrays, self._payload = npz, meta, {}, payload
@@ -184,6 +222,56 @@ class _Entry(Mapping):
 
     def __len__(self) -> int:
         return len(self._names) + len(self._meta)
+
+
+class Summarized(Mapping):
+    """A cached cell known by its summary (:mod:`fitgpp.sweep.derived`): its scalars and
+    strings at once; its arrays read (with the whole check of :meth:`CellCache.get`) when the
+    first one is asked. ``recompute()``, set by the sweep, gives the cell's result again when
+    the cell is found damaged or gone then."""
+
+    def __init__(self, cache, summary: derived.Summary, meta: dict):
+        self._cache, self.summary, self._meta = cache, summary, meta
+        self._full = None
+        self.recompute = None
+
+    def whole(self):
+        """The cell read in full (:meth:`fitgpp.sweep.cache.CellCache.get`), or recomputed."""
+        if self._full is None:
+            s = self.summary
+            got = self._cache.get(s.key, s.n, summarized=False)
+            if got is None:
+                if self.recompute is None:
+                    raise CacheError(f"cache entry {self._cache.path(s.key)} is damaged or gone; "
+                                     "run the sweep again to recompute it")
+                if not os.path.lexists(self._cache.path(s.key)):
+                    warnings.warn(f"cache entry {self._cache.path(s.key)} is gone; recomputing",
+                                  CacheWarning, stacklevel=3)
+                got = self.recompute()
+            self._full = got
+        return self._full
+
+    def view(self, k):
+        if k in self._meta:
+            return self._meta[k]
+        w = self.whole()
+        return getattr(w, "view", w.__getitem__)(k)
+
+    def __getitem__(self, k):
+        if k in self._meta:
+            return self._meta[k]
+        if k not in self.summary.names:
+            raise KeyError(k)
+        return self.whole()[k]
+
+    def __contains__(self, k) -> bool:
+        return k in self._meta or k in self.summary.names
+
+    def __iter__(self):
+        return iter([*self.summary.names, *self._meta])
+
+    def __len__(self) -> int:
+        return len(self.summary.names) + len(self._meta)
 
 
 def _member(npz, name: str, payload: memoryview | None, copy: bool = True) -> np.ndarray:

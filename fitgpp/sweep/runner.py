@@ -9,6 +9,7 @@ every cell that finished; running it again computes only the rest.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 import warnings
@@ -16,9 +17,10 @@ from pathlib import Path
 
 import xarray as xr
 
-from fitgpp.sweep.cache import CellCache
+from fitgpp.sweep.cache import CellCache, Summarized
 from fitgpp.sweep.cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
 from fitgpp.sweep.config import Experiment, ExperimentError
+from fitgpp.sweep.derived import Kept, derived
 from fitgpp.sweep.summary import assemble, cell_metrics
 from fitgpp._version import __version__
 from fitgpp.sim.policies import registry
@@ -89,6 +91,10 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     cells = cells_of(exp)
     keys = [cell_key(exp, source, c) for c in cells]
     results, todo = _lookup(store, keys, cells, source)
+    cell_of = dict(zip(keys, cells))
+    for k, hit in results.items():   # a summarized cell found damaged later: computed again
+        if isinstance(hit, Summarized):
+            hit.recompute = functools.partial(_recompute, store, k, source, cell_of[k], exp)
     n_unique = len(results) + len(todo)
     n_cached = len(results)
     if not local and workers is None and (not scheduler or getattr(scheduler, "auto", False)):
@@ -97,9 +103,9 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
 
     def done(key, res):
         _check_code(res)
-        results[key] = res
+        results[key] = res = Kept(res)
         if store is not None:
-            store.put(key, res)
+            res.summary = store.put(key, res)   # where its derived values are kept
         bar.update()
 
     try:
@@ -110,13 +116,23 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
             _run_dask(source, todo, exp, workers, scheduler, done)
     finally:
         bar.close()
-    ds = assemble(exp, cells, [cell_metrics(results[k]) for k in keys], source.digest)
+    ds = assemble(exp, cells, [derived(results[k], "cell_metrics", cell_metrics) for k in keys],
+                  source.digest)
     if runs is not None:
         runs.update({c: results[k] for k, c in zip(keys, cells)})
     if stats is not None:
         stats.update(cells=len(cells), unique=n_unique, cached=n_cached,
                      computed=n_unique - n_cached, seconds=time.perf_counter() - t0)
     return ds
+
+
+def _recompute(store, key: str, source, cell: Cell, exp: Experiment) -> dict:
+    """The result of a cached cell computed again, and cached: its file was found damaged
+    or gone when its arrays were first read, after its summary had answered the lookup."""
+    res = compute_cell(source, cell, exp.cluster, exp.tick, policy_digest(cell))
+    _check_code(res)
+    store.put(key, res)
+    return res
 
 
 def pending(exp: Experiment, cache=None) -> tuple[int, int]:

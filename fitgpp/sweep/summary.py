@@ -12,7 +12,12 @@ import xarray as xr
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import (CHANGE_NOTE, CI_NOTE, CLASS_METRICS, CLASSES, change,
                                      class_stats, mean_ci, percent)
+from fitgpp.sweep import lazy_dask
 from fitgpp.sweep.config import Experiment
+
+# the Datasets made here and above ask xarray whether each array is a dask array: answered
+# without importing dask.array while nothing has (issue 26)
+lazy_dask.defer()
 
 CLUSTER_METRICS = {
     "gpu_util": ("1", "fraction of all GPUs held by running jobs, from the first "

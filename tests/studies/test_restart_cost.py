@@ -171,6 +171,54 @@ def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
     assert "| FitGpp s=4 |" in r.details
 
 
+def test_runs_of_gives_each_cell_its_cell_metrics_exactly():
+    """The rows RQ6's analysis reads (per-class numbers from the sweep's Dataset, reloads from
+    the Outcome's per-run metrics) are, number for number, cell_metrics of each cell's
+    per-job columns, in the order of the cells."""
+    from fitgpp.studies.reproduce import Size
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te", "paper-default"))
+    o = st.run(Size(n_jobs=120, seeds=(0, 1)), cache=False)
+    got = rc.runs_of(o)
+    want = pd.DataFrame([
+        {"workload": variant, "policy": rc._label(cell.policy, dict(cell.params)),
+         "overhead_s": float(dict(cell.knobs)["restart_overhead"]), "seed": cell.seed,
+         **rc.cell_metrics({k: np.asarray(res[k]) for k in
+                            ("te", "slowdown", "preemptions", "duration", "reload", "gpu",
+                             "tasks")})}
+        for (variant, cell), res in o.runs.items()])
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert (got["reload_gpu_h"] > 0).any() and got["te_p95"].nunique() > 1
+
+
+def test_a_warm_run_from_the_cells_summaries_gives_the_same_result(tmp_path):
+    """Cold (cells computed, their numbers kept beside them), warm (each class's statistics,
+    steadiness and the reloads read from the summaries, no cell array read) and without a
+    cache: the same table, steadiness, finding and figures."""
+    from fitgpp.studies.reproduce import Size
+    from fitgpp.sweep.cache import Summarized
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    size = Size(n_jobs=120, seeds=(0, 1, 2))
+    got = {}
+    for how in ("none", "cold", "warm"):
+        o = st.run(size, cache=False if how == "none" else tmp_path)
+        r = st.analysis(o)
+        got[how] = (r, o.table())
+        if how == "warm":
+            assert all(isinstance(res, Summarized) and res._full is None
+                       for res in o.runs.values()), "a warm run read a cell's arrays"
+            names = set(next(iter(o.runs.values())).summary.values)
+            assert names == {"cell_metrics", "stability", "metric reload_gpu_h",
+                             "metric reload_share"}
+    for how in ("cold", "warm"):
+        r, t = got[how]
+        pd.testing.assert_frame_equal(t, got["none"][1], check_exact=True)
+        pd.testing.assert_frame_equal(r.table, got["none"][0].table, check_exact=True)
+        pd.testing.assert_frame_equal(r.steadiness, got["none"][0].steadiness, check_exact=True)
+        assert r.finding == got["none"][0].finding and r.details == got["none"][0].details
+        assert {k: c.to_dict() for k, c in r.charts.items()} == \
+            {k: c.to_dict() for k, c in got["none"][0].charts.items()}
+
+
 def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
     from fitgpp.studies import reproduce
     monkeypatch.setenv("FITGPP_CACHE", str(tmp_path / "cache"))

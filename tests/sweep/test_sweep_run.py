@@ -140,24 +140,41 @@ def test_interrupted_sweep_keeps_finished_cells_and_resumes(trace_exp, tmp_path)
     xr.testing.assert_identical(whole, resumed)
 
 
-def test_corrupt_cache_entry_is_detected_and_recomputed(trace_exp, tmp_path):
-    first = sweep(trace_exp, tmp_path)
-    files = sorted((tmp_path / "cache").rglob("*.cell"))
-    assert len(files) == 9
+def _damage(files):
     blob = bytearray(files[0].read_bytes())
     blob[len(blob) // 2] ^= 0xFF                    # one flipped byte
     files[0].write_bytes(bytes(blob))
     files[1].write_bytes(files[1].read_bytes()[:100])  # a truncated write
     files[2].write_bytes(files[3].read_bytes())        # another cell's entry
-    st = {}
+
+
+@pytest.mark.parametrize("summaries", [False, True])
+def test_corrupt_cache_entry_is_detected_and_recomputed(trace_exp, tmp_path, summaries):
+    """Without their summaries (an older cache), the three damaged cells are found at the
+    lookup and computed again. With them (fitgpp.sweep.derived), the truncated cell and the
+    other cell's entry are found there (size, payload sha256); the flipped byte, in a cell whose
+    summary still describes it, when its arrays are first read: computed again then, the same
+    numbers (the summary's were computed from it before it was damaged)."""
+    first = sweep(trace_exp, tmp_path)
+    files = sorted((tmp_path / "cache").rglob("*.cell"))
+    assert len(files) == 9 and len(list((tmp_path / "cache").rglob("*.sum"))) == 9
+    if not summaries:
+        for f in (tmp_path / "cache").rglob("*.sum"):
+            f.unlink()
+    _damage(files)
+    st, runs = {}, {}
     with pytest.warns(CacheWarning, match="corrupt") as rec:
-        again = sweep(trace_exp, tmp_path, stats=st)
+        again = sweep(trace_exp, tmp_path, stats=st, runs=runs)
+        xr.testing.assert_identical(first, again)
+        assert len(rec) == 3 - summaries and st["computed"] == 3 - summaries
+        ds = {c: fitgpp.sweep.run_dataset(r) for c, r in runs.items()}   # every array read
     assert len(rec) == 3
-    assert st["computed"] == 3
-    xr.testing.assert_identical(first, again)
+    fresh = sweep(trace_exp, tmp_path / "fresh", runs=(want := {}))
+    for c, r in want.items():
+        xr.testing.assert_identical(ds[c].drop_attrs(), fitgpp.sweep.run_dataset(r).drop_attrs())
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # repaired: no warning now
-        sweep(trace_exp, tmp_path)
+        xr.testing.assert_identical(fresh, sweep(trace_exp, tmp_path))
 
 
 def test_cache_location_and_no_leftover_temp_files(trace_exp, tmp_path, monkeypatch):
