@@ -89,13 +89,15 @@ class Stability:
 
 def queued(ds) -> tuple[np.ndarray, np.ndarray]:
     """Sample start times [s] and the number of waiting jobs (TE + BE, time means)."""
-    t = ds["time"].values.astype(float)
-    return t, ds["waiting_te"].values.astype(float) + ds["waiting_be"].values.astype(float)
+    v = ds.variables  # (each ds[name] makes a DataArray: 20 us)
+    t = v["time"].values.astype(float)
+    return t, v["waiting_te"].values.astype(float) + v["waiting_be"].values.astype(float)
 
 
 def drain_start(ds) -> float:
     """The last arrival [s]: from here on nothing arrives and the queue only drains."""
-    return float(ds["submit"].values.max())  # numpy (.values): xarray reductions and .to_numpy() import dask
+    # numpy (.values): xarray reductions and .to_numpy() import dask
+    return float(ds.variables["submit"].values.max())
 
 
 def mser_warmup(t: np.ndarray, x: np.ndarray, batch: int = BATCH) -> float:
