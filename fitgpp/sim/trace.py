@@ -352,8 +352,8 @@ def _valid_rows(df, is_te, num, present, keep) -> pd.DataFrame:
     ``"TE"`` and one ``"BE"`` object (8 bytes a job, not a string each)."""
     every = bool(keep.all())
     # an input indexed 0..n-1 already (as most are) lends its index to the output: its
-    # columns then need no new index (reset_index) nor alignment (3 ms of 1,000 jobs' ~5 ms
-    # of fixed cost per simulate, with the rest of validation: issue 26)
+    # columns then need no new index (reset_index) nor alignment (this function took 0.5 of
+    # the 1 ms reading 1,000 valid jobs, before: issue 26)
     own = every and isinstance(df.index, pd.RangeIndex) and df.index.name is None \
         and df.index.equals(pd.RangeIndex(len(df)))
     index = df.index if own else pd.RangeIndex(int(keep.sum()))
