@@ -30,12 +30,14 @@ tick 1 s, printing mean / median / p95
 job completion time (JCT = finish - submit) of each, the per-job Pearson correlation of
 JCTs, the share of identical JCTs, and the seconds each simulator took in its own process
 (Tiresias: its ``main()``; fitgpp: ``simulate``, after the same run untimed:
-:func:`warm_up`), their ratio, and per trace fitgpp's time
+:func:`warm_up`; with ``--repeat N`` the median of N such runs), their ratio, and per
+trace fitgpp's time
 per job of each policy against LAS's on the same trace.
 
     python benchmarks/bench_tiresias.py [--tiresias PATH] [--jobs 1000 5000]
                                         [--loads 0.9 1.5] [--seed 0] [--pairs ...]
-                                        [--modes exact tiresias] [--fitgpp-only N]
+                                        [--modes exact tiresias] [--repeat N]
+                                        [--fitgpp-only N]
 """
 
 from __future__ import annotations
@@ -132,17 +134,20 @@ def run_tiresias(sim: Path, trace: Path, schedule: str, scheme: str, spec: str,
 
 
 def run_fitgpp(trace: Path, policy, cls: str, nodes: int, gpus: int,
-               clock=time.perf_counter) -> tuple[pd.Series, float]:
+               clock=time.perf_counter, repeat: int = 1) -> tuple[pd.Series, float]:
     """Per-job JCTs of one fitgpp run, and the seconds ``simulate`` took by ``clock`` (a warm
-    call: see :func:`warm_up`)."""
+    call: see :func:`warm_up`; the median of ``repeat`` calls)."""
     import fitgpp
     from fitgpp.sim.tiresias import from_tiresias
     jobs = from_tiresias(trace, node_gpu=gpus, cls=cls)
     cluster = fitgpp.Cluster.homogeneous(nodes, gpus, 96_000, 786_432)
     warm_up(jobs, cluster, policy)
-    t0 = clock()
-    ds = fitgpp.simulate(jobs, cluster, policy, tick=1)
-    secs = clock() - t0
+    times = []
+    for _ in range(repeat):
+        t0 = clock()
+        ds = fitgpp.simulate(jobs, cluster, policy, tick=1)
+        times.append(clock() - t0)
+    secs = float(np.median(times))
     jct = ds["finish"].to_series() - ds["submit_time"].to_series()
     return jct.astype(float).sort_index(), secs
 
@@ -187,6 +192,9 @@ def main(argv=None) -> int:
                     choices=["exact", "tiresias"],
                     help="mode(s) of LAS (demotion), SRTF and SRSF (ties), one row each "
                          "(default: exact)")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="fitgpp's seconds: the median of N warm runs (Tiresias runs once; "
+                         "on a shared machine one short run is noisy)")
     ap.add_argument("--fitgpp-only", type=int, metavar="N", default=0,
                     help="time fitgpp alone, N runs of each policy (and mode), and print "
                          "the median CPU seconds; Tiresias is not run (nor needed)")
@@ -214,7 +222,7 @@ def main(argv=None) -> int:
                 for pair in PAIRS:
                     if pair[0] in args.pairs:
                         per_job.update(compare(sim, trace, work, pair, args.modes,
-                                               f"{n} jobs, load {load}"))
+                                               f"{n} jobs, load {load}", args.repeat))
                 if "las" in per_job:
                     print(f"  fitgpp s per 1000 jobs ({n} jobs, load {load}): " + ", ".join(
                         f"{k} {1000 * v / n:.3f} ({v / per_job['las']:.2f} x las)"
@@ -250,7 +258,8 @@ def fitgpp_only(args) -> int:
     return 0
 
 
-def compare(sim: Path, trace: Path, work: Path, pair, modes, what: str) -> dict:
+def compare(sim: Path, trace: Path, work: Path, pair, modes, what: str,
+            repeat: int = 1) -> dict:
     """One Tiresias scheduler against its fitgpp policy, one row per mode; fitgpp's seconds
     per policy (its first mode)."""
     schedule, scheme, spec, policy, cls, nodes, gpus = pair
@@ -260,7 +269,7 @@ def compare(sim: Path, trace: Path, work: Path, pair, modes, what: str) -> dict:
     for mode in (modes if param else [None]):
         from fitgpp.sim.policies import make_policy
         pol = make_policy(policy, **({param: mode} if param else {}))
-        b, f_secs = run_fitgpp(trace, pol, cls, nodes, gpus)
+        b, f_secs = run_fitgpp(trace, pol, cls, nodes, gpus, repeat=repeat)
         out.setdefault(policy, f_secs)
         name = f"{what} {schedule}" + (f" ({mode})" if param and len(modes) > 1 or
                                        mode not in (None, "exact") else "")

@@ -132,7 +132,12 @@ class Cluster:
     def nodes_fitting(self, demand: np.ndarray) -> np.ndarray:
         """Per row of ``demand`` (k, 3): how many nodes it fits on (a gang of ``tasks``
         tasks needs at least ``tasks`` of them)."""
-        caps, count = np.unique(self.capacity, axis=0, return_counts=True)
+        nodes: dict[tuple[int, int, int], int] = {}  # distinct capacity -> nodes of it
+        for g in self.groups:
+            key = (g.gpu, g.cpu_milli, g.mem_mib)
+            nodes[key] = nodes.get(key, 0) + g.count
+        caps = np.array(list(nodes), dtype=np.int64).reshape(-1, 3)
+        count = np.array(list(nodes.values()), dtype=np.int64)
         demand = np.asarray(demand).reshape(-1, 3)
         fits = (demand[:, None, :] <= caps[None, :, :]).all(axis=2)
         return fits.astype(np.int64) @ count

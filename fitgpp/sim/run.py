@@ -63,7 +63,8 @@ def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
     """SPEC's time quantization: submit = floor, work = max(1, ceil), gp = ceil."""
     return {
         "job_id": jobs["job_id"].to_numpy(np.int64),
-        "te": (jobs["cls"] == "TE").to_numpy(bool),
+        # (numpy's compare of the objects: pandas' of its str column took 50 us more a run)
+        "te": np.asarray(jobs["cls"].to_numpy(object) == "TE", dtype=bool),
         "gpu": jobs["gpu"].to_numpy(np.int64),
         "cpu_milli": jobs["cpu_milli"].to_numpy(np.int64),
         "mem_mib": jobs["mem_mib"].to_numpy(np.int64),
@@ -149,28 +150,31 @@ def _dataset(eng, jobs, trace, cluster, policy, tick, sample_ticks) -> xr.Datase
     t_end = int(fin.max()) if n else 0
     # what needs the engine's recorded series and demands first, so that they can go before
     # the per-job variables are made (a million jobs: about 60 MB less at the peak)
-    times, series = _sample(eng, t_end, sample_ticks, tick)
-    busy = _integral(eng, t_end, 0) - _integral(eng, t0, 0)
+    times, series, busy = _sample(eng, t0, t_end, sample_ticks, tick)
     parts = ledger.variables(eng, tick)
     eng.trace_t = eng.trace_vals = eng.dg = None
     data = _job_data(eng, _Picked(jobs, eng.order), first, fin, tick)
     del first, fin
-    # numpy arrays as Variables (fastpath) and coordinates with their index: xarray's generic
-    # path asks if each is a dask array, which imports dask (0.3-2 s of a first call)
-    ds = xr.Dataset(
-        {k: _variable("job", data.pop(k), *_JOB_VARS[k]) for k in list(data)},
-        coords=_coord("job", _Picked(jobs, eng.order).get("job_id", np.int64), None,
-                      "job_id from the trace; (submit, job_id) order"),
-    )
+    variables = {k: _variable("job", data.pop(k), *_JOB_VARS[k]) for k in list(data)}
+    job, job_index = _coord("job", _Picked(jobs, eng.order).get("job_id", np.int64), None,
+                            "job_id from the trace; (submit, job_id) order")
+    variables["job"] = job
     scale = {"gpu_util": total_gpu, "gpu_stopping": total_gpu, "gpu_reserved": total_gpu}
-    ds = ds.assign({k: _variable("time", v / scale[k] if k in scale and total_gpu else v,
-                                 *_TIME_VARS[k]) for k, v in series.items()})
-    ds = ds.assign_coords(_coord(
-        "time", times * tick, "s", "start of each sample; values are time means over the sample"))
+    variables.update({k: _variable("time", v / scale[k] if k in scale and total_gpu else v,
+                                   *_TIME_VARS[k]) for k, v in series.items()})
+    variables["time"], time_index = _coord(
+        "time", times * tick, "s", "start of each sample; values are time means over the sample")
+    variables.update(parts)
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
     sample_every = float((sample_ticks or _auto_sample(t_end)) * tick)
-    ds.attrs = _attrs(trace, cluster, policy, tick, sample_every, util)
-    return ds.assign(parts)
+    # the Dataset xr.Dataset(job variables, coords=job).assign(time variables)
+    # .assign_coords(time).assign(ledger) made, in that order, made directly: each of those
+    # steps merged and aligned everything so far (3-5 ms of a 1,000-job run of 12 ms; issue
+    # 26); tests/sim/test_output.py checks it is identical to what they made
+    return xr.Dataset._construct_direct(
+        variables, {"job", "time"}, {"job": eng.n, "time": len(times)},
+        _attrs(trace, cluster, policy, tick, sample_every, util),
+        {"job": job_index, "time": time_index}, {})
 
 
 class _Picked:
@@ -252,46 +256,48 @@ def _variable(dim: str, values: np.ndarray, units: str | None, description: str)
     return xr.Variable((dim,), np.asarray(values), attrs, fastpath=True)
 
 
-def _coord(dim: str, values: np.ndarray, units: str | None, description: str) -> xr.Coordinates:
-    """Coordinate ``dim`` with the pandas index xarray would make (so it need not look for dask)."""
+def _coord(dim: str, values: np.ndarray, units: str | None,
+           description: str) -> tuple[xr.IndexVariable, xr.indexes.PandasIndex]:
+    """Coordinate ``dim`` and the pandas index xarray would make of it (so it need not look
+    for dask)."""
     var = _variable(dim, values, units, description)
     index = xr.indexes.PandasIndex(pd.Index(var.values), dim, coord_dtype=var.dtype)
-    return xr.Coordinates({dim: var}, indexes={dim: index})
+    return index.create_variables({dim: var})[dim], index
 
 
 def _auto_sample(t_end: int) -> int:
     return max(1, math.ceil(t_end / MAX_SAMPLES))
 
 
-def _step_series(eng, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Visited ticks and column ``k`` of the recorded state (``Engine.RECORDED``)."""
+def _integrals(eng, edges: np.ndarray):
+    """Per column of the recorded state (``Engine.RECORDED``), in order, the exact integral
+    of its step function (the value recorded at visited tick ``t[i]`` held on ``[t[i],
+    t[i+1])``) from 0 to each of ``edges``, in integers; where the edges fall among the
+    visited ticks is found once for the five columns."""
     t, vals = eng.recorded()
-    return t, vals[:, k].astype(np.int64)
-
-
-def _integral_at(t, v, edges):
-    """Exact integral of the step function (value v[k] on [t[k], t[k+1])) from 0 to each edge."""
     if len(t) == 0:
-        return np.zeros(len(edges), dtype=np.int64)
-    cum = np.concatenate([[0], np.cumsum(v[:-1] * np.diff(t))])
+        yield from (np.zeros(len(edges), dtype=np.int64) for _ in range(vals.shape[1]))
+        return
     k = np.searchsorted(t, edges, side="right") - 1
     inside = k >= 0
-    out = np.zeros(len(edges), dtype=np.int64)
     kk = k[inside]
-    out[inside] = cum[kk] + v[kk] * (edges[inside] - t[kk])
-    return out
-
-
-def _integral(eng, edge: int, k: int) -> int:
-    t, v = _step_series(eng, k)
-    return int(_integral_at(t, v, np.array([edge]))[0])
+    past = edges[inside] - t[kk]
+    steps = np.diff(t)
+    for c in range(vals.shape[1]):
+        v = vals[:, c].astype(np.int64)
+        cum = np.concatenate([[0], np.cumsum(v[:-1] * steps)])
+        out = np.zeros(len(edges), dtype=np.int64)
+        out[inside] = cum[kk] + v[kk] * past
+        yield out
 
 
 #: Most time samples a run may be asked for (5 series of float64: 400 MB).
 MAX_SAMPLE_BINS = 10_000_000
 
 
-def _sample(eng, t_end, sample_ticks, tick):
+def _sample(eng, t0: int, t_end: int, sample_ticks, tick):
+    """Sample start times (ticks), the time series (``_TIME_VARS``: means per sample) and
+    the GPU-ticks run in ``[t0, t_end)``, from one pass over the recorded state."""
     step = sample_ticks or _auto_sample(t_end)
     n_bins = max(1, math.ceil(t_end / step))
     if n_bins > MAX_SAMPLE_BINS:
@@ -299,11 +305,13 @@ def _sample(eng, t_end, sample_ticks, tick):
                               f"this run, more than {MAX_SAMPLE_BINS}; choose a longer step "
                               "(or leave it out for at most 2000)")
     edges = np.arange(n_bins + 1, dtype=np.int64) * step
-    series = {}
-    for k, name in enumerate(_TIME_VARS):
-        t, v = _step_series(eng, k)
-        series[name] = np.diff(_integral_at(t, v, edges)) / step
-    return edges[:-1], series
+    series, busy = {}, 0
+    ends = np.concatenate([edges, np.array([t0, t_end], dtype=np.int64)])
+    for name, at in zip(_TIME_VARS, _integrals(eng, ends)):
+        series[name] = np.diff(at[:-2]) / step
+        if name == "gpu_util":  # (the GPUs running)
+            busy = int(at[-1]) - int(at[-2])
+    return edges[:-1], series, busy
 
 
 def format_table(table: pd.DataFrame) -> list[str]:

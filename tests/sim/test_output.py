@@ -104,6 +104,56 @@ def test_policy_parameters_in_attrs(policy, params, keys):
         assert ds.attrs[k] == params[k]
 
 
+#: every variable of a result, in order (the order ``save`` writes them in)
+ORDER = ["cls", "submit_time", "submit", "duration", "work", "gpu", "tasks", "cpu_milli",
+         "mem_mib", "grace_period", "restart_overhead", "first_start", "finish", "slowdown",
+         "wait", "stopped", "reload", "preemptions", "node", "job", *TIME_VARS, "time",
+         *(f"ledger_{k}" for k in ("useful_te", "useful_be", "reload", "grace", "reserved",
+                                   "idle_fits", "idle_nofit", "idle_empty", "capacity"))]
+
+
+def generic(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` made again from its variables the way ``_dataset`` made it before it built the
+    Dataset directly (issue 26): the job variables with their coordinate, then the time
+    series, their coordinate, the attrs and the ledger, each through xarray's merge."""
+    def base(names):
+        return {k: ds.variables[k].to_base_variable() for k in names}
+
+    def coord(dim):
+        var = ds.variables[dim].to_base_variable()
+        index = xr.indexes.PandasIndex(pd.Index(var.values), dim, coord_dtype=var.dtype)
+        return xr.Coordinates({dim: var}, indexes={dim: index})
+
+    by_dim = {d: [k for k in ds.data_vars if ds[k].dims == d] for d in (("job",), ("time",), ())}
+    out = xr.Dataset(base(by_dim[("job",)]), coords=coord("job"))
+    out = out.assign(base(by_dim[("time",)])).assign_coords(coord("time"))
+    out.attrs = dict(ds.attrs)
+    return out.assign(base(by_dim[()]))
+
+
+@pytest.mark.parametrize("policy, params", [
+    ("fitgpp", {"s": 4.0, "max_preemptions": 2}), ("fifo", {}), ("las", {}), ("dlas", {}),
+    ("shortest", {}), ("rand", {"seed": 3, "max_preemptions": 2})])
+def test_result_is_what_xarrays_merge_makes(csv_path, policy, params):
+    """The result, built directly, is identical to what xarray's generic construction makes
+    of the same variables: values, dtypes, attrs, indexes, coordinate names, order."""
+    ds = simulate(csv_path, CLUSTER, policy, **params)
+    ref = generic(ds)
+    xr.testing.assert_identical(ds, ref)
+    assert list(ds.variables) == list(ref.variables) == ORDER
+    assert list(ds.sizes.items()) == list(ref.sizes.items())
+    assert ds.attrs == ref.attrs and ds.encoding == ref.encoding == {}
+    for k, v in ds.variables.items():
+        r = ref.variables[k]
+        assert type(v) is type(r) and type(v._data) is type(r._data), k
+        assert v.dtype == r.dtype and v.attrs == r.attrs and v.encoding == r.encoding, k
+    for dim in ("job", "time"):
+        a, b = ds.xindexes[dim], ref.xindexes[dim]
+        assert type(a) is type(b) and a.coord_dtype == b.coord_dtype and a.dim == b.dim
+        assert a.index.equals(b.index) and a.index.name == b.index.name == dim
+        assert a.index.dtype == b.index.dtype and type(a.index) is type(b.index)
+
+
 # ------------------------------------------------------------------ rerun and round trip
 
 @pytest.mark.parametrize("policy, params", [

@@ -268,7 +268,8 @@ def visit_pool_lin(eng, plan: Plan, classes: dict, lin: dict, t: int) -> None:
                                     for grp, c, q in zip(grps, cs, cur)]
         if new != cur:
             upto = sum(map(mul, bs, new))
-            p = _keep_groups(eng, plan, grps, cs, cur, new, upto - done, p)
+            span = upto - done  # (they fit at once, as usual: _keep_groups's first case)
+            p = p - span if span <= p else _keep_groups(eng, plan, grps, cs, cur, new, span, p)
             cur, done = new, upto
             if g > p:
                 heappop(heads)
@@ -276,7 +277,8 @@ def visit_pool_lin(eng, plan: Plan, classes: dict, lin: dict, t: int) -> None:
         p -= g
         starts.append((entry[1], [0]))
         _advance(heads, state)
-    p = _keep_groups(eng, plan, grps, cs, cur, lens, sum(map(mul, bs, lens)) - done, p)
+    span = sum(map(mul, bs, lens)) - done
+    p = p - span if span <= p else _keep_groups(eng, plan, grps, cs, cur, lens, span, p)
     plan.pg[0] = p
     plan.room = max(p, 0)
     plan.big = None

@@ -279,6 +279,11 @@ def _stdlib() -> Path:
     return Path(sysconfig.get_paths()["stdlib"]).resolve()
 
 
+#: module file -> whether it is outside the standard library (resolving the path asks the
+#: file system for every part of it: 20 us a class, for each run's digest)
+_OUTSIDE: dict[str, bool] = {}
+
+
 def _outside_stdlib(cls) -> bool:
     if cls is object or cls.__module__ == "builtins":
         return False
@@ -286,8 +291,11 @@ def _outside_stdlib(cls) -> bool:
     f = getattr(mod, "__file__", None)
     if not f:
         return True  # __main__ of a notebook, or a module made by exec: user code
-    p = Path(f).resolve()
-    return "site-packages" in p.parts or not p.is_relative_to(_stdlib())
+    out = _OUTSIDE.get(f)
+    if out is None:
+        p = Path(f).resolve()
+        out = _OUTSIDE[f] = "site-packages" in p.parts or not p.is_relative_to(_stdlib())
+    return out
 
 
 def class_source(cls) -> tuple[str, bytes]:
