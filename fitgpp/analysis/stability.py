@@ -130,13 +130,16 @@ def _contenders(means: np.ndarray, m: int):
     if not np.isfinite(means).all():
         return range(m)
     nb = len(means)
-    s1 = np.cumsum(means[::-1])[::-1][:m]  # sum of means[d:]
-    s2 = np.cumsum((means * means)[::-1])[::-1][:m]  # and of their squares
-    n = nb - np.arange(m)
-    # |exact - s2 + s1**2 / n| <= a few nb eps s2 (sequential sums; s1**2 / n <= s2): far
-    # more margin
-    err = (1e-12 * nb) * s2 + 1e-300
-    ss = s2 - s1 * s1 / n
+    with np.errstate(over="ignore", invalid="ignore"):  # (overflow: scored all, below)
+        s1 = np.cumsum(means[::-1])[::-1][:m]  # sum of means[d:]
+        s2 = np.cumsum((means * means)[::-1])[::-1][:m]  # and of their squares
+        n = nb - np.arange(m)
+        # |exact - s2 + s1**2 / n| <= a few nb eps s2 (sequential sums; s1**2 / n <= s2):
+        # far more margin
+        err = (1e-12 * nb) * s2 + 1e-300
+        ss = s2 - s1 * s1 / n
+    if not np.isfinite(ss).all() or not np.isfinite(err).all():
+        return range(m)  # sums past float's range: the bound says nothing, score them all
     return np.flatnonzero((ss - err) / n ** 2 <= ((ss + err) / n ** 2).min()).tolist()
 
 

@@ -167,14 +167,35 @@ def _dataset(eng, jobs, trace, cluster, policy, tick, sample_ticks) -> xr.Datase
     variables.update(parts)
     util = busy / (total_gpu * (t_end - t0)) if total_gpu and t_end > t0 else 0.0
     sample_every = float((sample_ticks or _auto_sample(t_end)) * tick)
-    # the Dataset xr.Dataset(job variables, coords=job).assign(time variables)
-    # .assign_coords(time).assign(ledger) made, in that order, made directly: each of those
-    # steps merged and aligned everything so far (3-5 ms of a 1,000-job run of 12 ms; issue
-    # 26); tests/sim/test_output.py checks it is identical to what they made
-    return xr.Dataset._construct_direct(
-        variables, {"job", "time"}, {"job": eng.n, "time": len(times)},
-        _attrs(trace, cluster, policy, tick, sample_every, util),
-        {"job": job_index, "time": time_index}, {})
+    return _assemble(variables, {"job": job_index, "time": time_index},
+                     _attrs(trace, cluster, policy, tick, sample_every, util))
+
+
+#: xarray's constructor of a Dataset from parts already consistent (private, so looked up
+#: once and not relied on: without it, or with another signature, :func:`_assemble` merges)
+_DIRECT = getattr(xr.Dataset, "_construct_direct", None)
+
+
+def _assemble(variables: dict, indexes: dict, attrs: dict) -> xr.Dataset:
+    """The Dataset that xr.Dataset(job variables, coords=job).assign(time variables)
+    .assign_coords(time).assign(ledger) makes, in that order, made directly: each of those
+    steps merged and aligned everything so far (3-5 ms of a 1,000-job run of 12 ms; issue
+    26). tests/sim/test_output.py checks the two are identical."""
+    if _DIRECT is not None:
+        try:
+            return _DIRECT(variables, set(indexes), {d: variables[d].size for d in indexes},
+                           attrs, indexes, {})
+        except TypeError:
+            pass  # an xarray whose private constructor changed: the public way below
+    by_dim = {(): {}, ("job",): {}, ("time",): {}}
+    for k, v in variables.items():
+        if k not in indexes:
+            by_dim[v.dims][k] = v
+    coord = {d: xr.Coordinates({d: variables[d]}, indexes={d: indexes[d]}) for d in indexes}
+    ds = xr.Dataset(by_dim[("job",)], coords=coord["job"]).assign(by_dim[("time",)])
+    ds = ds.assign_coords(coord["time"])
+    ds.attrs = attrs
+    return ds.assign(by_dim[()])
 
 
 class _Picked:

@@ -217,6 +217,8 @@ def test_mser_warmup_is_the_plain_formula_exactly():
                   # near ties: the suffix-sum scores that pick the contenders round more
                   1e6 + rng.normal(0, 1e-3, n), np.tile([0.0, 1, 2, 1, 0], n // 5 + 1)[:n],
                   np.where(rng.random(n) < 0.5, 0.0, 1e8) + rng.random(n) * 1e-6,
-                  np.where(np.arange(n) == n // 2, np.inf, rng.poisson(3, n))):
+                  np.where(np.arange(n) == n // 2, np.inf, rng.poisson(3, n)),
+                  # finite, but their squares' sums overflow: no bound, every score exact
+                  1e155 * (1 + 1e-9 * (np.exp(-np.arange(n) / 50) * 30 + rng.random(n)))):
             with np.errstate(invalid="ignore"):  # (inf - inf, in both)
                 assert mser_warmup(t, x) == plain(t, x)

@@ -138,7 +138,24 @@ def test_result_is_what_xarrays_merge_makes(csv_path, policy, params):
     """The result, built directly, is identical to what xarray's generic construction makes
     of the same variables: values, dtypes, attrs, indexes, coordinate names, order."""
     ds = simulate(csv_path, CLUSTER, policy, **params)
-    ref = generic(ds)
+    assert_built_alike(ds, generic(ds))
+
+
+def test_without_xarrays_direct_constructor_the_result_is_the_same(csv_path, monkeypatch):
+    """An xarray without the private constructor (or with another signature): the result is
+    merged the public way, and is the same Dataset."""
+    import fitgpp.sim.run as run
+    direct = simulate(csv_path, CLUSTER, "fitgpp", s=4.0, max_preemptions=2)
+
+    def changed(*args):
+        raise TypeError("_construct_direct() takes 2 positional arguments")
+    for stand_in in (None, changed):
+        monkeypatch.setattr(run, "_DIRECT", stand_in)
+        assert_built_alike(simulate(csv_path, CLUSTER, "fitgpp", s=4.0, max_preemptions=2),
+                           direct)
+
+
+def assert_built_alike(ds: xr.Dataset, ref: xr.Dataset) -> None:
     xr.testing.assert_identical(ds, ref)
     assert list(ds.variables) == list(ref.variables) == ORDER
     assert list(ds.sizes.items()) == list(ref.sizes.items())
