@@ -10,12 +10,15 @@ from fitgpp.cli.common import path_arg, workers_int
 
 def add_parser(sub) -> None:
     p = sub.add_parser("reproduce", help="run every research question and write figures + results.md",
-                       description="Run RQ1-RQ6, each a declared experiment, through the sweep "
-                                   "runner and its cell cache (a second run simulates nothing); "
+                       description="Run every study of fitgpp.studies.STUDIES (RQ1-RQ8, "
+                                   "RQ7's variants, the run-length study), each a declared "
+                                   "experiment, through the sweep runner and its cell cache (a "
+                                   "second run simulates nothing); "
                                    "write each figure as PNG, SVG and PDF, a CSV per RQ and "
                                    "DIR/results.md.")
     p.add_argument("--quick", action="store_true",
-                   help="small runs (600 jobs, 2 seeds; well under a minute) instead of the full size")
+                   help="small runs (600 jobs, 2 seeds; about a minute cold on 2 cores, "
+                        "docs/experiments.md) instead of the full size")
     # the keys are checked when the command runs (naming them here would import the studies,
     # and altair with them, to build the parser; a new study would need its key here too)
     p.add_argument("--only", nargs="+", metavar="RQ",
