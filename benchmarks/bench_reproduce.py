@@ -10,8 +10,9 @@ cells recorded (their sum: what the cold run's simulations cost, wherever they r
 Quick size by default (on an idle 2-core machine about a minute cold, a quarter of that
 warm); ``--full`` runs the paper's size: 10,000 jobs x 5 seeds per study, the run-length
 study up to 100,000 jobs, RQ7's LAS, Gittins and SRTF runs; its cold run took 698 s (692
-CPU-s, 1,718 cells) on this project's shared 2-core machine on 2026-12-04, a warm one 29 s
-(before issue 26: 21 minutes, 12 CPU minutes, for 1,109 cells).
+CPU-s, 1,718 cells) on this project's shared 2-core machine on 2026-12-04, a warm one 29 s,
+14 s after issue 26's fourth round (before issue 26: 21 minutes, 12 CPU minutes, for 1,109
+cells).
 ``--cache DIR`` keeps the cache in DIR (made if missing); with ``--warm-only`` the cold run
 is skipped and DIR must already be filled, e.g. by a cold run that was timed by itself. On a
 shared machine compare CPU seconds.
