@@ -74,20 +74,13 @@ class RestartCostError(FitgppError):
     """RQ6 cannot run as asked (bad size, a result without the per-job reload time)."""
 
 
-def _label(policy: str, params: dict) -> str:
-    for label, name, p in POLICIES:
-        if name == policy and all(params.get(k) == v for k, v in p.items()):
-            return label
-    raise RestartCostError(f"cell {policy} {params} is not one of RQ6's policies")
-
-
 TE, BE = CLASSES.index("TE"), CLASSES.index("BE")
 
 
 def cell_metrics(jobs) -> dict:
     """RQ6's metrics of one run from its per-job columns (``te``, ``slowdown``,
     ``preemptions``, ``duration`` [s], ``reload`` [s], ``gpu`` per task, ``tasks``): a
-    DataFrame, or a mapping of arrays (a cell's, as :func:`_jobs_of` gives them)."""
+    DataFrame, or a mapping of arrays (a cached cell's)."""
     need = {"te", "slowdown", "preemptions", "duration", "reload", "gpu", "tasks"}
     missing = need - set(jobs.columns if isinstance(jobs, pd.DataFrame) else jobs)
     if missing:
@@ -110,7 +103,8 @@ GRID_METRICS = ("te_p95", "be_median", "be_p95", "preemptions_per_be")
 
 def runs_of(o) -> pd.DataFrame:
     """One row per run of an Outcome of RQ6's study (:mod:`fitgpp.studies.rq6`): workload,
-    policy (its label in :data:`POLICIES`), overhead, seed and :data:`RUN_METRICS`, the
+    policy (the Outcome's label of its configuration: a value added to the declaration, or a
+    policy of the user's, gets a row of its own), overhead, seed and :data:`RUN_METRICS`, the
     numbers :func:`cell_metrics` gives of the run's per-job columns. The per-class ones are
     read from the sweep's Dataset, which :func:`fitgpp.analysis.metrics.class_stats` filled
     from the same columns when the sweep assembled it (computing them again per cell cost a
@@ -124,7 +118,7 @@ def runs_of(o) -> pd.DataFrame:
         cols = {k: o.values(conf, METRICS[k].var, METRICS[k].cls, at) for k in GRID_METRICS}
         cols.update({k: o.metric_values(conf, METRICS[k]) for k in RUN_METRICS
                      if k not in GRID_METRICS})
-        head = {"workload": conf["variant"], "policy": _label(conf["name"], conf["params"]),
+        head = {"workload": conf["variant"], "policy": conf["label"],
                 "overhead_s": float(conf["knobs"]["restart_overhead"])}
         rows += [{**head, "seed": seed, **{k: float(cols[k][i]) for k in RUN_METRICS}}
                  for i, seed in enumerate(seeds)]

@@ -3,7 +3,9 @@ findings on a constructed table, and the quick size end to end."""
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import re
@@ -14,6 +16,7 @@ import pytest
 from fitgpp.studies import restart_cost as rc
 from fitgpp.analysis.metrics import METRICS
 from fitgpp.studies import rq6
+from fitgpp.sim.policies import FitGpp
 
 
 def test_cell_metrics_by_hand():
@@ -171,6 +174,12 @@ def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
     assert "| FitGpp s=4 |" in r.details
 
 
+def _declared_label(policy: str, params: dict) -> str:
+    """RQ6's own name for a built-in configuration (rc.POLICIES)."""
+    return next(label for label, name, p in rc.POLICIES
+                if name == policy and all(params.get(k) == v for k, v in p.items()))
+
+
 def test_runs_of_gives_each_cell_its_cell_metrics_exactly():
     """The rows RQ6's analysis reads (per-class numbers from the sweep's Dataset, reloads from
     the Outcome's per-run metrics) are, number for number, cell_metrics of each cell's
@@ -180,7 +189,7 @@ def test_runs_of_gives_each_cell_its_cell_metrics_exactly():
     o = st.run(Size(n_jobs=120, seeds=(0, 1)), cache=False)
     got = rc.runs_of(o)
     want = pd.DataFrame([
-        {"workload": variant, "policy": rc._label(cell.policy, dict(cell.params)),
+        {"workload": variant, "policy": _declared_label(cell.policy, dict(cell.params)),
          "overhead_s": float(dict(cell.knobs)["restart_overhead"]), "seed": cell.seed,
          **rc.cell_metrics({k: np.asarray(res[k]) for k in
                             ("te", "slowdown", "preemptions", "duration", "reload", "gpu",
@@ -259,3 +268,40 @@ def test_two_seeds_cannot_tell_where_preempting_stops_paying():
     text = rc.summary(f)
     assert "preempting against PRIO: cannot tell whether it stops paying off (2 seeds: fewer than 3)" in text
     assert "at 30 min for" not in text
+
+@dataclass(frozen=True)
+class _Patient(FitGpp):
+    """FitGpp with a field of its own (RQ6 never declares it)."""
+
+    patience: int = field(default=10, metadata={"min": 0, "max": 120, "units": "ticks"})
+    name = "patient-rq6"
+
+    def choose(self, eng, i, t):
+        due = eng.submit[i] + self.patience
+        if t < due:
+            eng.wake(due)
+            return None
+        return super().choose(eng, i, t)
+
+
+def test_a_value_added_to_s_and_a_users_policy_get_rows_of_their_own():
+    """A value added to RQ6's s (the panel's "add a value") and a policy of the user's with a
+    field of its own at two values: each configuration its own row in the table (all its
+    seeds, nothing pooled) and in every figure; RQ6 named only its declared policies before
+    and refused the rest."""
+    from fitgpp.studies.reproduce import Size
+    from fitgpp.workbook.panel_values import extend
+    st = rq6.study(overheads=(0.0, 900.0), workloads=("paper-wide-te",))
+    size = Size(n_jobs=120, seeds=(0, 1, 2))
+    st, size = extend(st, size, "s", "2")
+    st = st.replace(policies={**st.policies,
+                              "patient-rq6": {"policy": _Patient, "patience": [0, 80]}})
+    r = st.analyze(st.run(size, cache=False))
+    labels = list(dict.fromkeys(r.table["policy"]))
+    assert "FitGpp s=2" in labels and "FitGpp s=4" in labels
+    mine = [x for x in labels if "patience" in x]
+    assert len(mine) == 2 and len(set(labels)) == len(labels) == 9, labels
+    assert (r.table.groupby("policy")["seeds"].sum() == 3 * 2).all()   # 3 seeds x 2 overheads
+    for key, chart in r.charts.items():
+        spec = json.dumps(chart.to_dict())
+        assert "FitGpp s=2" in spec and all(x in spec for x in mine), key
