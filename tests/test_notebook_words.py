@@ -67,3 +67,64 @@ def test_the_rules_say_what_the_findings_table_computes():
     b = f.loc["B"]
     assert all(np.isnan(b[c]) for c in ("not_paying_min", "stops_paying_min",
                                         "stops_helping_te_min"))
+
+
+# ---------------------------------------------------------------- 09: a claim only where the run shows it
+NB09 = NOTEBOOKS / "09_write_a_policy.ipynb"
+
+
+def _findings_function():
+    """The functions and constants of 09's findings cell, without running the cell."""
+    cell = next(s for s in _cells(NB09, "code") if "def findings(" in s)
+    tree = ast.parse(cell)
+    keep = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.Import, ast.ImportFrom,
+                                                     ast.Assign))]
+    ns = {"n_jobs": 600, "model": "paper-wide-te"}
+    exec(compile(ast.Module(keep, type_ignores=[]), str(NB09), "exec"), ns)
+    return ns["findings"], ns["COMPARED"]
+
+
+def _values(compared, n_seeds: int, te_step: float, preempt_step: float):
+    """Per-seed values: each patience k adds ``te_step * k`` to FitGpp's TE p95 and takes
+    ``preempt_step * k`` from its preemptions, seed by seed with a little noise."""
+    rng = np.random.default_rng(0)
+    base = {"TE p95 slowdown": 1.2, "preemptions per BE job": 0.1, "BE p95 slowdown": 3.0}
+    out = {("fitgpp", None, t): base[t] + 0.01 * rng.standard_normal(n_seeds)
+           for _, _, t, _ in compared}
+    for k in (0, 5, 20):
+        out[("patient", k, "TE p95 slowdown")] = out[("fitgpp", None, "TE p95 slowdown")] + \
+            te_step * k + (0.01 * rng.standard_normal(n_seeds) if k else 0)
+        out[("patient", k, "preemptions per BE job")] = \
+            out[("fitgpp", None, "preemptions per BE job")] - preempt_step * k + \
+            (0.001 * rng.standard_normal(n_seeds) if k else 0)
+        out[("patient", k, "BE p95 slowdown")] = out[("fitgpp", None, "BE p95 slowdown")]
+    return out
+
+
+def test_09_says_patience_trades_only_where_its_paired_tests_find_it():
+    findings, compared = _findings_function()
+    text = findings(_values(compared, 5, 0.1, 0.002), 5)
+    assert "Patience trades TE latency for fewer preemptions at patience 5, 20:" in text
+    assert "At patience 0 the tests show no such trade." in text
+    two = findings(_values(compared, 2, 0.1, 0.002), 2)
+    assert "Cannot tell whether patience trades TE latency" in two
+    assert "Patience trades" not in two and " is worse than " not in two
+    flat = findings(_values(compared, 5, 0.0, 0.002), 5)      # fewer preemptions, same TE
+    assert "No patience tried shows a trade" in flat and "Patience trades" not in flat
+
+
+def test_09_closing_text_states_no_result_of_its_own():
+    """The last cell asserted "patience trades TE latency for fewer preemptions" whatever the
+    run shown said; the claim is now the findings cell's, from the paired tests."""
+    closing = _flat(_cells(NB09, "markdown")[-1])
+    assert "What we found" in closing
+    # the question may be named ("whether patience trades ..."), never asserted
+    assert not re.search(r"(?<!whether )patience trades TE latency", closing, re.I), closing
+    assert "only at a patience where the paired tests" in closing
+
+
+def test_09_default_size_is_one_its_paired_tests_can_decide():
+    params = next(c.source for c in nbformat.read(NB09, 4).cells
+                  if "parameters" in c.metadata.get("tags", []))
+    from fitgpp.analysis.verdicts import MIN_SEEDS
+    assert int(re.search(r"^n_seeds = (\d+)", params, re.M).group(1)) >= MIN_SEEDS
