@@ -128,3 +128,61 @@ def test_09_default_size_is_one_its_paired_tests_can_decide():
                   if "parameters" in c.metadata.get("tags", []))
     from fitgpp.analysis.verdicts import MIN_SEEDS
     assert int(re.search(r"^n_seeds = (\d+)", params, re.M).group(1)) >= MIN_SEEDS
+
+
+# ---------------------------------------------------------------- 18: one cache for every notebook
+def _runs_sweeps(code: str) -> bool:
+    return any(k in code for k in ("Panel(", "run_sweep(", "Workbench(", ".result(", ".run("))
+
+
+def _code_tree(path: Path) -> ast.Module:
+    body = []
+    for src in _cells(path, "code"):
+        src = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!")))
+        body += ast.parse(src).body
+    return ast.Module(body, type_ignores=[])
+
+
+def _cache_places(tree: ast.Module) -> list[str]:
+    """Every place the code names a cache of its own: a ``cache=`` argument that is not None
+    (or a name bound only to None), a name with "cache" in it bound to anything but None, and
+    any mention of ``FITGPP_CACHE`` (setting it moves the cache)."""
+    none_names = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                  for t in n.targets if isinstance(t, ast.Name)
+                  if isinstance(n.value, ast.Constant) and n.value.value is None}
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.keyword) and n.arg == "cache":
+            v = n.value
+            if not ((isinstance(v, ast.Constant) and v.value is None)
+                    or (isinstance(v, ast.Name) and v.id in none_names)):
+                out.append(f"cache={ast.unparse(v)}")
+        elif isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name) and "cache" in t.id.lower() and not (
+                        isinstance(n.value, ast.Constant) and n.value.value is None):
+                    out.append(f"{t.id} = {ast.unparse(n.value)}")
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and \
+                "FITGPP_CACHE" in n.value and not n.value.startswith("#"):
+            out.append(repr(n.value))
+    return out
+
+
+@pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
+def test_every_notebook_caches_where_the_others_do_and_says_so(path):
+    tree = _code_tree(path)
+    assert not _cache_places(tree), f"{path.name} names a cache of its own: {_cache_places(tree)}"
+    if _runs_sweeps("\n".join(_cells(path, "code"))):
+        top = _flat(_cells(path, "markdown")[0])
+        assert ("`$FITGPP_CACHE` if set, else `$XDG_CACHE_HOME/fitgpp`, else `~/.cache/fitgpp`"
+                in top), f"{path.name} does not say where it caches"
+    docs = _flat((ROOT / "docs" / "experiments.md").read_text())
+    assert "Every notebook in `notebooks/` uses this one cache" in docs
+
+
+def test_the_cache_check_finds_a_folder_of_its_own():
+    """The check above fails on 09 as it was (``cache_dir = ".cache/fitgpp"``)."""
+    old = ast.parse('cache_dir = ".cache/fitgpp"\nrun_sweep(exp, cache=cache_dir)\n'
+                    'Panel(s, cache="x")\nos.environ["FITGPP_CACHE"] = "y"')
+    assert len(_cache_places(old)) == 4
+    assert not _cache_places(ast.parse("cache_dir = None\nrun_sweep(exp, cache=cache_dir)"))
