@@ -63,8 +63,8 @@ def paying_phrase(ovh, lo, hi, seeds: int, te_none: bool = False) -> str:
     st = _states(lo, hi)
     where = _where(ovh, st, "the net's interval")
     if te_none:
-        return (f"never pays off for TE (TE p95 as PRIO's in every seed at every overhead); "
-                f"the net is the BE p95 change alone {where}")
+        return (f"never pays off for TE (TE p95 as PRIO's in every seed at every overhead), "
+                f"and the net is the BE p95 change alone {where}")
     k = next((n for n, x in enumerate(st) if x != "above"), None)
     if k is None:
         return f"does not stop paying off up to {ovh[-1]:g} min {where}"
@@ -73,12 +73,12 @@ def paying_phrase(ovh, lo, hi, seeds: int, te_none: bool = False) -> str:
                 f"stops paying off at {ovh[k]:g} min ") + where
     j = next((n for n in range(k, len(st)) if st[n] == "below"), None)
     if k > 0:
-        return (f"pays off {'at' if k == 1 else 'up to'} {ovh[k - 1]:g} min; " + (
-            "cannot tell whether it stops paying off after " if j is None else
-            f"stops paying off between {ovh[k - 1]:g} and {ovh[j]:g} min ") + where)
+        return (f"pays off {'at' if k == 1 else 'up to'} {ovh[k - 1]:g} min, then cannot tell "
+                "whether it stops paying off " if j is None else
+                f"stops paying off between {ovh[k - 1]:g} and {ovh[j]:g} min ") + where
     if j is None and "above" not in st:
         return f"cannot tell whether it pays off at any overhead {where}"
-    return (f"cannot tell whether it pays off at {ovh[0]:g} min; " + (
+    return (f"cannot tell whether it pays off at {ovh[0]:g} min, and " + (
         f"no detectable net loss up to {ovh[-1]:g} min " if j is None else
         f"a net loss at {ovh[j]:g} min ") + where)
 

@@ -259,8 +259,9 @@ def test_a_be_gain_is_no_negative_cost_and_pays_off_on_net():
     assert f["stops_paying_min"].isna().all()       # the net's interval lies above 0
     text = rc.summary(f)
     assert "already at 0 min" not in text and "cost -" not in text
-    assert ("never pays off for TE (TE p95 as PRIO's in every seed at every overhead); the net "
-            "is the BE p95 change alone (the net's interval lies above 0 at every overhead)") in text
+    assert ("never pays off for TE (TE p95 as PRIO's in every seed at every overhead), and the "
+            "net is the BE p95 change alone (the net's interval lies above 0 at every overhead)") \
+        in text
     assert "BE p95 gain 25 %" in text
     assert "BE p95 cost -" not in rc.describe(f)
 
@@ -340,15 +341,15 @@ def test_a_net_whose_interval_includes_0_is_cannot_tell_not_does_not_stop():
     rand, fit = f.loc["RAND"], f.loc["FitGpp s=4"]
     assert rand["net_max_lo"] < 0 < rand["net_max_hi"]
     assert math.isnan(rand["stops_paying_min"]) and rand["not_paying_min"] == 30.0
-    assert rand["pays_off"] == ("pays off up to 10 min; cannot tell whether it stops paying off "
-                                "after (the net's interval: above 0 at 0, 10 min; includes 0 at "
+    assert rand["pays_off"] == ("pays off up to 10 min, then cannot tell whether it stops paying "
+                                "off (the net's interval: above 0 at 0, 10 min; includes 0 at "
                                 "30 min)")
     assert "does not stop paying off" not in rand["pays_off"]
     # shown: the net's interval lies above 0 at every overhead
     assert fit["pays_off"] == ("does not stop paying off up to 30 min (the net's interval lies "
                                "above 0 at every overhead)")
     text = rc.summary(f.reset_index())
-    assert "cannot tell whether it stops paying off after" in text and "no detectable net loss" \
+    assert "then cannot tell whether it stops paying off" in text and "no detectable net loss" \
         not in text
 
 
@@ -452,3 +453,28 @@ def test_the_net_figure_draws_each_whisker_to_its_interval_s_end():
     drawn = [v for k, v in re.findall(r'"(lo_c|cut)": (-?[\d.e+-]+)', spec) if k == "lo_c"]
     assert min(map(float, drawn)) == pytest.approx(low)
     assert '"cut": -1' not in spec and "cut at -100 %" not in spec
+
+
+@pytest.mark.parametrize("nets, head", [
+    ("+++", "does not stop paying off up to 60 min"),
+    ("-++", "never pays off: a net loss already at 0 min"),
+    ("++-", "stops paying off at 60 min"),
+    ("+0-", "stops paying off between 0 and 60 min"),
+    ("++0", "pays off up to 10 min, then cannot tell whether it stops paying off"),
+    ("+00", "pays off at 0 min, then cannot tell whether it stops paying off"),
+    ("000", "cannot tell whether it pays off at any overhead"),
+    ("0+0", "cannot tell whether it pays off at 0 min, and no detectable net loss up to 60 min"),
+    ("00-", "cannot tell whether it pays off at 0 min, and a net loss at 60 min"),
+])
+def test_each_course_of_the_net_gets_the_words_its_intervals_earn(nets, head):
+    """Above 0 (+), includes 0 (0), below 0 (-) at 0, 10 and 60 min: the head says no more
+    than the intervals, and the parenthesis gives every one."""
+    iv = {"+": (0.1, 0.3), "0": (-0.1, 0.3), "-": (-0.3, -0.1)}
+    lo, hi = zip(*(iv[c] for c in nets))
+    text = rc.paying_phrase([0.0, 10.0, 60.0], lo, hi, 5)
+    assert text.startswith(head + " ("), text
+    said = {"+": "above 0", "0": "includes 0", "-": "below 0"}
+    for c in set(nets):
+        assert said[c] in text
+    assert rc.paying_phrase([0.0, 10.0, 60.0], lo, hi, 2).startswith("cannot tell") and \
+        "2 seeds: fewer than 3" in rc.paying_phrase([0.0, 10.0, 60.0], lo, hi, 2)
