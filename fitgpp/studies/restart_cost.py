@@ -373,7 +373,8 @@ def readable(df: pd.DataFrame) -> PeopleTable:
         shown[c] = [iv.text(fmt=fmt) if c in bounded else
                     fmt(iv.low if base != c and c.endswith("_lo") else
                         iv.high if base != c else iv.mean) + "*" * iv.clipped for iv in ivs]
-    notes = ["Cells: value [95 % interval]."] if bounded else []
+    shown_any = any(out[[f"{c}_lo", f"{c}_hi"]].notna().all(axis=1).any() for c in bounded)
+    notes = ["Cells: value [95 % interval]."] if shown_any else []
     notes += [CLIP_NOTE[0].upper() + CLIP_NOTE[1:] + "."] if cut else []
     notes += [CI_NOTE[0].upper() + CI_NOTE[1:] + "."] if bounded else []
     return PeopleTable(pd.DataFrame(shown), df.copy(), notes=notes)

@@ -418,7 +418,11 @@ def test_readable_cuts_every_interval_at_its_quantity_s_range_and_marks_it():
     assert row["be_p95_cost"] == "+40.0 % [-100.0 %*, +200.0 %]"
     assert row["net"] == "-392.1 % [-799.5 %, +15.2 %]"
     assert any(n.startswith("* an interval bound cut") for n in t.notes)
+    assert "Cells: value [95 % interval]." in t.notes
     pd.testing.assert_frame_equal(t.full, df)
+    two = df.assign(seeds=2, **{c: np.nan for c in df.columns if c.endswith(("_lo", "_hi"))})
+    t2 = rc.readable(two)      # two seeds: no interval shown, and no note that says one is
+    assert t2.shown.iloc[0]["te_p95"] == "1.5" and "Cells: value [95 % interval]." not in t2.notes
 
 
 def test_every_quantity_of_rq6_declares_a_range_its_values_keep():
