@@ -101,8 +101,8 @@ def run_length_note(r1: RQResult) -> str:
                  if p in st.index)
     return (f"Run length: {jobs:,} jobs per run; {', '.join(parts)}. "
             + ("Both were judged steady: no growth of the queue was detectable, so these "
-               "changes do not grow with the run through a queue that never settles. That is "
-               "not convergence: a short run still starts on an empty cluster, and the "
+               "changes are not shown to grow with the run through a queue that never settles. "
+               "That is not convergence: a short run still starts on an empty cluster, and the "
                "run-length study shows how far these numbers move with the number of jobs."
                if steady else
                "A run that is not steady has a queue that grows for the whole run: these "

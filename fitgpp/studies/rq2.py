@@ -29,12 +29,17 @@ def s_tradeoff_verdict(per_seed: dict, s_lo: float, s_hi: float, where: str = ""
                 f"fewer than {MIN_SEEDS} seeds for the paired test.")
     elif te.verdict == "better" and be.verdict == "worse":
         word = f"The paper's direction holds{where}: larger s is better on TE p95 and worse on BE p95."
-    elif te.verdict == "better":
+    elif te.verdict == "better" and be.verdict == "better":
         word = (f"Only half of the paper's direction holds{where}: larger s is better on TE "
-                f"p95, but BE p95 is {be.verdict if be.verdict != 'better' else 'better too'}.")
+                "p95, and on BE p95 too.")
+    elif te.verdict == "better":      # an undecided half is not shown, nor refuted
+        word = (f"Only the TE half of the paper's direction is shown{where}: larger s is better "
+                "on TE p95; on BE p95 no detectable difference, so its BE half cannot be told.")
+    elif te.verdict == "worse":
+        word = f"The paper's direction does not hold{where}: larger s is worse on TE p95."
     else:
-        word = (f"The paper's direction does not hold{where}: TE p95 at larger s: "
-                f"{te.verdict}.")
+        word = (f"The paper's direction is not shown{where}: on TE p95 no detectable "
+                f"difference between the two s, so it cannot be told (BE p95: {be.verdict}).")
     return f"{te.sentence} {be.sentence} {word}"
 
 

@@ -30,7 +30,8 @@ def s8_against_s4(s8: dict, s4: dict) -> str:
     if all(v == "better" for v in said):
         verdict = "agrees with the paper: s=8 is better on every metric compared."
     elif "better" in said and "worse" not in said:
-        verdict = "partly agrees with the paper: s=8 is better on some metrics and not worse on any."
+        verdict = ("partly agrees with the paper: s=8 is better on some metrics and not "
+                   "detectably worse on any.")
     elif "worse" in said:
         verdict = "does not agree with the paper: s=8 is worse on some metric."
     elif all(v == "cannot tell" for v in said):

@@ -53,9 +53,14 @@ def mix_finding(fit, jobs: int, seeds: int) -> str:
     elif gains == len(fit):
         verdict = ("The paper's direction holds in every mix and grace distribution: each TE "
                    "change is a detectable gain.")
-    else:
-        verdict = (f"The paper's direction does not hold everywhere: {len(fit) - gains} of "
-                   f"{len(fit)} mixes show no detectable TE gain.")
+    elif kinds.count("cost"):
+        verdict = (f"The paper's direction does not hold everywhere: {kinds.count('cost')} of "
+                   f"{len(fit)} mixes show a detectable TE cost"
+                   + (f", {kinds.count('none')} no detectable TE change." if kinds.count("none")
+                      else "."))
+    else:      # no mix refutes it: an interval through 0 cannot tell
+        verdict = (f"The paper's direction is not shown everywhere: {kinds.count('none')} of "
+                   f"{len(fit)} mixes show no detectable TE change, where it cannot be told.")
     means = fit["change_te_p95"].dropna()
     spread = (f" (means over seeds from {percent(means.min())} to {percent(means.max())})"
               if len(means) else "")

@@ -252,6 +252,33 @@ def test_rq4_never_calls_a_gain_the_largest_cost():
     assert "Cannot tell whether FitGpp keeps a TE gain" in mix_finding(two, 600, 2)
 
 
+def test_rq4_says_the_direction_does_not_hold_only_where_a_mix_refutes_it():
+    """RQ4 said "The paper's direction does not hold everywhere: 1 of 3 mixes show no detectable
+    TE gain" of a mix whose interval runs through 0: undecided is not "no"."""
+    from fitgpp.studies.rq4 import mix_finding
+    rows = [_row("FitGpp s=4", "fitgpp", 1.0, {"te_p95": te, "be_p95": 0.1}, width=w)
+            for te, w in ((-0.9, 0.01), (-0.8, 0.01), (-0.05, 0.2))]
+    fit = pd.DataFrame(rows).assign(te_fraction=[0.2, 0.5, 0.8], grace="narrow", seeds=5)
+    text = mix_finding(fit, 10000, 5)
+    assert "does not hold" not in text
+    assert "is not shown everywhere: 1 of 3 mixes show no detectable TE change" in text
+    fit.loc[2, ["change_te_p95", "change_te_p95_lo", "change_te_p95_hi"]] = [0.2, 0.1, 0.3]
+    assert "does not hold everywhere: 1 of 3 mixes show a detectable TE cost." in \
+        mix_finding(fit, 10000, 5)
+
+
+def test_rq2_says_the_direction_does_not_hold_only_when_the_test_refutes_it():
+    from fitgpp.studies.rq2 import s_tradeoff_verdict
+    te, be = np.array([3.0, 3.2, 2.9]), np.array([5.0, 5.5, 4.8])
+    same = {("te_p95", 0.5): te, ("te_p95", 16.0): te + [0.3, -0.4, 0.1],
+            ("be_p95", 0.5): be, ("be_p95", 16.0): be + [0.5, 0.6, 0.45]}
+    text = s_tradeoff_verdict(same, 0.5, 16.0)
+    assert "does not hold" not in text and "The paper's direction is not shown" in text
+    worse = {**same, ("te_p95", 16.0): te + [1.0, 1.1, 0.9]}
+    assert "The paper's direction does not hold: larger s is worse on TE p95." in \
+        s_tradeoff_verdict(worse, 0.5, 16.0)
+
+
 def test_rq5_counts_the_jobs_run_and_names_gains_as_gains():
     """06 headed its finding "(10000 jobs, 1 seed)" for a 6,957-job trace, said "small BE
     cost" where BE improved by 18.8 % / 44.2 %, and did not note that FitGpp's TE p95 (11.5)
@@ -353,7 +380,8 @@ def test_rq6_names_the_fitgpp_settings_that_lose_fewer_gpu_hours():
                           "policy": ["FitGpp s=1", "FitGpp s=4", "FitGpp s=8", "LRTP", "RAND"],
                           "reload_gpu_h_max": [540.0, 505.0, 497.0, 450.0, 526.0],
                           "te_gain_max": 0.5, "be_p95_cost_max": [0.3, 0.2, 0.1, 0.25, 0.4],
-                          "net_max": 0.2, "stops_paying_min": np.nan, "seeds": 3})
+                          "net_max": 0.2, "stops_paying_min": np.nan, "seeds": 3,
+                          "pays_off": "cannot tell whether it pays off at any overhead"})
     jitter = np.array([-1.0, 0.0, 1.2])
     per_seed = {"paper-default": {(p, "reload_gpu_h_max"): v + jitter for p, v in
                                   zip(found["policy"], found["reload_gpu_h_max"])}}
@@ -376,7 +404,10 @@ def test_rq2_agrees_on_the_s_trade_off_only_by_the_paired_test():
     assert "The paper's direction holds at P=3" in text and "Agrees" not in text
     noisy = {**moved, ("be_p95", 16.0): be_lo + [1.0, -1.2, 0.3]}
     text = s_tradeoff_verdict(noisy, 0.5, 16.0)
-    assert "Only half of the paper's direction holds" in text and "no detectable difference" in text
+    # an undecided BE half is not shown, not refuted ("Only half ... holds: ... BE p95 is no
+    # detectable difference")
+    assert "Only the TE half of the paper's direction is shown" in text and \
+        "its BE half cannot be told" in text and "holds" not in text.split("BE p95 slowdown:")[-1]
     two = {k: v[:2] for k, v in moved.items()}
     assert "Cannot tell" in s_tradeoff_verdict(two, 0.5, 16.0)
 
