@@ -115,7 +115,7 @@ def run(study, size, sweep: Callable, cache=None):
     decide = study.undecided or undecided_changes
     o = _judged(sweep(size, None, cache), None, rec.level)
     plan = {conf_key(c): first for c in o.configurations()}
-    o.plan = dict(plan)
+    o.plan, computed = dict(plan), o.stats["computed"]
     for look, n in enumerate(schedule[1:], 1):
         with at_level(rec.level):
             found = _unique(decide(o))
@@ -128,10 +128,13 @@ def run(study, size, sweep: Callable, cache=None):
                            "extended": [where(c) for c in extended]})
         at = dataclasses.replace(size, seeds=sequence[:max(plan.values())])
         o = _judged(sweep(at, dict(plan), cache), dict(plan), rec.level)
+        computed += o.stats["computed"]
     with at_level(rec.level):
         rec.remaining = [where(c) for c in _unique(decide(o))]
     rec.final = {where(c): plan[conf_key(c)] for c in o.configurations()}
     o.rounds = rec
+    # the stats of the whole run: every round's simulated cells, the rest from the cache
+    o.stats.update(computed=computed, cached=o.stats["unique"] - computed)
     if keep is not None:
         o.memo["temporary cache"] = keep   # removed with the Outcome
     return o

@@ -87,6 +87,9 @@ def test_a_budget_adds_seeds_in_rounds_and_records_them(result):
     assert "Seeds added in rounds" in rec.text() and "Bonferroni" in rec.text()
     table = rec.table()
     assert list(table["seeds"]) == list(rec.final.values())
+    # the run's stats count every round's cells: from a cold cache all simulated, each once
+    assert result.stats["unique"] == sum(rec.final.values())
+    assert result.stats["computed"] == result.stats["unique"] and result.stats["cached"] == 0
 
 
 def test_every_configuration_and_its_baseline_share_their_seeds(result, cache):
