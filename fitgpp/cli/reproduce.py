@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from fitgpp.cli.common import path_arg, positive_int, workers_int
+from fitgpp.cli.common import int_at_least, path_arg, workers_int
 
 
 
@@ -31,7 +31,8 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=workers_int, metavar="N",
                    help="Dask workers for the cells not in the cache (0: in this process; default: "
                         "every CPU at full size, in process with --quick)")
-    p.add_argument("--max-seeds", type=positive_int, metavar="N",
+    # 1000: fitgpp.studies.size.MAX_SEED_BUDGET (not imported to build the parser)
+    p.add_argument("--max-seeds", type=int_at_least(1, 1000), metavar="N",
                    help="seed budget: a configuration whose verdict is undecided gets more seeds "
                         "in rounds (doubling), up to N (default: 30 at the full size, off with "
                         "--quick; at most the seeds asked: off). See docs/verdicts.md")

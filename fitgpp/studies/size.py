@@ -20,6 +20,10 @@ class ReproduceError(FitgppError):
     """A research question cannot run as asked (e.g. its input trace is missing)."""
 
 
+#: The largest seed budget (:attr:`Size.max_seeds`): seeds per configuration.
+MAX_SEED_BUDGET = 1000
+
+
 @dataclass(frozen=True)
 class Size:
     """How big the runs are. ``QUICK`` is for tests and a first look, ``FULL`` for the paper.
@@ -53,9 +57,10 @@ class Size:
 
     def __post_init__(self):
         m = self.max_seeds
-        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
-            raise ReproduceError(f"Size.max_seeds is the seed budget, a whole number >= 1 (or "
-                                 f"None: off), got {m!r}")
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int)
+                              or not 1 <= m <= MAX_SEED_BUDGET):
+            raise ReproduceError(f"Size.max_seeds is the seed budget, a whole number from 1 to "
+                                 f"{MAX_SEED_BUDGET} (or None: off), got {m!r}"[:300])
 
     @property
     def budget(self) -> int:

@@ -140,7 +140,7 @@ def test_no_cache_still_runs_each_cell_once():
 
 
 def test_a_bad_budget_is_refused():
-    for bad in (0, -3, 2.5, True, "30"):
+    for bad in (0, -3, 2.5, True, "30", 1001):
         with pytest.raises(ReproduceError, match="max_seeds"):
             Size(n_jobs=100, seeds=(0, 1, 2), max_seeds=bad)
 
@@ -173,5 +173,7 @@ def test_fitgpp_reproduce_takes_a_seed_budget(tmp_path, monkeypatch, capsys):
     assert "seed budget 4: undecided configurations get more seeds in rounds" in md
     assert "Seeds added in rounds to the undecided configurations (looks at 2, 4 seeds" in md
     assert "| grace_scale | policy | seeds |" in md and "| 4 |" in md
-    assert main(["reproduce", "--quick", "--max-seeds", "0", "--out", str(tmp_path / "x")]) == 2
-    assert "--max-seeds" in capsys.readouterr().err
+    for bad in ("0", "1001", "many"):
+        assert main(["reproduce", "--quick", "--max-seeds", bad, "--out", str(tmp_path / "x")]) == 2
+        assert "--max-seeds" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
