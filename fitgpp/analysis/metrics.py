@@ -26,6 +26,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -288,6 +290,29 @@ def percent(x, digits: int = 1, *, sign: bool = True) -> str:
 
 
 # ------------------------------------------------------------------ intervals
+_LEVEL = contextvars.ContextVar("fitgpp_interval_level", default=LEVEL)
+
+
+def interval_level() -> float:
+    """The level of every Student-t interval computed now: :data:`LEVEL`, unless
+    :func:`at_level` says otherwise (a study whose seeds were added in rounds is judged at
+    the level its stopping rule spends per look, :mod:`fitgpp.analysis.looks`)."""
+    return _LEVEL.get()
+
+
+@contextlib.contextmanager
+def at_level(level: float):
+    """Within this block every interval (:func:`t_interval`, :func:`mean_ci`) and every paired
+    test of :mod:`fitgpp.analysis.verdicts` is at ``level`` (a float in (0, 1))."""
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"an interval level is a number in (0, 1), got {level!r}")
+    token = _LEVEL.set(float(level))
+    try:
+        yield
+    finally:
+        _LEVEL.reset(token)
+
+
 def _t_half(sd, n):
     """Half-width of the Student-t interval of a mean; NaN where n < MIN_CI_VALUES.
     The quantile is ``scipy.stats.t.ppf``'s own function, ``scipy.special.stdtrit`` (the
@@ -296,7 +321,7 @@ def _t_half(sd, n):
     from scipy import special
     n = np.asarray(n, dtype=float)
     ok = n >= MIN_CI_VALUES
-    q = special.stdtrit(np.where(ok, n - 1, 1), 0.5 + LEVEL / 2)
+    q = special.stdtrit(np.where(ok, n - 1, 1), 0.5 + interval_level() / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(ok, q * np.asarray(sd, dtype=float) / np.sqrt(np.maximum(n, 1)), np.nan)
 

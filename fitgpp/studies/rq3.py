@@ -57,7 +57,7 @@ def _rq3(o: Outcome) -> RQResult:
     confs = {c["label"]: c for c in o.configurations() if c["knobs"]["grace_scale"] == g_max}
     per_seed = {p: {k: o.change(confs[p], METRICS[k]) for k in KEYS}
                 for p in ("FitGpp s=4", "FitGpp s=8")}
-    finding = (f"At grace scale x{g_max:g} {size_phrase(o.jobs(), len(st.seeds(o.size)))}: "
+    finding = (f"At grace scale x{g_max:g} {size_phrase(o.jobs(), o.seed_counts())}: "
                + s8_against_s4(per_seed["FitGpp s=8"], per_seed["FitGpp s=4"]))
     return RQResult(st.key, st.title, st.question, table, charts, {}, finding, _config(o))
 

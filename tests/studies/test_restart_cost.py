@@ -240,12 +240,12 @@ def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
     r = st.result(size, cache=False)
     md = reproduce.write_results({"rq6": r}, tmp_path, size, 1.0, []).read_text()
     # declared metrics are headed by their titles (fitgpp.analysis.metrics.METRICS)
-    head = ("| workload | overhead_min | policy | TE p95 slowdown | BE median slowdown | "
+    head = ("| workload | overhead_min | policy | seeds | TE p95 slowdown | BE median slowdown | "
             "BE p95 slowdown | preemptions per BE job")
     assert head + " | GPU-hours lost to reloads | te_gain | be_p95_cost |" in md
     row = r.table[(r.table["policy"] == "LRTP") & (r.table["overhead_s"] == 900.0)].iloc[0]
     from fitgpp.analysis.metrics import percent
-    assert (f"| paper-wide-te | 15 | LRTP | {row['te_p95']:.3g} |" in md
+    assert (f"| paper-wide-te | 15 | LRTP | 1 | {row['te_p95']:.3g} |" in md
             and f"| {percent(row['te_gain'])} | {percent(row['be_p95_cost'])} |" in md)
     assert "change_te_p95" not in md and "stops paying off" in md
 

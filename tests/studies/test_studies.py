@@ -216,8 +216,11 @@ def test_the_headline_table_gives_each_number_its_verdict_by_direction():
     r = RQResult("rq1", "t", "q", _rq1_table(-0.175, 0.30), {})
     lines = reproduce.headline_table(r).splitlines()
     said = [ln.rsplit("|", 2)[1].strip() for ln in lines[2:5]]
-    assert said[0].startswith("matches within the closeness band")   # -96.6 % outside [-100, -98.8]
-    assert said[1:] == ["differs in sign", "same sign, larger"]
+    # -96.6 % outside [-100, -98.8], which lies within the band: confirmed by equivalence
+    assert said[0].startswith("matches: the interval lies within the closeness band")
+    assert said[1] == "differs in sign"
+    assert said[2] == "same sign, larger (the interval lies wholly outside the closeness band of " \
+        "+-5.0 pp)"
     assert "Does not reproduce the paper's headline" in lines[-1]
     # a change interval stops at -100 %, its clipped bound marked
     assert "-99.8 % [-100.0 %*, -98.8 %]" in lines[2]
@@ -261,10 +264,11 @@ def test_rq4_says_the_direction_does_not_hold_only_where_a_mix_refutes_it():
     fit = pd.DataFrame(rows).assign(te_fraction=[0.2, 0.5, 0.8], grace="narrow", seeds=5)
     text = mix_finding(fit, 10000, 5)
     assert "does not hold" not in text
-    assert "is not shown everywhere: 1 of 3 mixes show no detectable TE change" in text
+    assert "2 confirmed, 0 contradicted, 1 undecided" in text
+    assert "Cannot tell whether FitGpp keeps a TE gain in every mix: 1 of 3 mixes are undecided" \
+        in text
     fit.loc[2, ["change_te_p95", "change_te_p95_lo", "change_te_p95_hi"]] = [0.2, 0.1, 0.3]
-    assert "does not hold everywhere: 1 of 3 mixes show a detectable TE cost." in \
-        mix_finding(fit, 10000, 5)
+    assert "does not hold everywhere: 1 of 3 mixes contradict it" in mix_finding(fit, 10000, 5)
 
 
 def test_rq2_says_the_direction_does_not_hold_only_when_the_test_refutes_it():
@@ -419,11 +423,14 @@ def test_rq2_says_it_does_not_agree_only_when_every_setting_is_detectably_off():
     assert "does not agree" in _headline_clause(18, 0, 18, 5)
     one = _headline_clause(18, 0, 0, 1)
     assert "does not agree" not in one and "cannot be told (1 seed: fewer than 3)" in one
-    assert "0 of them" in one
     assert _headline_clause(18, 2, 16, 5) == ""
     from fitgpp.studies.size import Size
     finding = RQ2.analysis(RQ2.run(Size(n_jobs=200, seeds=(0,)), cache=False)).finding
     assert "does not agree" not in finding and "(1 seed: fewer than 3)" in finding, finding
+    # issue 34: the count says all three numbers, undecided apart from "no"
+    assert finding.startswith("Of 18 FitGpp (s, P) settings judged against the paper's three "
+                              "numbers (200 jobs, 1 seed): 0 confirmed, 0 contradicted, 18 "
+                              "undecided"), finding
 
 
 def test_package_docstring_lists_every_study_and_no_other():
@@ -488,10 +495,14 @@ def test_one_seed_findings_do_not_say_the_paper_fails_where_nothing_can_be_told(
 def test_the_run_length_finding_says_nowhere_only_when_every_cell_is_off(monkeypatch, off, said):
     from fitgpp.studies import run_length
     cells = pd.DataFrame({"load": [0.7, 0.9], "n_jobs": [1000, 1000], "holds": [False, False],
-                          "off": off, "verdicts": ["v", "v"]})
+                          "off": off, "verdicts": ["v", "v"],
+                          "category": ["contradicted" if x else "undecided" for x in off]})
     monkeypatch.setattr(run_length, "paper_cells", lambda table: cells)
     monkeypatch.setattr(run_length, "usable_capacity", lambda steady, *a: 0.7)
     monkeypatch.setattr(run_length, "movement", lambda table, steady: "moves")
     text = run_length.run_length_finding(pd.DataFrame({"n_jobs": [1000], "load": [0.7]}), None)
     assert said in text, text
     assert ("nowhere" in text) == all(off)
+    n = sum(off)   # issue 34: the count states all three numbers
+    assert (f"Of 2 cells of the grid judged against the paper's three numbers: 0 confirmed, {n} "
+            f"contradicted, {2 - n} undecided.") in text, text
