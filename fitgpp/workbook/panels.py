@@ -148,11 +148,14 @@ class Panel(W.VBox):
 
     def declare(self, *, shown=None, then=None) -> None:
         """Compute the current declaration and draw it. When some of its cells must be
-        simulated and it has several seeds, it is drawn first from the first seed alone, as
-        soon as that seed's cells are in (a declaration of its own, so every number, interval
-        and sentence is what one seed allows), with :attr:`partial` saying so, then again from
-        all the seeds. ``shown()`` is called once the panel can be shown (the first draw);
-        ``then()`` after the controls are rebuilt, before each draw."""
+        simulated and it has several seeds, it is drawn first from one seed alone (the seed
+        drawn, when it is one of the declaration's, else the first), as soon as that seed's
+        cells are in (a declaration of its own, so every number, interval and sentence is
+        what one seed allows), with :attr:`partial` saying so, then again from all the
+        seeds. A first draw that fails is given up, not kept: the panel always ends on the
+        whole declaration (:attr:`partial` empty). ``shown()`` is called once the panel can
+        be shown (the first draw); ``then()`` after the controls are rebuilt, before each
+        draw."""
         t0 = time.perf_counter()
         seeds = self.study.seeds(self.size)
         self.draw_times, self.simulated = [], 0
@@ -160,26 +163,41 @@ class Panel(W.VBox):
         if len(seeds) > 1 and self.key() not in self._outcomes:
             total, cached = self.study.pending(self.size, cache=self.cache)
             if cached < total:
-                early = dataclasses.replace(self.size, seeds=seeds[:1])
-        for size in ((early, self.size) if early is not None else (self.size,)):
-            self._early = size is not self.size
-            if self._early:   # said until the last draw is done (it stays on screen meanwhile)
-                self.partial.value = partial_note(len(self.study.seeds(size)), len(seeds))
-            self.compute(size)
-            self._build_controls()
-            if then is not None:
-                then()
-            self._draw_selection()
-            if not self._early:
-                self.partial.value = ""
-            self._assemble()
-            if early is not None and size is self.size:   # the first seed's were simulated too
-                self.status.value += f"<small> (and just before, for the first draw: " \
-                    f"{self._outcomes[self.key(early)][0].stats['computed']} simulated)</small>"
-            self.draw_times.append((time.perf_counter() - t0, len(self.study.seeds(size))))
-            if shown is not None:
-                shown()
-                shown = None
+                drawn = self.controls["seed"].value if "seed" in self.controls else None
+                early = dataclasses.replace(self.size, seeds=(
+                    drawn if drawn in seeds else seeds[0],))
+        try:
+            for size in ((early, self.size) if early is not None else (self.size,)):
+                self._early = size is not self.size
+                if self._early:   # said until the last draw is done (on screen meanwhile)
+                    self.partial.value = partial_note(len(self.study.seeds(size)), len(seeds))
+                try:
+                    self._draw_declaration(size, then)
+                except FitgppError:
+                    if not self._early:
+                        raise
+                    continue    # the first draw only: the whole declaration is drawn next
+                if early is not None and size is self.size:   # the first seed's were simulated too
+                    self.status.value += f"<small> (and just before, for the first draw: " \
+                        f"{self._outcomes[self.key(early)][0].stats['computed']} simulated)</small>"
+                self.draw_times.append((time.perf_counter() - t0, len(self.study.seeds(size))))
+                if shown is not None:
+                    shown()
+                    shown = None
+        finally:
+            self._early = False
+            self.partial.value = ""
+
+    def _draw_declaration(self, size, then) -> None:
+        """Compute the declaration at ``size`` and draw it (see :meth:`declare`)."""
+        self.compute(size)
+        self._build_controls()
+        if then is not None:
+            then()
+        self._draw_selection()
+        if not self._early:
+            self.partial.value = ""
+        self._assemble()
 
     def compute(self, size: fitgpp.studies.reproduce.Size | None = None) -> Outcome:
         """Run the current declaration, or the same at ``size`` (cells from the cache, the
@@ -400,15 +418,28 @@ class Panel(W.VBox):
 
         def go():
             if dim == "seeds":
-                self.study, self.size = extend(self.study, self.size, "seed", value)
+                self._redeclare(*extend(self.study, self.size, "seed", value))
             elif dim in SIZE_DIMS or dim == "model":
-                self.study, self.size = extend(self.study, self.size, dim, value)
+                self._redeclare(*extend(self.study, self.size, dim, value))
             else:
                 self._enable()
                 self._draw_selection()
-                return
-            self.declare()
         self._run(go)
+
+    def _redeclare(self, study: Study, size, then=None, name: str | None = None) -> None:
+        """Change the declaration to ``study`` at ``size`` (``name``: the size's) and draw it;
+        if that fails, draw the declaration shown before again (from memory) and raise."""
+        before = self.study, self.size, self.size_name
+        self.study, self.size = study, size
+        self.size_name = self.size_name if name is None else name
+        try:
+            self.declare(then=then)
+        except FitgppError:
+            self.study, self.size, self.size_name = before
+            self._quiet, self.size_w.value = True, self.size_name
+            self._quiet = False
+            self.declare()
+            raise
 
     def _add(self) -> None:
         def go():
@@ -419,7 +450,7 @@ class Panel(W.VBox):
                 except ValueError as exc:
                     raise PanelError(f"add a value to {exc}") from None
             value = cast_value(self.study, dim, text)
-            self.study, self.size = extend(self.study, self.size, self.add_dim.value, value)
+            study, size = extend(self.study, self.size, self.add_dim.value, value)
 
             def select():
                 w = self.controls.get(dim)
@@ -428,14 +459,13 @@ class Panel(W.VBox):
                     self._quiet = True
                     w.value = match[0]
                     self._quiet = False
-            self.declare(then=select)
+            self._redeclare(study, size, then=select)
         self._run(go)
 
     def _change_size(self, name: str) -> None:
-        def go():
-            self.size_name, self.size = name, self.sizes[name]
-            self.declare()
-        self._run(go)
+        if self._quiet:
+            return
+        self._run(lambda: self._redeclare(self.study, self.sizes[name], name=name))
 
     def _picked(self, change) -> None:
         """A click on the trade-off: select that point's policy and ``s``."""
