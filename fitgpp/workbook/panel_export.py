@@ -136,6 +136,6 @@ def export_area(panel, out_dir: str = "figures") -> W.VBox:
                 print(f"error: {exc}")
 
     button.on_click(click)
-    area = W.VBox([W.HBox([box, width, button]), out])
+    area = W.VBox([W.HBox([box, width, button], layout=W.Layout(flex_flow="row wrap")), out])
     area.export, area.folder, area.width = click, box, width
     return area

@@ -45,7 +45,8 @@ from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import MIN_CI_VALUES
 from fitgpp.sim.policies import registry
 from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
-from fitgpp.workbook.panel_values import SIZE_DIMS, cast_value, clip_note, extend  # noqa: F401
+from fitgpp.workbook.panel_values import (SIZE_DIMS, cast_value, clip_note, extend,  # noqa: F401
+                                          opening_value)
 from fitgpp.figures import names
 from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html, label, progress_text,
                                    model_matters, partial_note, selection_numbers, specs,
@@ -54,12 +55,17 @@ from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html,
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
     import fitgpp.studies.reproduce
 
+#: A row of widgets that continues on the next line rather than being cut at the right.
+ROW = {"flex_flow": "row wrap"}
 #: The sizes a panel offers.
 SIZES = {"quick": QUICK, "full": FULL}
 #: The controls' description column and width: the longest name
 #: (:func:`fitgpp.figures.names.title`, "grace-period distribution") fits at 13 px.
 STYLE = {"description_width": "190px"}
 CONTROL_WIDTH = "450px"
+#: The controls' grid: as many columns of one control as the notebook's width holds, never
+#: scrolled sideways (two columns needed 920 px, cut at 1,000 px with the file browser open).
+GRID = f"repeat(auto-fill, {int(CONTROL_WIDTH[:-2]) + 10}px)"
 
 
 # ------------------------------------------------------------------ the widgets
@@ -84,7 +90,7 @@ class Panel(W.VBox):
         self.o = self.result = None
         style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
         self.size_w = W.ToggleButtons(options=list(self.sizes), value=size, description="size",
-                                      style=style)
+                                      style={**style, "button_width": "80px"})
         self.progress = W.IntProgress(value=0, min=0, max=1, description="cells",
                                       style=style, layout=W.Layout(width="330px",
                                                                    visibility="hidden"))
@@ -100,8 +106,7 @@ class Panel(W.VBox):
         self.numbers = W.HTML()
         self.finding = W.HTML()
         self.controls: dict[str, W.Widget] = {}
-        self.controls_box = W.GridBox(layout=W.Layout(
-            grid_template_columns=f"repeat(2, {int(CONTROL_WIDTH[:-2]) + 10}px)"))
+        self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns=GRID))
         self.views: dict[str, live.LiveChart] = {}
         self.study_box = W.VBox()
         self._quiet = False
@@ -114,7 +119,7 @@ class Panel(W.VBox):
         self.static = static.StaticCopy(self)
         # the bar and, beside it, how many cells are done and the time left
         self.eta = W.HTML("")
-        self.progress_box = W.HBox([self.progress, self.eta])
+        self.progress_box = W.HBox([self.progress, self.eta], layout=W.Layout(**ROW))
         #: Said above the numbers (and the study's figures) while they are drawn from the
         #: first seed only, the others computing: see :meth:`declare`.
         self.partial = W.HTML("")
@@ -135,8 +140,10 @@ class Panel(W.VBox):
         """The panel's children, once its views exist."""
         if self.children:
             return
-        self.children = [W.HBox([self.size_w, self.progress_box]), self.controls_box,
-                         W.HBox([self.add_dim, self.add_value, self.add_button]),
+        self.children = [W.HBox([self.size_w, self.progress_box], layout=W.Layout(**ROW)),
+                         self.controls_box,
+                         W.HBox([self.add_dim, self.add_value, self.add_button],
+                                layout=W.Layout(**ROW)),
                          self.status, self.messages, self.partial, self.numbers,
                          self.views["tradeoff"], self.views["cell"], self.finding,
                          self.study_box, panel_export.export_area(self)]
@@ -249,7 +256,7 @@ class Panel(W.VBox):
         old = self.selection()
         self._quiet = True
         ws = {}
-        style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
+        style = dict(STYLE)
         pols = specs(self.study)
         if "model" in dims and not model_matters(self.study, self.size):
             dims.pop("model")    # its variants load their own models: a control would lie
@@ -258,7 +265,7 @@ class Panel(W.VBox):
             if dim == "seed":
                 ws["seeds"] = W.BoundedIntText(value=len(values), min=1, max=100,
                                                description="seeds (count)", style=style,
-                                               layout=lay)
+                                               layout=W.Layout(width=CONTROL_WIDTH))
                 desc = "seed drawn"
             if dim == "model":
                 from fitgpp.workload import list_models
@@ -269,9 +276,9 @@ class Panel(W.VBox):
                 opts = [(names.shown(dim, v, pols), v) for v in values]
             value = old.get(dim)
             if value not in [v for _, v in opts]:
-                value = self._default(dim, dims)
+                value = opening_value(dim, dims, self.size)
             ws[dim] = W.Dropdown(options=opts, value=value, description=desc, style=style,
-                                 layout=lay)
+                                 layout=W.Layout(width=CONTROL_WIDTH))   # one each: see _enable
         self.controls = ws
         self.controls_box.children = list(ws.values())
         self.add_dim.options = [(names.title(d, pols), d) for d in dims
@@ -281,33 +288,19 @@ class Panel(W.VBox):
         self._enable()
         self._quiet = False
 
-    def _default(self, dim: str, dims: dict):
-        """The first value, except: the policy is FitGpp, ``s`` 4 and ``P`` 3 when computed,
-        the load the size's (0.8, where the effects show; 10 opened at 0.5, where every
-        number was 1) and the longest run (the steadiest)."""
-        if dim == "policy" and "fitgpp" in dims[dim]:
-            return "fitgpp"
-        if dim == "s" and 4.0 in dims[dim]:
-            return 4.0
-        if dim == "max_preemptions" and 3 in dims[dim]:
-            return 3
-        if dim == "load" and self.size.load in dims[dim]:
-            return self.size.load
-        if dim == "n_jobs":
-            return max(dims[dim])
-        return dims[dim][0]
-
     def _fields(self, policy: str) -> dict[str, tuple]:
         """``{field: values}`` that policy ``policy`` runs (its grid in the study)."""
         exp = next(iter(self.o.experiments.values()))
         return next((g.params for g in exp.policies if g.name == policy), {})
 
     def _enable(self) -> None:
-        """A policy field's control is disabled while the chosen policy does not take it."""
+        """A policy field's control is shown only while the chosen policy takes it (as in
+        the workbench: SRTF's ``ties`` is not shown beside FitGpp's ``s``)."""
         fields = self._fields(self.controls["policy"].value)
         for d in self.study.params():
             if d in self.controls:
                 self.controls[d].disabled = d not in fields
+                self.controls[d].layout.display = None if d in fields else "none"
 
     def _selection_for_outcome(self) -> dict:
         sel = self.selection()

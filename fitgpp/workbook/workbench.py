@@ -293,8 +293,9 @@ def in_words(v: Values) -> str:
         names.phrase(k, x, specs) for k, x in rec.items() if x is not None])
 
 
-def summary_text(cur: Side, pin: Side | None) -> str:
-    """What the workbench prints: both configurations, the seeds, the numbers table."""
+def summary_parts(cur: Side, pin: Side | None) -> tuple[list[str], pd.DataFrame]:
+    """What the workbench says: both configurations, the seeds and their steadiness (lines),
+    and the numbers table (:func:`numbers`)."""
     n = len(cur.values.seeds())
     how = ("mean [95 % interval]" if n >= 3 else
            "mean (range; an interval needs 3 seeds)" if n == 2 else "one seed: no interval")
@@ -306,8 +307,25 @@ def summary_text(cur: Side, pin: Side | None) -> str:
                  "the time mean from the first submission to the last finish")
     table = numbers(cur, pin)
     lines += [f"{side.label}: {side.steadiness()}" for side in (cur, pin) if side is not None]
+    return lines, table
+
+
+def summary_text(cur: Side, pin: Side | None, parts=None) -> str:
+    """What the workbench says, as text: both configurations, the seeds, the numbers table;
+    ``parts``: :func:`summary_parts`, if made already."""
+    lines, table = parts or summary_parts(cur, pin)
     text = "\n".join(lines) + "\n" + table.to_string()
     return text + ("\n" + CLIP_NOTE if "*" in table.to_string() else "")
+
+
+def summary_html(cur: Side, pin: Side | None, parts=None) -> str:
+    """:func:`summary_text` as HTML (its lines as paragraphs, the numbers as a table whose
+    cells wrap in a narrow notebook); ``parts``: :func:`summary_parts`, if made already."""
+    import html
+    lines, table = parts or summary_parts(cur, pin)
+    note = f"<p><small>{html.escape(CLIP_NOTE)}</small></p>" if "*" in table.to_string() else ""
+    return (f'<p style="line-height: 1.4">{"<br>".join(html.escape(x) for x in lines)}</p>'
+            + table.to_html(classes="fitgpp-numbers") + note)
 
 
 def export_config(cur: Side, pin: Side | None, cluster: Cluster) -> tuple[dict, dict]:

@@ -5,13 +5,24 @@ its static copy from all its seeds, whatever seed is drawn and whatever failed o
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from fitgpp.errors import FitgppError
+from fitgpp.sim.policies import Fifo
 from fitgpp.studies import reproduce
 from fitgpp.studies.reproduce import Size
 from fitgpp.workbook import views
 from fitgpp.workbook.panels import Panel
+
+@dataclasses.dataclass(frozen=True)
+class Fewer(Fifo):
+    """A researcher's policy with a field of its own (FIFO that ignores it)."""
+
+    lookahead: int = 8
+    name = "fewer"
+
 
 SIZE = Size(n_jobs=120, seeds=(0, 1, 2), timeline_jobs=50)
 STUDY = reproduce.STUDIES["rq1"].replace(policies={"fifo": {}, "fitgpp": {"s": [4.0]}})
@@ -104,3 +115,19 @@ def test_changing_the_seed_count_with_another_seed_drawn(tmp_path, count, capsys
     assert "error" not in capsys.readouterr().out
     assert p.partial.value == "" and p.o.study.seeds(p.o.size) == tuple(range(count))
     assert p.controls["seed"].value == (2 if count > 2 else 0)
+
+
+def test_a_panel_shows_only_the_chosen_policys_fields(tmp_path):
+    """As the workbench (issue 35, item 17): a field of another policy is not shown, and
+    hiding one control hides no other."""
+    study = STUDY.replace(policies={"fifo": {}, "fitgpp": {"s": [4.0, 8.0]},
+                                    "fewer": {"policy": Fewer, "lookahead": [1, 8]}})
+    p = Panel(study, dataclasses.replace(SIZE, seeds=(0,)), cache=tmp_path, charts=False)
+
+    def shown():
+        return {d for d in study.params() if p.controls[d].layout.display != "none"}
+    for policy, fields in (("fitgpp", {"s", "max_preemptions"}), ("fewer", {"lookahead"}),
+                           ("fifo", set())):
+        p.controls["policy"].value = policy
+        assert shown() == fields & set(study.params()), (policy, shown())
+        assert all(p.controls[d].layout.display != "none" for d in ("policy", "seed", "load"))
