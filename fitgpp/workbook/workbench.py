@@ -135,6 +135,11 @@ class Values:
         return Size(n_jobs=int(self.n_jobs), seeds=self.seeds(), load=float(self.load),
                     model=self.model, cluster=cluster, workers=0)
 
+    def digest(self) -> str:
+        """The sha256 of the policy's code and field values
+        (:func:`fitgpp.sim.policies.registry.digest`)."""
+        return registry.digest(registry.resolve(self.policy, **self.policy_params()))
+
     def record(self) -> dict:
         """What a result records: the policy (``module:Class`` if not registered), every
         field of it, and the workload values."""
@@ -332,10 +337,13 @@ def export_config(cur: Side, pin: Side | None, cluster: Cluster) -> tuple[dict, 
     """What an export records, and the defaults its file names are told against: the
     current configuration (flat: file names carry each value that differs from the
     workbench as it opens), ``vs``, the pinned one's label (in file names when it is not
-    FIFO), ``pinned``, the pinned configuration complete, and ``labels``, both names as
-    drawn (these two in the files and the manifest, not in file names)."""
+    FIFO), ``pinned``, the pinned configuration complete, ``labels``, both names as drawn,
+    and ``digests``, both policies' code digests (these three in the files and the
+    manifest, not in file names)."""
     both = {"pinned": None if pin is None else pin.values.record(),
-            "labels": {"current": cur.label, "pinned": None if pin is None else pin.label}}
+            "labels": {"current": cur.label, "pinned": None if pin is None else pin.label},
+            "digests": {"current": cur.values.digest(),
+                        "pinned": None if pin is None else pin.values.digest()}}
     config = {**cur.values.record(), "cluster": cluster.describe(),
               "vs": None if pin is None else pin.label, **both}
     first = opening(Values())
