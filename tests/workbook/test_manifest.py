@@ -105,3 +105,17 @@ def test_a_study_config_records_p_as_swept_and_the_tick_as_run(tmp_path):
                 if c["name"] == "fitgpp")
     assert ps == [1, 3, 10]
     json.dumps(cfg)      # all of it JSON, as every exported file carries it
+
+
+def test_the_workbench_export_records_both_policies_code(tmp_path):
+    from fitgpp.workbook import workbench as wbf
+    from fitgpp.sim.cluster import DEFAULT_CLUSTER
+    cur, pin = wbf.Values(policy=Fewer, params=(("lookahead", 16),), n_jobs=120), \
+        wbf.Values(policy="fitgpp", n_jobs=120)
+    a, b = wbf.compare(cur, pin, DEFAULT_CLUSTER, cache=tmp_path)
+    config, defaults = wbf.export_config(a, b, DEFAULT_CLUSTER)
+    assert config["policy"] == f"{Fewer.__module__}:Fewer" and config["lookahead"] == 16
+    assert "s" not in config and "max_preemptions" not in config
+    assert config["digests"] == {"current": registry.digest(Fewer(lookahead=16)),
+                                 "pinned": registry.digest(registry.resolve("fitgpp"))}
+    assert defaults["digests"] == config["digests"]     # recorded, never in a file name
