@@ -27,8 +27,8 @@ import pandas as pd
 import xarray as xr
 
 from fitgpp.figures import plots
-from fitgpp._version import __version__
-from fitgpp.analysis.metrics import METRICS, Metric, at_level, brief, paired_change, t_interval
+from fitgpp.analysis.metrics import (METRICS, Metric, at_level, brief, paired_change,
+                                     t_interval, value_range)
 from fitgpp.studies._lazy import shared
 from fitgpp.studies.figure_data import _long, changes  # noqa: F401  (their old home)
 from fitgpp.studies.generic import generic
@@ -488,11 +488,10 @@ def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None,
 
 
 def _config(o: Outcome, **extra) -> dict:
+    """What ran (:func:`fitgpp.studies.manifest.record`: the grid's dimensions as swept, every
+    configuration's policy, code digest and own fields, the tick), the knobs and variants as
+    declared, and ``extra``."""
+    from fitgpp.studies.manifest import record
     st = o.study
-    return {"model": "(real trace)" if st.trace else (st.model or o.size.model),
-            "n_jobs": o.size.n_jobs, "seeds": list(st.seeds(o.size)), "load": o.size.load,
-            "cluster": o.size.cluster.describe(), "tick_s": 60, "max_preemptions": 3,
-            "policies": {k: dict(v) for k, v in st.policies.items()},
-            "knobs": {k: list(v) for k, v in st.knobs.items()},
-            **({st.variant_dim: list(st.variants)} if st.variants else {}),
-            "fitgpp_version": __version__, **extra}
+    return {**record(o), "knobs": {k: list(v) for k, v in st.knobs.items()},
+            **({st.variant_dim: list(st.variants)} if st.variants else {}), **extra}
