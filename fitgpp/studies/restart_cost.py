@@ -45,6 +45,7 @@ from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent, reload_gpu_hours,
                                      t_interval, value_range, work_gpu_hours)
 from fitgpp.analysis.tables import sig
+from fitgpp.analysis.escape import md_text
 from fitgpp.analysis.verdicts import MIN_SEEDS, change_range
 
 #: The workloads of RQ6: shipped model names.
@@ -390,5 +391,5 @@ def details(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
     lines += ["", "Findings per workload and preempting policy (at 0 and at the largest "
               "overhead, max):", "",
               "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False)]
+    lines += ["| " + " | ".join(map(md_text, row)) + " |" for row in t.itertuples(index=False)]
     return "\n".join(lines)
