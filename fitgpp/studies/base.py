@@ -30,7 +30,9 @@ from fitgpp.figures import plots
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import (METRICS, Metric, brief, paired_change,
                                      t_interval, value_range)
+from fitgpp.analysis.escape import md_inert
 from fitgpp.studies._lazy import shared
+from fitgpp.studies.checks import check_study, check_variant_dim, policy_grid
 from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 
 NAMES = plots.FAMILIES
@@ -70,6 +72,9 @@ class Study:
     columns: tuple[str, ...] = ()
     captions: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self):
+        check_study(self)
+
     def analysis(self, o: Outcome) -> RQResult:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
         declares ad hoc gets a table and a finding), its finding followed by whether each
@@ -79,7 +84,8 @@ class Study:
         r = (self.analyze or generic)(o)
         r.steadiness = steadiness(o)
         sep = "\n- " if "\n- " in r.finding else " "   # a list: one more item
-        r.finding = f"{r.finding}{sep}{steady_sentence(r.steadiness)}"
+        r.finding = md_inert(f"{r.finding}{sep}{steady_sentence(r.steadiness)}")
+        r.details = md_inert(r.details)
         return r
 
     def replace(self, **changes) -> Study:
@@ -100,13 +106,7 @@ class Study:
     def grid(self):
         """The sweep's policy grid (an :class:`~fitgpp.sweep.Experiment` on a stand-in
         workload): what the policies' fields make of the declared ``policies``."""
-        from fitgpp.sweep import Experiment, ExperimentError
-        exp = Experiment(workload={"model": "paper-default"}, policies=self.policies)
-        if self.variants and self.variant_dim in exp.grid_params:
-            raise ExperimentError(f"{self.key}: a policy has a parameter {self.variant_dim!r}, "
-                                  "the name of the study's dimension of model variants; "
-                                  "rename the field (or the study's variant_dim)")
-        return exp
+        return policy_grid(self)
 
     def params(self) -> tuple[str, ...]:
         """The policy fields that are dimensions of the results: every field (but ``seed``)
@@ -163,7 +163,7 @@ class Study:
             return self.at_size(size).run(size, cache=cache, scheduler=scheduler,
                                           progress=progress)
         from fitgpp.sweep import run_sweep
-        exps = self.experiments(size)
+        exps = check_variant_dim(self, self.experiments(size))
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
         if scheduler is None and size.workers != 0:  # one cluster per session, if needed
