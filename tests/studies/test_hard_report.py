@@ -104,7 +104,8 @@ def test_restart_cost_details_escape_a_bar_in_a_cell():
            "te_gain_max": 0.2, "be_p95_cost_0": 0.1, "be_p95_cost_max": 0.2,
            "preemptions_per_be_max": 1.0, "reload_gpu_h_max": 1.0, "reload_share_max": 0.1,
            "stops_paying_min": math.nan, "stops_helping_te_min": math.nan,
-           "max_overhead_min": 30.0, "seeds": 1}
+           "max_overhead_min": 30.0, "seeds": 1,
+           "pays_off": "cannot tell | 1 seed", "helps_te": "cannot tell"}
     md = rc.details(pd.DataFrame([row]))
     rows = [ln for ln in md.splitlines() if ln.startswith("|")]
     assert len(rows) == 3

@@ -90,7 +90,9 @@ def harmless(html: str) -> None:
         assert tag not in ("script", "svg", "iframe", "object"), (tag, attrs)
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
         if tag == "img":
-            assert set(attrs) == {"alt", "src"}, attrs
+            assert set(attrs) <= {"alt", "src", "style"}, attrs
+            assert attrs.get("style", "max-width: 100%; height: auto") == \
+                "max-width: 100%; height: auto", attrs
             assert attrs["src"].startswith("data:image/svg+xml;base64,"), attrs
 
 
