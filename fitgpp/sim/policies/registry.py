@@ -197,7 +197,8 @@ def params(policy) -> dict:
 
 def declared(spec) -> dict[str, tuple[type | None, object]]:
     """``{field: (type, default)}`` of a policy class, in declaration order. ``type`` is
-    float, int, bool or str when the annotation says so (else None); ``default`` is
+    float, int, bool or str when the annotation says so, or is a ``Literal`` of values of
+    one of them (see :func:`choices`; else None); ``default`` is
     ``dataclasses.MISSING`` when the field has none."""
     cls = policy_class(spec)
     try:
@@ -209,14 +210,35 @@ def declared(spec) -> dict[str, tuple[type | None, object]]:
         t = hints.get(f.name, f.type)
         if isinstance(t, str):
             t = _SCALARS.get(t.strip())
+        kinds = {type(a) for a in choices_of(t)}
+        t = kinds.pop() if len(kinds) == 1 else t   # Literal["a", "b"]: str
         out[f.name] = (t if t in (float, int, bool, str) else None, _default(f))
     return out
+
+
+def choices_of(annotation) -> tuple:
+    """The values a ``Literal[...]`` annotation allows (``()`` for any other)."""
+    return typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal else ()
+
+
+def choices(spec, name: str) -> tuple:
+    """The values field ``name`` of a policy class may take when its annotation is a
+    ``Literal`` (FIFO's ``backfill``: none, easy, greedy), for a control offering them;
+    ``()`` when any value of its type goes."""
+    cls = policy_class(spec)
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # a class whose module is gone: no annotation to read
+        return ()
+    return choices_of(hints.get(name))
 
 
 def metadata(spec, name: str) -> dict:
     """What field ``name`` of a policy class declares in ``field(metadata=...)``: optional
     ``min``, ``max``, ``step`` (control ranges), ``label``, ``description``, ``units``,
-    ``short`` (its name in a configuration's label, :mod:`fitgpp.figures.names`)."""
+    ``short`` (its name in a configuration's label, :mod:`fitgpp.figures.names`), ``named``
+    (``"unless default"``: a label names the field exactly when it is not at its default,
+    as FIFO's ``backfill``; :func:`fitgpp.figures.plots.config_label`)."""
     for f in dataclasses.fields(policy_class(spec)):
         if f.name == name:
             return dict(f.metadata)
@@ -238,6 +260,10 @@ def parse_value(spec, name: str, text: str):
         raise PolicyError(f"policy {label(policy_class(spec))!r} has no parameter {name!r} "
                           f"(it takes: {', '.join(fields) or 'none'})")
     t = fields[name][0]
+    allowed = choices(spec, name)
+    if allowed and text not in map(str, allowed):
+        raise PolicyError(f"parameter {name}={text!r}: expected one of "
+                          f"{', '.join(map(str, allowed))}"[:300])
     try:
         if t is bool:
             low = text.strip().lower()
