@@ -66,7 +66,7 @@ def _rq1(o: Outcome) -> RQResult:
     values = {c["label"]: {m: o.metric_values(c, METRICS[m]) for m, _ in BOUND}
               for c in o.configurations() if c["label"] in (HEADLINE, LABEL)}
     bound = oracle_sentences(values, HEADLINE)
-    finding += f" The bound: {bound}" if bound else ""
+    finding += f" {bound}" if bound else ""
     kept = o.kept()
     charts = {
         "rq1_slowdown_cdf": plots.slowdown_cdf(kept),
