@@ -107,7 +107,8 @@ def _reading(r1: RQResult, backfill: str) -> dict | None:
     t = r1.datasets.get("fifo_readings") if isinstance(r1.datasets, dict) else None
     if not isinstance(t, pd.DataFrame) or t.empty or backfill not in set(t["backfill"]):
         return None
-    return {r["metric"]: Estimate(r["change"], r["change_lo"], r["change_hi"], int(r["seeds"]))
+    return {r["metric"]: Estimate(r["change"], r["change_lo"], r["change_hi"], int(r["seeds"]),
+                                  tuple(r["values"]) if "values" in r else ())
             for _, r in t[t["backfill"] == backfill].iterrows()}
 
 

@@ -69,7 +69,8 @@ def _other_readings(readings: pd.DataFrame | None) -> str:
         return ""
     out = []
     for backfill, g in readings[readings["backfill"] != "none"].groupby("backfill", sort=False):
-        got = {r["metric"]: Estimate(r["change"], r["change_lo"], r["change_hi"], int(r["seeds"]))
+        got = {r["metric"]: Estimate(r["change"], r["change_lo"], r["change_hi"], int(r["seeds"]),
+                                     tuple(r["values"]) if "values" in r else ())
                for _, r in g.iterrows()}
         verdicts = against_paper_all(got)
         out.append(f"Against {READING_WORDS.get(backfill, g['fifo'].iloc[0])}: "
@@ -80,7 +81,8 @@ def _other_readings(readings: pd.DataFrame | None) -> str:
 def against_readings(o: Outcome) -> pd.DataFrame:
     """FitGpp s=4's change on each of the paper's three numbers against each FIFO reading the
     study ran, paired per seed: one row per reading (``fifo`` its label, ``backfill``) and
-    metric, with its interval and seeds (none when FitGpp s=4 or FIFO did not run)."""
+    metric, with its interval, seeds and the per-seed changes (``values``; none when FitGpp
+    s=4 or FIFO did not run)."""
     confs = o.configurations()
     fit = [c for c in confs if c["label"] == HEADLINE]
     rows = []
@@ -92,9 +94,9 @@ def against_readings(o: Outcome) -> pd.DataFrame:
                                           o.metric_values(c, METRICS[key])))
             rows.append({"fifo": c["label"], "backfill": c["params"].get("backfill", "none"),
                          "metric": key, "change": e.mean, "change_lo": e.low,
-                         "change_hi": e.high, "seeds": e.seeds})
+                         "change_hi": e.high, "seeds": e.seeds, "values": e.values})
     return pd.DataFrame(rows, columns=["fifo", "backfill", "metric", "change", "change_lo",
-                                       "change_hi", "seeds"])
+                                       "change_hi", "seeds", "values"])
 
 
 def _strict_first(table: pd.DataFrame) -> pd.DataFrame:
