@@ -46,7 +46,8 @@ BACKFILL: tuple[str, ...] = typing.get_args(Backfill)
 @dataclass(frozen=True)
 class StrictFifo:
     """FIFO's strict step alone, no fields: the base of :class:`Fifo` and of LPJF (whose
-    exact scan is FIFO's, and which has no backfilling)."""
+    exact scan is FIFO's, and which has no backfilling), and of a researcher's policy that
+    should not inherit ``backfill`` (a subclass of :class:`Fifo` does)."""
 
     name = "fifo"
     preempts = False
