@@ -80,3 +80,31 @@ def test_a_sweep_grid_takes_the_readings(tmp_path):
     with pytest.raises(fitgpp.FitgppError, match=r"\[policies.fifo\] key 'backfill'.*"
                                                  r"must be one of"):
         load_experiment(bad)
+
+
+def test_a_users_literal_field_gets_the_same_treatment():
+    """A researcher's policy with a Literal field of its own: typed str for --param and sweeps,
+    its values in a dropdown, a value outside them refused with the values named."""
+    from dataclasses import dataclass, field
+    from typing import Literal
+
+    from fitgpp.sim.policies import FitGpp, PolicyError, registry
+
+    @dataclass(frozen=True)
+    class Picky(FitGpp):
+        order: Literal["gp", "size"] = field(default="gp", metadata={"description": "victims"})
+
+    assert registry.declared(Picky)["order"] == (str, "gp")
+    assert registry.choices(Picky, "order") == ("gp", "size")
+    control = param_control(Picky, "order")
+    assert isinstance(control, W.Dropdown) and list(control.options) == ["gp", "size"]
+    assert registry.parse_value(Picky, "order", "size") == "size"
+    with pytest.raises(PolicyError, match="expected one of gp, size"):
+        registry.parse_value(Picky, "order", "age")
+    # refused however it is given (the class itself checks nothing), in sweeps too
+    with pytest.raises(PolicyError, match="order must be one of 'gp', 'size', got 'age'"):
+        registry.resolve(Picky, order="age")
+    from fitgpp.sweep import Experiment
+    with pytest.raises(fitgpp.FitgppError, match="order must be one of"):
+        Experiment(workload={"model": "paper-default"},
+                   policies={"picky": {"policy": Picky, "order": ["gp", "age"]}})

@@ -17,6 +17,7 @@ built from the declaration; :func:`digest` identifies the code that will run.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import hashlib
@@ -136,6 +137,11 @@ def resolve(spec, **parameters):
     if unknown:
         raise PolicyError(f"policy {label(cls)!r} takes no parameter(s) {', '.join(unknown)}"
                           f" (it takes: {', '.join(names) or 'none'})")
+    for k, v in parameters.items():   # a Literal field takes its values only
+        allowed = choices(cls, k)
+        if allowed and not any(v == a and type(v) is type(a) for a in allowed):
+            raise PolicyError(f"policy {label(cls)!r}: {k} must be one of "
+                              f"{', '.join(map(repr, allowed))}, got {_short(v)}"[:300])
     if not isinstance(spec, (str, type)):
         return dataclasses.replace(spec, **parameters) if parameters else spec
     try:
@@ -208,16 +214,27 @@ def declared(spec) -> dict[str, tuple[type | None, object]]:
     out = {}
     for f in dataclasses.fields(cls):
         t = hints.get(f.name, f.type)
+        kinds = {type(a) for a in choices_of(t)}
         if isinstance(t, str):
             t = _SCALARS.get(t.strip())
-        kinds = {type(a) for a in choices_of(t)}
         t = kinds.pop() if len(kinds) == 1 else t   # Literal["a", "b"]: str
         out[f.name] = (t if t in (float, int, bool, str) else None, _default(f))
     return out
 
 
 def choices_of(annotation) -> tuple:
-    """The values a ``Literal[...]`` annotation allows (``()`` for any other)."""
+    """The values a ``Literal[...]`` annotation allows (``()`` for any other); also from its
+    text, ``"Literal['a', 'b']"``, when it could not be resolved (a class defined where
+    ``Literal`` is not a global name)."""
+    if isinstance(annotation, str):
+        head, _, rest = annotation.strip().partition("[")
+        if head not in ("Literal", "typing.Literal") or not rest.endswith("]"):
+            return ()
+        try:
+            got = ast.literal_eval(f"({rest[:-1]},)")
+        except (ValueError, SyntaxError):
+            return ()
+        return tuple(got) if all(isinstance(x, (str, int, float, bool)) for x in got) else ()
     return typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal else ()
 
 
@@ -228,9 +245,10 @@ def choices(spec, name: str) -> tuple:
     cls = policy_class(spec)
     try:
         hints = typing.get_type_hints(cls)
-    except Exception:  # a class whose module is gone: no annotation to read
-        return ()
-    return choices_of(hints.get(name))
+    except Exception:  # a class whose module is gone: read the annotation's text
+        hints = {}
+    f = {f.name: f for f in dataclasses.fields(cls)}.get(name)
+    return choices_of(hints.get(name, f.type if f is not None else None))
 
 
 def metadata(spec, name: str) -> dict:
