@@ -14,9 +14,10 @@ import xarray as xr
 
 from fitgpp.figures import plots
 from fitgpp.analysis.metrics import METRICS, paired_change
-from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, Estimate, against_paper_all,  # noqa: F401
-                                      against_paper_row, compare, order_against, paper_summary,
-                                      size_phrase)
+from fitgpp.analysis.verdicts import (PAPER, PAPER_CLAIMS, UNDECIDED, Estimate,  # noqa: F401
+                                      against_paper, against_paper_all, against_paper_row, compare,
+                                      order_against, paper_summary, size_phrase)
+from fitgpp.studies.adaptive import against_paper_undecided
 from fitgpp.studies.base import Outcome, RQResult, Study, _config
 from fitgpp.studies.oracle import BOUND, LABEL, ORACLE, oracle_sentences
 
@@ -34,14 +35,15 @@ __all__ = ["FIFO_READINGS", "HEADLINE", "PAPER", "RQ1", "STUDIES", "against_read
            "headline_finding"]
 
 
-def headline_finding(table: pd.DataFrame, jobs: int, seeds: int,
+def headline_finding(table: pd.DataFrame, jobs: int, seeds,
                      te_p95: dict | None = None, readings: pd.DataFrame | None = None) -> str:
     """The finding of RQ1 from its table (one row per policy, the metrics and their changes
-    against strict FIFO with their intervals and ``seeds``): each of the three numbers against
-    the paper's by :func:`fitgpp.analysis.verdicts.against_paper`, the same against each other
-    FIFO reading in ``readings`` (:func:`against_readings`), and where FitGpp's TE p95
-    slowdown sits among the other policies' by the paired test (``te_p95``: per-seed values
-    by policy label; without them each policy is one run and no order is claimed)."""
+    against strict FIFO with their intervals; ``seeds``: a count, or each configuration's when
+    seeds were added in rounds): each of the three numbers against the paper's by
+    :func:`fitgpp.analysis.verdicts.against_paper`, the same against each other FIFO reading
+    in ``readings`` (:func:`against_readings`), and where FitGpp's TE p95 slowdown sits among
+    the other policies' by the paired test (``te_p95``: per-seed values by policy label;
+    without them each policy is one run and no order is claimed)."""
     t = table.set_index("policy")
     fit = t.loc[HEADLINE]
     verdicts = against_paper_row(fit)
@@ -115,6 +117,27 @@ def _greedy(table: pd.DataFrame) -> pd.Series:
                                         == "greedy")
 
 
+_HEADLINE_UNDECIDED = against_paper_undecided(lambda c: c["label"] == HEADLINE, each=True)
+
+
+def _undecided(o: Outcome) -> list[dict]:
+    """RQ1's configurations that more seeds could still decide (adaptive replication): the
+    headline while one of its three numbers against strict FIFO is undecided, or against
+    another FIFO reading; then with it every FIFO reading, so that they all get the same
+    seeds and every change against a reading stays paired seed by seed."""
+    found = _HEADLINE_UNDECIDED(o)
+    t = against_readings(o)
+    claims = {c.key: c for c in PAPER_CLAIMS}
+    other = t[t["backfill"] != "none"]
+    if not found and not any(
+            against_paper(Estimate.of(r["values"]), claims[r["metric"]]).category == UNDECIDED
+            for _, r in other.iterrows()):
+        return []
+    confs = o.configurations()
+    return [c for c in confs if c["label"] == HEADLINE] + \
+        [c for c in confs if c["name"] == "fifo" and c["params"].get("backfill") != "none"]
+
+
 def _utilization(kept) -> dict:
     """FitGpp's and FIFO's GPU use over time; one figure naming both when they are the same
     (a run too small for contention), not two identical files."""
@@ -133,7 +156,7 @@ def _rq1(o: Outcome) -> RQResult:
     table = _strict_first(o.table())
     te_p95 = {c["label"]: o.metric_values(c, METRICS["te_p95"]) for c in o.configurations()}
     readings = against_readings(o)
-    finding = headline_finding(table, o.jobs(), len(st.seeds(size)), te_p95, readings)
+    finding = headline_finding(table, o.jobs(), o.seed_counts(), te_p95, readings)
     values = {c["label"]: {m: o.metric_values(c, METRICS[m]) for m, _ in BOUND}
               for c in o.configurations() if c["label"] in (HEADLINE, LABEL)}
     bound = oracle_sentences(values, HEADLINE)
@@ -163,6 +186,9 @@ RQ1 = Study(
     captions={"slowdown_bars": "Median and p95 slowdown per policy and class: mean over the "
                                "seeds, with its 95 % interval from 3 seeds on; FIFO with greedy "
                                "backfilling is in the table, not here."},
+    # seeds in rounds go to the headline, and the FIFO readings it is put against, until each
+    # of its three numbers is decided against strict FIFO and against every other reading
+    undecided=lambda o: _undecided(o),
     analyze=_rq1)
 
 #: The studies this module declares, in the order of the report.

@@ -160,7 +160,7 @@ class Panel(W.VBox):
         if len(seeds) > 1 and self.key() not in self._outcomes:
             total, cached = self.study.pending(self.size, cache=self.cache)
             if cached < total:
-                early = dataclasses.replace(self.size, seeds=seeds[:1])
+                early = dataclasses.replace(self.size, seeds=seeds[:1], max_seeds=None)
         for size in ((early, self.size) if early is not None else (self.size,)):
             self._early = size is not self.size
             if self._early:   # said until the last draw is done (it stays on screen meanwhile)
