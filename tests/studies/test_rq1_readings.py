@@ -90,8 +90,24 @@ def test_headline_finding_judges_each_reading_against_the_paper():
     text = headline_finding(table, 10_000, 5, readings=readings)
     assert "against strict FIFO" in text and "Agrees with the paper on all 3 numbers." in text
     easy = text.split("Against FIFO with EASY backfilling")[1]
-    assert "BE median slowdown -30.0 % [-31.0 %, -29.0 %] against the paper's +18.0 %: " \
+    assert "BE median slowdown -30.0 % [-31.0 %, -29.0 %] (n = 5) against the paper's +18.0 %: " \
            "differs in sign" in easy
     assert "Does not reproduce the paper's headline" in easy
     # without readings (a study declared with FIFO alone) the old sentence stands
     assert headline_finding(table, 10_000, 5).startswith("FitGpp s=4 against FIFO (10,000 jobs")
+
+
+def test_seeds_added_in_rounds_keep_the_readings_paired(tmp_path):
+    """With a seed budget, the headline and every FIFO reading it is put against get the same
+    seeds (with strict FIFO, their baseline), so each change against a reading stays paired
+    seed by seed and rests on as many seeds as FitGpp's own."""
+    import dataclasses
+    size = dataclasses.replace(TINY, max_seeds=6)
+    o = RQ1.run(size, cache=tmp_path)
+    r = RQ1.analysis(o)
+    assert o.rounds is not None and o.rounds.rounds, "the tiny run decides nothing in 3 seeds"
+    n = {c["label"]: len(o.seeds_of(c)) for c in o.configurations()}
+    fit = n["FitGpp s=4"]
+    assert fit == 6 and n["FIFO"] == n["FIFO backfill=easy"] == n["FIFO backfill=greedy"] == fit
+    readings = r.datasets["fifo_readings"]
+    assert set(readings["seeds"]) == {fit}
