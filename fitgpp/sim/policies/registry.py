@@ -28,6 +28,7 @@ import typing
 from pathlib import Path
 
 from fitgpp.sim.policies.base import PolicyError, params_of
+from fitgpp.sim.policies.modes import current_name, current_names
 
 _SCALARS = {"float": float, "int": int, "bool": bool, "str": str}
 
@@ -128,9 +129,12 @@ def resolve(spec, **parameters):
     """A policy object from ``spec`` and ``parameters`` (keyword values of its fields).
 
     Given an object, parameters replace its field values (``dataclasses.replace``).
-    Unknown parameters raise :class:`PolicyError` naming the ones the policy takes.
+    Unknown parameters raise :class:`PolicyError` naming the ones the policy takes; a
+    field's old name (:mod:`.modes`, e.g. LAS's ``demotion`` for ``mode``) is taken as the
+    new one, with a :class:`~.modes.FieldRenamed` warning.
     """
     cls = policy_class(spec)
+    parameters = current_names(cls, parameters)
     names = [f.name for f in dataclasses.fields(cls)]
     unknown = sorted(set(parameters) - set(names))
     if unknown:
@@ -197,8 +201,9 @@ def params(policy) -> dict:
 
 def declared(spec) -> dict[str, tuple[type | None, object]]:
     """``{field: (type, default)}`` of a policy class, in declaration order. ``type`` is
-    float, int, bool or str when the annotation says so (else None); ``default`` is
-    ``dataclasses.MISSING`` when the field has none."""
+    float, int, bool or str when the annotation says so (a ``Literal`` of strings, as
+    ``mode``'s, is str; else None); ``default`` is ``dataclasses.MISSING`` when the field
+    has none."""
     cls = policy_class(spec)
     try:
         hints = typing.get_type_hints(cls)
@@ -209,6 +214,9 @@ def declared(spec) -> dict[str, tuple[type | None, object]]:
         t = hints.get(f.name, f.type)
         if isinstance(t, str):
             t = _SCALARS.get(t.strip())
+        elif typing.get_origin(t) is typing.Literal and all(
+                isinstance(a, str) for a in typing.get_args(t)):
+            t = str
         out[f.name] = (t if t in (float, int, bool, str) else None, _default(f))
     return out
 
@@ -232,8 +240,10 @@ def _default(f):
 
 
 def parse_value(spec, name: str, text: str):
-    """``text`` (from a command line) as a value of field ``name``, by its declared type."""
+    """``text`` (from a command line) as a value of field ``name``, by its declared type (an
+    old name of a field, with a :class:`~.modes.FieldRenamed` warning, as the new one)."""
     fields = declared(spec)
+    name = current_name(policy_class(spec), name)
     if name not in fields:
         raise PolicyError(f"policy {label(policy_class(spec))!r} has no parameter {name!r} "
                           f"(it takes: {', '.join(fields) or 'none'})")
