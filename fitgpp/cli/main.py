@@ -73,12 +73,13 @@ def main(argv: list[str] | None = None) -> int:
 def one_line_warnings(command: str):
     """Say as one line on stderr, once each, what the user's input means for the run: a
     policy parameter given by its old name (``--param demotion=...``, a sweep file's
-    ``demotion = [...]``), used as the new one. Other warnings are shown as Python shows
-    them."""
+    ``demotion = [...]``), used as the new one; a Tiresias trace that Tiresias's simulator
+    reads otherwise. Other warnings are shown as Python shows them."""
     import warnings
 
     from fitgpp.sim.policies.modes import FieldRenamed
-    ours, show = (FieldRenamed,), warnings.showwarning
+    from fitgpp.sim.tiresias import TiresiasWarning
+    ours, show = (FieldRenamed, TiresiasWarning), warnings.showwarning
 
     def one_line(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, ours):
