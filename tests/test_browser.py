@@ -48,6 +48,7 @@ import pytest
 
 from browser_util import (CHROMIUM, CHROMIUM_ARGS, REPO, JupyterLab, artifacts_on_failure,
                           check_marks_match_data, require_browser)
+from fitgpp.figures.files import _pair
 from fitgpp.workbook.static import svgs as static_svgs
 
 pytestmark = pytest.mark.browser
@@ -432,8 +433,10 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
         assert st.st_mtime >= t_click - 2, f"{p} is older than the click"
         w, h = _png_info(p)
         assert w > 100 and h > 100, f"{p} is {w}x{h} pixels"
-    assert f"s={s1:g}" in " ".join(p.name for p in pngs), \
-        f"exported files do not carry the current s={s1:g}: {[p.name for p in pngs]}"
+    # a file name carries the value as LaTeX's \includegraphics reads it: s=5.5 as "s5p5"
+    s_token = _pair("s", s1)
+    assert all(s_token in p.name.split("__", 1)[-1].split("_") for p in pngs), \
+        f"exported files do not carry the current s={s1:g} as {s_token!r}: {[p.name for p in pngs]}"
     # the manifest records both configurations (the pinned one is the current one) and labels
     figures = json.loads((export_dir / "manifest.json").read_text())["figures"]
     for name, rec in figures.items():
@@ -499,6 +502,11 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
         has=page.locator(".widget-dropdown", has_text="add a value to")).first
     panel.wait_for()
     panel.scroll_into_view_if_needed()   # JupyterLab does not lay out cells far off screen
+    # a cold panel draws from its first seed, then from all: wait for the last draw (its cell
+    # count shown, the "Drawn from k of n seeds" note gone) before reading what it shows
+    _wait(page, console, "the panel's last draw (its cell count, no first-seed note)",
+          f"el => ({STATUS_JS})(el) && !el.querySelector('.fitgpp-partial')",
+          panel.element_handle(), timeout=2 * STEP_TIMEOUT)
     _wait(page, console, "the panel's numbers to show", f"el => ({NUMBERS_JS})(el)",
           panel.element_handle())
     _wait(page, console, "the panel's trade-off and CDFs (2 or more charts) to draw",
@@ -652,12 +660,13 @@ def _export_rq(page, console, nb, panel, export_dir: Path, width: str = "column 
     assert not export_dir.exists()
     t = time.monotonic()
     area.locator("button", has_text="Export this view").click()
+    # tables are written first, figures after; the area's last line says the export ended
+    _wait(page, console, "Export this view to print that it is done",
+          "el => /done: \\d+ files in /.test(el.innerText)", area.element_handle(),
+          timeout=2 * STEP_TIMEOUT)
     manifest = _wait_manifest(export_dir)
-    def with_tables():
-        m = json.loads(manifest.read_text())
-        return m if len(m.get("tables", {})) >= 4 else None
-    man = _until(f"the tables in {manifest} (they come last)", with_tables,
-                 lambda: manifest.read_text()[:500], timeout=2 * STEP_TIMEOUT)
+    man = json.loads(manifest.read_text())
+    assert len(man.get("tables", {})) >= 4, f"the tables in {manifest}: {man.get('tables')}"
     pngs = sorted(export_dir.glob("*.png"))
     assert pngs, f"Export this view wrote no PNG into {export_dir}"
     for p in pngs:

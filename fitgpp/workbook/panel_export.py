@@ -164,7 +164,10 @@ def export_area(panel, out_dir: str = "figures") -> W.VBox:
         out.clear_output(wait=True)
         with out:
             try:
-                export_view(panel, Path(box.value).expanduser(), width=width.value, log=print)
+                where = Path(box.value).expanduser()
+                written = export_view(panel, where, width=width.value, log=print)
+                # the last line says the export has ended (tables come first, figures after)
+                print(f"done: {len(written)} files in {where}")
             except FitgppError as exc:
                 print(f"error: {exc}")
 

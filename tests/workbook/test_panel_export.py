@@ -283,3 +283,17 @@ def test_every_study_exports_at_both_widths_with_captions_and_keyed_tables(key, 
                    [[c.strip() for c in ln.strip("| ").split(" | ")] for ln in md[1:]], keys)
         assert all(f">{k}<" in table._repr_html_() for k in keys)
         assert to_latex(table) == (out / f"{key}_table.tex").read_text()
+
+
+def test_the_button_says_when_the_export_has_ended(panel, tmp_path, capsys):
+    """Tables are written before figures, so a manifest with tables is no sign the export
+    ended (the browser test read the folder between the two and found no PNG): the button's
+    last line says it, with the number of files written, and only when nothing failed."""
+    area = panel.children[-1]
+    area.folder.value, area.width.value = str(tmp_path / "out"), "column"
+    capsys.readouterr()
+    area.export()
+    lines = capsys.readouterr().out.strip().splitlines()
+    written = sorted(p for p in (tmp_path / "out").iterdir() if p.name != MANIFEST)
+    assert lines[-1] == f"done: {len(written)} files in {tmp_path / 'out'}", lines[-3:]
+    assert not any(line.startswith("done:") for line in lines[:-1]), lines
