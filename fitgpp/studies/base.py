@@ -154,11 +154,10 @@ class Study:
                 for label, make in self.variants.items()}
 
     def run(self, size: Size = QUICK, *, cache=None, scheduler=None, progress=False) -> Outcome:
-        """Run (or read from the cache) every cell; ``cache``: a directory, None for the
-        default, False for none; ``scheduler``: a Dask address, or a callable returning
-        one when a cell must be computed. None: as ``size.workers`` says (0: in this
-        process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
-        started only if some cell is not cached)."""
+        """Run (or read from the cache) every cell; ``cache``: a directory, None for the default,
+        False for none; ``scheduler``: a Dask address, or a callable returning one when a cell
+        must be computed. None: ``$FITGPP_SCHEDULER`` if set, at any size; else as ``size.workers``
+        says (0: in this process; else one LocalCluster for all variants, started if needed)."""
         if self.at_size(size) is not self:
             return self.at_size(size).run(size, cache=cache, scheduler=scheduler,
                                           progress=progress)
@@ -166,9 +165,10 @@ class Study:
         exps = self.experiments(size)
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
+        scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None   # docs/cluster.md
         if scheduler is None and size.workers != 0:  # one cluster per session, if needed
-            scheduler = os.environ.get("FITGPP_SCHEDULER") or shared(size.workers)
-        how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
+            scheduler = shared(size.workers)
+        how = {"scheduler": scheduler} if scheduler is not None else {"workers": 0}
         for label, exp in exps.items():
             got, st = {}, {}
             grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st,

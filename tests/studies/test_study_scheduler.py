@@ -1,0 +1,43 @@
+"""A study's cells run where the one rule says (issue 36, docs/cluster.md): on the scheduler
+``$FITGPP_SCHEDULER`` names, at every size (a size that runs in process included), or on the
+one given to the study, the report or a panel."""
+
+from __future__ import annotations
+
+import pytest
+
+from fitgpp.studies import Size, Study
+
+distributed = pytest.importorskip("distributed")
+#: in process, unless a scheduler says otherwise
+TINY = Size(n_jobs=60, seeds=(0,), timeline_jobs=20, real_jobs=60, workers=0)
+STUDY = Study(key="where", title="where cells run", question="Where?",
+              policies={"fifo": {}, "fitgpp": {"s": [2.0, 4.0]}})
+
+
+def ran_on(cluster) -> set:
+    return {str(t[0]) for t in cluster.scheduler.transition_log
+            if str(t[0]).startswith("fitgpp-cell-") and t[2] == "processing"}
+
+
+def threads():
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                        dashboard_address="127.0.0.1:0")
+
+
+def test_a_study_runs_on_the_scheduler_of_the_environment_at_every_size(tmp_path,
+                                                                        monkeypatch):
+    with threads() as cluster:
+        monkeypatch.setenv("FITGPP_SCHEDULER", cluster.scheduler_address)
+        o = STUDY.run(TINY, cache=tmp_path / "c")
+        assert o.stats["computed"] == 3 and len(ran_on(cluster)) == 3
+
+
+def test_a_panel_runs_on_the_scheduler_it_is_given(tmp_path, monkeypatch):
+    from fitgpp.workbook.panels import Panel
+    monkeypatch.delenv("FITGPP_SCHEDULER", raising=False)
+    with threads() as cluster:
+        p = Panel(STUDY, TINY, cache=tmp_path / "c", charts=False,
+                  scheduler=cluster.scheduler_address)
+        assert p.result is not None and len(ran_on(cluster)) == 3
