@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fitgpp.sweep import derived
-from fitgpp.sweep.cache import CellCache, _encode
+from fitgpp.sweep.cache import CellCache, _encode, _meta
 from fitgpp.sweep.cell import CELL_FORMAT, compute_cell
 from fitgpp.sweep.summary import cell_metrics
 
@@ -71,6 +71,9 @@ class Receipt:
     result: dict | None = None
     #: CPU seconds the worker's thread spent on the cell (simulation, encoding, writing)
     cpu_s: float = 0.0
+    #: ``meta`` read as the cache reads it (:func:`fitgpp.sweep.cache._meta`), here on the
+    #: worker rather than on the client
+    scalars: dict | None = None
 
     def summary(self, path: Path | None) -> derived.Summary:
         """The entry's summary, kept at ``path`` (None: kept in memory only), with the values
@@ -132,10 +135,12 @@ def _in_cache(key: str, cell, source, target: Target, version: str) -> Receipt |
     if not isinstance(meta, dict) or meta.get("fitgpp") != version:
         return None
     return Receipt(key, meta["fitgpp"], str(meta.get("code")), s.payload, s.size, s.n,
-                   tuple(s.names), s.meta, dict(s.values), derived.code_digest(), written=True)
+                   tuple(s.names), s.meta, dict(s.values), derived.code_digest(), written=True,
+                   scalars=_meta(s.meta, key))
 
 
 def _receipt(key: str, res: dict, s: derived.Summary, **kw) -> Receipt:
     return Receipt(key, res["fitgpp"], res["code"], s.payload, s.size, s.n, tuple(s.names),
-                   s.meta, dict(s.values), derived.code_digest(), **kw)
+                   s.meta, dict(s.values), derived.code_digest(),
+                   scalars=_meta(s.meta, key) if s.meta else None, **kw)
 

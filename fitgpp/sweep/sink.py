@@ -10,9 +10,11 @@ for a cell found in the cache, and reads its arrays from the cache when they are
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import warnings
+from pathlib import Path
 
 from fitgpp._version import __version__
 from fitgpp.sweep.cache import Summarized, _decode, _meta
@@ -54,6 +56,8 @@ class Sink:
     def __init__(self, store, results: dict, bar, recompute):
         self.store, self.results, self.bar, self.recompute = store, results, bar, recompute
         self.writer: _Writer | None = None
+        # where summaries go: CellCache.path(key) with ".sum", made as one string per cell
+        self._cells = None if store is None else os.path.join(store.root, "sweep-cells")
         #: how worker processes ended during the sweep, where this process can tell
         self.deaths: list[str] = []
 
@@ -72,8 +76,9 @@ class Sink:
             res = Kept(rc.result)
             res.summary = rc.summary(None)
         else:
-            summary = rc.summary(self.store.path(rc.key).with_suffix(".sum"))
-            res = Summarized(self.store, summary, _meta(rc.meta, rc.key))
+            summary = rc.summary(Path(f"{self._cells}/{rc.key[:2]}/{rc.key}.sum"))
+            res = Summarized(self.store, summary,
+                             rc.scalars if rc.scalars is not None else _meta(rc.meta, rc.key))
             res.recompute = self.recompute(rc.key)
             if not rc.written:
                 if self.writer is None:
