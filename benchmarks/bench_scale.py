@@ -4,30 +4,35 @@
 
 Runs a fixed grid -- RQ8's full grid (FIFO, PRIO and FitGpp s=4 on ``paper-wide-te`` at
 10,000 jobs: restart cost x TE share x load x 5 seeds, 540 cells), or with ``--quick`` a slice
-of it (one load, two TE shares, three restart costs, two seeds: 36 cells of the same size) --
+of it (one load, three TE shares, three restart costs, two seeds: 54 cells of the same size) --
 through :func:`fitgpp.sweep.run_sweep` on a cluster of separate processes on 127.0.0.1 (a
 ``dask scheduler`` and a ``dask worker --nworkers N --nthreads 1``, as docs/cluster.md starts
 one by hand, so the scheduler's work is not the client's), started before the clock starts,
 into an empty cache each time; checks that every run's Dataset is identical to the first one's.
 
 Per run: workers, wall seconds, speedup against the first run, cells per second, and the
-client's serial work: the CPU seconds of the client's thread (the one that called
-``run_sweep``: cache keys, handing out the cells, taking in each result, assembling the
-Dataset), measured with ``time.thread_time`` so that waiting costs nothing; for information,
-the CPU of the whole client process (Dask's communication thread too) and of the scheduler's
-process, per cell, beyond what each spends idle.
+client's serial work -- the CPU seconds of the client's thread (the one that called
+``run_sweep``), measured with ``time.thread_time`` so that waiting costs nothing -- in its
+three phases, read at the calls of the sweep's progress callback: "before" (the cells' cache
+keys and the cache lookup, up to the first call), "per cell" (taking in each computed cell,
+from the first to the last call, per cell) and "after" (assembling the Dataset).
 
-The client's serial work per cell, ``Y``, is what each cell adds to it: each run is followed,
-on the same cluster, by three runs of a corner of the grid (its first restart cost, TE share,
-load and seed: 3 cells, each into another empty cache). Per run, its client-thread CPU seconds
-less the least of all the corner runs', over the difference of their cells, is its work per
-cell: what does not grow with the cells (loading the workload model, connecting to the
-scheduler, the Dataset's summaries over seeds) cancels out, and is printed as "fixed s". ``Y``
-is the mean over the runs (one run's figure moves by about 0.1 ms per cell on a loaded
-machine). The last line: the client saturates when it spends as long on each cell as the
-workers together take to compute one, at ``N = X / Y`` workers, ``X`` a cell's compute (the
-mean CPU seconds each cell records of its simulation, workload drawing included, in the first
-run). See docs/cluster.md.
+The client saturates where, taking in one cell, it spends as long as the workers together
+take to compute one: at ``N = X / Y`` workers, ``X`` a cell's compute (the mean CPU seconds
+each cell records of its simulation, workload drawing included, in the first run) and ``Y``
+its work per cell (the largest of the runs'); before and after are serial time added once to
+the sweep, not per cell. On a few workers each result comes alone and wakes the client from
+its sleep, cache-cold; a saturated client is never asleep: results wait for it and it takes
+them in batches. Both are measured in each run: the first half of the cells as they come
+("as they come"), then the progress callback waits until the scheduler has computed every
+cell (the CPU of that wait is not counted) and the client takes the other half in batches
+("batched", the ``Y`` of the last line). The line before it says where the client would
+saturate if it took every result as it comes.
+
+Before that line, what Dask's own scheduler (a process of its own, not fitgpp's client) spends
+per task: the CPU of the ``dask scheduler`` process beyond its idle rate, for 600 tasks of
+15 ms on 2 workers whose results are taken as a sweep takes them (``as_completed``, one by
+one), and the workers it keeps up with at that rate for these cells. See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -50,19 +55,15 @@ import xarray as xr
 DASK = str(Path(sys.executable).with_name("dask"))
 
 
-def grid(quick: bool, corner: bool = False):
-    """The Experiment: RQ8's full grid, or a slice of it at the same size; ``corner``: the
-    first value of every knob and the first seed only (3 cells)."""
+def grid(quick: bool):
+    """The Experiment: RQ8's full grid, or a slice of it at the same size."""
     from fitgpp.studies import FULL, STUDIES
     study = STUDIES["rq8"].at_size(FULL)
     size = FULL
     if quick:
         study = study.replace(knobs={"restart_overhead": (0.0, 900.0, 1800.0),
-                                     "te_fraction": (0.3, 0.7), "load": (0.85,)})
+                                     "te_fraction": (0.3, 0.5, 0.7), "load": (0.85,)})
         size = replace(FULL, seeds=(0, 1))
-    if corner:
-        study = study.replace(knobs={k: tuple(v)[:1] for k, v in study.knobs.items()})
-        size = replace(size, seeds=size.seeds[:1])
     (exp,) = study.experiments(size).values()
     return exp
 
@@ -116,38 +117,79 @@ def cpu_of(pid: int) -> float:
     return t.user + t.system
 
 
-def timed(exp, address: str, scheduler_pid: int | None = None) -> dict:
+def _unfinished(dask_scheduler=None) -> int:
+    """On the scheduler: the cells' tasks not yet computed."""
+    return sum(1 for k, ts in dask_scheduler.tasks.items()
+               if str(k).startswith("fitgpp-cell-") and ts.state not in ("memory", "erred"))
+
+
+class Probe:
+    """The sweep's progress callback: the client thread's CPU clock at each call; half way
+    through the cells, it waits until the scheduler at ``address`` has computed them all
+    (``held``: the CPU seconds of that wait)."""
+
+    def __init__(self, address: str):
+        from distributed import Client
+        self.client = Client(address, timeout="60s")
+        self.held, self.marks = 0.0, []
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.thread_time()
+        self.marks.append(now - self.held)
+        if done == total // 2:
+            while self.client.run_on_scheduler(_unfinished):
+                time.sleep(0.25)
+            self.held += time.thread_time() - now
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def timed(exp, address: str) -> dict:
     """One sweep of ``exp`` on the scheduler at ``address`` into an empty cache."""
     from fitgpp.sweep import run_sweep
+    probe = Probe(address)
     with tempfile.TemporaryDirectory() as cache:
         runs, st = {}, {}
         gc.collect()   # each run starts from the same collector's state
-        s0 = cpu_of(scheduler_pid) if scheduler_pid else 0.0
-        t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
-        ds = run_sweep(exp, scheduler=address, cache=cache, progress=False, runs=runs, stats=st)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        ds = run_sweep(exp, scheduler=address, cache=cache, progress=probe, runs=runs, stats=st)
         wall = time.perf_counter() - t0
-        serial, process = time.thread_time() - c0, time.process_time() - p0
-        sched = cpu_of(scheduler_pid) - s0 if scheduler_pid else 0.0
+        c1 = time.thread_time() - probe.held
         compute = [float(r["compute_cpu_s"]) for r in runs.values()]
-    return {"ds": ds, "wall": wall, "serial": serial, "process": process, "scheduler": sched,
-            "cells": st["computed"], "compute": sum(compute) / len(compute)}
+    probe.close()
+    m, n = probe.marks, st["computed"]   # m[0]: before any cell; m[i]: after the i-th cell
+    h = n // 2                           # the wait comes after the h-th cell's mark
+    return {"ds": ds, "wall": wall, "serial": c1 - c0, "cells": n,
+            "compute": sum(compute) / len(compute), "before": m[0] - c0,
+            "as_they_come": (m[h] - m[1]) / (h - 1), "batched": (m[n] - m[h]) / (n - h),
+            "after": c1 - m[n]}
 
 
-def one_run(exp, corner, workers: int) -> tuple[dict, list[float]]:
-    """``exp`` on a fresh cluster of ``workers`` workers, then ``corner`` three times on the
-    same cluster: the first run's figures, and the corner runs' client seconds. The client
-    process's and the scheduler's CPU per cell leave out what they spend idle (heartbeats,
-    monitors), measured for 3 s before the run."""
-    with cluster(workers) as (address, pid):
-        s0, p0, t0 = cpu_of(pid), time.process_time(), time.perf_counter()
+def _task(i: int) -> str:
+    time.sleep(0.015)
+    return "x" * 5000   # about a receipt's size
+
+
+def scheduler_cost(n: int = 600) -> float:
+    """CPU seconds per task of a ``dask scheduler`` process beyond its idle rate, for ``n``
+    tasks of 15 ms on 2 workers, their results taken one by one as they come."""
+    from distributed import Client, as_completed
+    with cluster(2) as (address, pid), Client(address) as client:
+        s0, t0 = cpu_of(pid), time.perf_counter()
         time.sleep(3)
-        idle = time.perf_counter() - t0
-        s_idle, p_idle = (cpu_of(pid) - s0) / idle, (time.process_time() - p0) / idle
-        r = timed(exp, address, pid)
-        r["process"] -= p_idle * r["wall"]
-        r["scheduler"] -= s_idle * r["wall"]
-        small = [timed(corner, address) for _ in range(3)]
-    return r, [c["serial"] for c in small]
+        idle = (cpu_of(pid) - s0) / (time.perf_counter() - t0)
+        s0, t0 = cpu_of(pid), time.perf_counter()
+        done = as_completed(client.map(_task, range(n), pure=False), with_results=True)
+        for _ in done:
+            pass
+        return (cpu_of(pid) - s0 - idle * (time.perf_counter() - t0)) / n
+
+
+def one_run(exp, workers: int) -> dict:
+    """``exp`` on a fresh cluster of ``workers`` workers."""
+    with cluster(workers) as (address, _):
+        return timed(exp, address)
 
 
 def warm_client() -> None:
@@ -155,7 +197,8 @@ def warm_client() -> None:
     from fitgpp.sweep import Experiment, Workload
     with cluster(1) as (address, _):
         timed(Experiment(workload=Workload(model="paper-wide-te", n_jobs=50),
-                         policies={"fifo": {}, "fitgpp": {}}, seeds=[9]), address)
+                         policies={"fifo": {}, "fitgpp": {"s": [2.0, 4.0]}}, seeds=[8, 9]),
+              address)
 
 
 def main() -> None:
@@ -164,25 +207,22 @@ def main() -> None:
                     help="worker counts to run, the first the reference (default: 1, 2, 4, ... "
                          "up to the CPUs)")
     ap.add_argument("--quick", action="store_true",
-                    help="a slice of the grid (36 cells), in under 3 minutes on 2 cores")
+                    help="a slice of the grid (54 cells), in under 3 minutes on 2 cores")
     a = ap.parse_args()
     cpus = len(os.sched_getaffinity(0))
     counts = a.workers or [w for w in (1, 2, 4, 8, 16, 32, 64) if w <= max(cpus, 2)]
     from fitgpp.sweep import cells_of
-    exp, corner = grid(a.quick), grid(a.quick, corner=True)
+    exp = grid(a.quick)
     print(f"{time.strftime('%Y-%m-%d %H:%M')}; {cpus} CPUs; load average "
           f"{os.getloadavg()[0]:.1f}; grid: {'a slice of ' if a.quick else ''}RQ8's full grid, "
           f"{len(cells_of(exp))} cells of {exp.workload.n_jobs} jobs", flush=True)
     warm_client()
     print(f"{'workers':>7}{'wall s':>8}{'speedup':>9}{'cells/s':>9}{'client serial s':>17}"
-          f"{'fixed s':>9}{'ms/cell':>9}{'client process ms/cell':>24}"
-          f"{'scheduler ms/cell':>19}  identical", flush=True)
-    n_corner = len(cells_of(corner))
-    first, rows, corners = None, [], []
+          f"{'before s':>10}{'per cell ms: as they come':>27}{'batched':>9}{'after s':>9}"
+          "  identical", flush=True)
+    first, rows = None, []
     for w in counts:
-        r, small = one_run(exp, corner, w)
-        corners += small
-        r["per_cell"] = (r["serial"] - min(corners)) / (r["cells"] - n_corner)
+        r = one_run(exp, w)
         rows.append(r)
         same = "reference"
         if first is None:
@@ -191,12 +231,18 @@ def main() -> None:
             xr.testing.assert_identical(r["ds"], first["ds"])
             same = "yes"
         print(f"{w:>7}{r['wall']:>8.1f}{first['wall'] / r['wall']:>9.2f}"
-              f"{r['cells'] / r['wall']:>9.2f}{r['serial']:>17.3f}"
-              f"{min(corners) - n_corner * r['per_cell']:>9.3f}{1e3 * r['per_cell']:>9.2f}"
-              f"{1e3 * r['process'] / r['cells']:>24.2f}"
-              f"{1e3 * r['scheduler'] / r['cells']:>19.2f}  {same}", flush=True)
+              f"{r['cells'] / r['wall']:>9.2f}{r['serial']:>17.3f}{r['before']:>10.3f}"
+              f"{1e3 * r['as_they_come']:>27.3f}{1e3 * r['batched']:>9.3f}{r['after']:>9.3f}"
+              f"  {same}", flush=True)
     x = first["compute"]
-    y = sum((r["serial"] - min(corners)) / (r["cells"] - n_corner) for r in rows) / len(rows)
+    per_task = scheduler_cost()
+    print(f"Dask's scheduler: {1e3 * per_task:.2f} ms of CPU per task (600 tasks of 15 ms, taken "
+          f"as they come); at that rate it keeps up with {int(x / per_task)} workers for these "
+          "cells")
+    slow = max(r["as_they_come"] for r in rows)
+    print(f"taking every result as it comes, the client would saturate at {int(x / slow)} "
+          f"workers ({1e3 * slow:.2f} ms of client work per cell)")
+    y = max(r["batched"] for r in rows)
     print(f"client saturates at {int(x / y)} workers (a cell: {1e3 * x:.0f} ms of compute, "
           f"{1e3 * y:.2f} ms of client work)")
 
