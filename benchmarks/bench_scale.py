@@ -1,6 +1,6 @@
 """How far a sweep scales with Dask workers, and at how many its client saturates.
 
-    python benchmarks/bench_scale.py [--workers 1 2 4 ...] [--quick]
+    python benchmarks/bench_scale.py [--workers 0 1 2 4 ...] [--quick]
 
 Runs a fixed grid -- RQ8's full grid (FIFO, PRIO and FitGpp s=4 on ``paper-wide-te`` at
 10,000 jobs: restart cost x TE share x load x 5 seeds, 540 cells), or with ``--quick`` a slice
@@ -9,6 +9,8 @@ through :func:`fitgpp.sweep.run_sweep` on a cluster of separate processes on 127
 ``dask scheduler`` and a ``dask worker --nworkers N --nthreads 1``, as docs/cluster.md starts
 one by hand, so the scheduler's work is not the client's), started before the clock starts,
 into an empty cache each time; checks that every run's Dataset is identical to the first one's.
+With ``--workers 0 ...`` the first run is in this process, without Dask, as a sweep runs by
+default under 3 CPUs.
 
 Per run: workers, wall seconds, speedup against the first run, cells per second, and the
 client's serial work -- the CPU seconds of the client's thread (the one that called
@@ -19,19 +21,19 @@ from the first to the last call, per cell) and "after" (assembling the Dataset).
 
 The client saturates where, taking in one cell, it spends as long as the workers together
 take to compute one: at ``N = X / Y`` workers, ``X`` a cell's compute (the mean CPU seconds
-each cell records of its simulation, workload drawing included, in the first run) and ``Y``
-its work per cell (the largest of the runs'); before and after are serial time added once to
-the sweep, not per cell. On a few workers each result comes alone and wakes the client from
-its sleep, cache-cold; a saturated client is never asleep: results wait for it and it takes
-them in batches. Both are measured in each run: the first half of the cells as they come
-("as they come"), then the progress callback waits until the scheduler has computed every
-cell (the CPU of that wait is not counted) and the client takes the other half in batches
-("batched", the ``Y`` of the last line). The line before it says where the client would
-saturate if it took every result as it comes.
+each cell records of its simulation, workload drawing included, in the first run on Dask)
+and ``Y`` its work per cell (the largest of the runs'); before and after are serial time
+added once to the sweep, not per cell. On a few workers each result comes alone and wakes
+the client from its sleep, cache-cold; a saturated client is never asleep: results wait for
+it and it takes them in batches. Both are measured in each run: the first half of the cells
+as they come ("as they come"), then the progress callback waits until the scheduler has
+computed every cell (the CPU of that wait is not counted) and the client takes the other
+half in batches ("batched", the ``Y`` of the last line). The line before it says where the
+client would saturate if it took every result as it comes.
 
-Before that line, what Dask's own scheduler (a process of its own, not fitgpp's client) spends
-per task: the CPU of the ``dask scheduler`` process beyond its idle rate, for 600 tasks of
-15 ms on 2 workers whose results are taken as a sweep takes them (``as_completed``, one by
+Before those lines, what Dask's own scheduler (a process of its own, not fitgpp's client)
+spends per task: the CPU of the ``dask scheduler`` process beyond its idle rate, for 600 tasks
+of 15 ms on 2 workers whose results are taken as a sweep takes them (``as_completed``, one by
 one), and the workers it keeps up with at that rate for these cells. See docs/cluster.md.
 """
 
@@ -77,8 +79,10 @@ def cluster(workers: int):
         file = os.path.join(d, "scheduler.json")
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
                  "start_new_session": True}
+        # (both also stop by themselves if this process dies: idle, or without a scheduler)
         procs = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                   "--no-dashboard", "--scheduler-file", file], **quiet)]
+                                   "--no-dashboard", "--scheduler-file", file,
+                                   "--idle-timeout", "600"], **quiet)]
         try:
             for _ in range(600):
                 if os.path.exists(file):
@@ -87,7 +91,7 @@ def cluster(workers: int):
             procs.append(subprocess.Popen(
                 [DASK, "worker", "--scheduler-file", file, "--nworkers", str(workers),
                  "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
-                 "--local-directory", d], **quiet))
+                 "--local-directory", d, "--death-timeout", "60"], **quiet))
             address = json.load(open(file))["address"]
             with Client(address, timeout="60s") as client:
                 client.wait_for_workers(workers, timeout=120)
@@ -187,9 +191,17 @@ def scheduler_cost(n: int = 600) -> float:
 
 
 def one_run(exp, workers: int) -> dict:
-    """``exp`` on a fresh cluster of ``workers`` workers."""
-    with cluster(workers) as (address, _):
-        return timed(exp, address)
+    """``exp`` on a fresh cluster of ``workers`` workers; 0: in this process, without Dask
+    (where a sweep runs under 3 CPUs by default: fitgpp.sweep.runner.dask_pays)."""
+    if workers:
+        with cluster(workers) as (address, _):
+            return timed(exp, address)
+    from fitgpp.sweep import run_sweep
+    st = {}
+    t0, c0 = time.perf_counter(), time.thread_time()
+    ds = run_sweep(exp, workers=0, cache=False, progress=False, stats=st)
+    return {"ds": ds, "wall": time.perf_counter() - t0, "serial": time.thread_time() - c0,
+            "cells": st["computed"]}
 
 
 def warm_client() -> None:
@@ -204,11 +216,14 @@ def warm_client() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, nargs="+", default=None,
-                    help="worker counts to run, the first the reference (default: 1, 2, 4, ... "
-                         "up to the CPUs)")
+                    help="worker counts to run, the first the reference; 0 runs the grid in "
+                         "this process, without Dask (default: 1, 2, 4, ... up to the CPUs)")
     ap.add_argument("--quick", action="store_true",
                     help="a slice of the grid (54 cells), in under 3 minutes on 2 cores")
     a = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # killed: stop the clusters too
+    if a.workers is not None and not any(a.workers):
+        ap.error("--workers: give at least one count of Dask workers (0 is in this process)")
     cpus = len(os.sched_getaffinity(0))
     counts = a.workers or [w for w in (1, 2, 4, 8, 16, 32, 64) if w <= max(cpus, 2)]
     from fitgpp.sweep import cells_of
@@ -223,18 +238,21 @@ def main() -> None:
     first, rows = None, []
     for w in counts:
         r = one_run(exp, w)
-        rows.append(r)
         same = "reference"
         if first is None:
             first = r
         else:
             xr.testing.assert_identical(r["ds"], first["ds"])
             same = "yes"
-        print(f"{w:>7}{r['wall']:>8.1f}{first['wall'] / r['wall']:>9.2f}"
-              f"{r['cells'] / r['wall']:>9.2f}{r['serial']:>17.3f}{r['before']:>10.3f}"
-              f"{1e3 * r['as_they_come']:>27.3f}{1e3 * r['batched']:>9.3f}{r['after']:>9.3f}"
-              f"  {same}", flush=True)
-    x = first["compute"]
+        head = (f"{w:>7}{r['wall']:>8.1f}{first['wall'] / r['wall']:>9.2f}"
+                f"{r['cells'] / r['wall']:>9.2f}{r['serial']:>17.3f}")
+        if not w:
+            print(f"{head}{'(in this process: every cell on the client)':>58}  {same}")
+            continue
+        rows.append(r)
+        print(f"{head}{r['before']:>10.3f}{1e3 * r['as_they_come']:>27.3f}"
+              f"{1e3 * r['batched']:>9.3f}{r['after']:>9.3f}  {same}", flush=True)
+    x = rows[0]["compute"]
     per_task = scheduler_cost()
     print(f"Dask's scheduler: {1e3 * per_task:.2f} ms of CPU per task (600 tasks of 15 ms, taken "
           f"as they come); at that rate it keeps up with {int(x / per_task)} workers for these "

@@ -200,15 +200,11 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
     from distributed import Client, as_completed
 
     from fitgpp.sweep.remote import run_cell
-    cluster = None
+    cluster, ours = None, True
     if callable(scheduler):  # started on demand by the caller (e.g. fitgpp reproduce)
         scheduler = scheduler()
     if scheduler:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            raise SweepError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); check "
-                             "--scheduler / FITGPP_SCHEDULER") from None
+        client, ours = _client_of(scheduler)
     else:
         cluster = local_cluster(workers or min(machine_workers(), len(todo)))
         client = Client(cluster)
@@ -239,9 +235,30 @@ def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> N
             client.cancel(list(pending.futures))
         if token is not None:
             token.unlink(missing_ok=True)
-        client.close()
+        if ours:
+            client.close()
         if cluster is not None:
             close_cluster(cluster)
+
+
+def _client_of(address: str):
+    """``(client, ours)``: the Client this process already has of the scheduler at
+    ``address`` (a notebook's; two Clients of one scheduler in a process held this one's
+    results back by seconds), else a new one, which the sweep closes."""
+    from distributed import Client, default_client
+    from distributed.comm.addressing import normalize_address
+    try:
+        current = default_client()
+        if current.status == "running" and \
+                normalize_address(current.scheduler.address) == normalize_address(address):
+            return current, False
+    except (ValueError, AttributeError, TypeError):
+        pass   # no client yet, or an address that does not parse: a client of our own
+    try:
+        return Client(address, timeout="20s"), True
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        raise SweepError(f"cannot reach the Dask scheduler at {address!r} ({exc}); check "
+                         "--scheduler / FITGPP_SCHEDULER") from None
 
 
 #: The key of a cell's Dask task: this and the cell's cache key.
@@ -273,10 +290,10 @@ def _same(x):
 
 
 def _collect(client, results, done, todo) -> None:
-    """Hand each finished cell to ``done``, waking only when results come in; once none has
-    come for a few seconds, check that the scheduler still has workers, and fail when it has
-    had none for NO_WORKERS_TIMEOUT_S seconds, or cannot be reached, rather than wait
-    forever."""
+    """Hand each finished cell to ``done``, waking when results come in; while none comes,
+    ask the scheduler every second how many workers it has (with another Client open in this
+    process, results reached this one only at such a call), and fail when it has had none for
+    NO_WORKERS_TIMEOUT_S seconds, or cannot be reached, rather than wait forever."""
     from distributed import CancelledError
     idle_since, last = None, time.monotonic()
     while not results.is_empty():
@@ -293,10 +310,11 @@ def _collect(client, results, done, todo) -> None:
             idle_since, last = None, time.monotonic()
             del batch, fut, res   # released: the scheduler forgets the cell
             continue
-        _wait(results, 1.0)
+        _wait(results, QUIET_S)
         now = time.monotonic()
-        if now - last < min(QUIET_S, NO_WORKERS_TIMEOUT_S):
-            continue   # a result came in lately: there are workers
+        if now - last < QUIET_S:
+            continue   # a result came in within the second
+        last = now
         try:
             n_workers = len(client.nthreads())
         except Exception as exc:  # the scheduler itself is gone
@@ -311,8 +329,8 @@ def _collect(client, results, done, todo) -> None:
                              "left to compute: all workers are gone; finished cells are cached")
 
 
-#: Seconds without a result after which the sweep checks that its scheduler has workers.
-QUIET_S = 5.0
+#: Seconds without a result after which the sweep asks its scheduler for its workers.
+QUIET_S = 1.0
 
 
 def _wait(results, timeout: float) -> None:

@@ -13,35 +13,17 @@ import signal
 import subprocess
 import sys
 import textwrap
-import uuid
-from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 import xarray as xr
+from counted_policy import PAUSE, RUNS_DIR, Counted
 
 import fitgpp
-from fitgpp.sim.policies.fifo import Fifo
 from fitgpp.sweep import CellCache, Experiment, Workload, run_sweep
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed is a dependency of "
                                   "fitgpp; reinstall with pip install -e .")
-RUNS_DIR = "FITGPP_TEST_RUNS_DIR"
-
-
-@dataclass(frozen=True)
-class Counted(Fifo):
-    """FIFO that leaves a file in ``$FITGPP_TEST_RUNS_DIR`` for each simulation it runs: a
-    researcher's policy with a field of its own, counting what a sweep computes."""
-
-    tag: int = field(default=0, metadata={"min": 0, "max": 100})
-    name = "counted"
-
-    def bind(self, eng) -> None:
-        where = os.environ.get(RUNS_DIR)
-        if where:
-            open(os.path.join(where, f"{self.tag}-{uuid.uuid4().hex}"), "w").close()
-        super().bind(eng)
 
 
 def counted_exp(n_jobs: int) -> Experiment:
@@ -108,15 +90,35 @@ def test_workers_that_cannot_see_the_cache_send_it_back(tmp_path, monkeypatch):
     assert st["computed"] == 0
 
 
+def test_a_client_of_the_same_scheduler_is_used_and_left_open(tmp_path, monkeypatch):
+    """A notebook's own Client of the scheduler: the sweep uses it (a second Client of one
+    scheduler in a process held the sweep's results back by seconds) and leaves it open."""
+    exp = counted_exp(150)
+    made = []
+    real = distributed.Client.__init__
+
+    def counted(self, *a, **k):
+        made.append(a)
+        real(self, *a, **k)
+    with local(2) as cluster, distributed.Client(cluster) as client:
+        monkeypatch.setattr(distributed.Client, "__init__", counted)
+        ds = run_sweep(exp, scheduler=cluster.scheduler_address.replace("tcp://", ""),
+                       cache=tmp_path / "c", progress=False)
+        assert made == [] and client.status == "running"
+        assert client.submit(sum, [1, 2]).result() == 3
+    xr.testing.assert_identical(ds, run_sweep(exp, workers=0, cache=False, progress=False))
+
+
 # ---------------------------------------------------------------- a lost worker
 def test_a_killed_worker_costs_only_the_cells_it_was_running(tmp_path, monkeypatch):
     """A worker killed after half the cells: every cell that finished is kept (not run again
     because the dead worker held its result), so at most the one it was running runs twice."""
-    exp = counted_exp(2500)
+    exp = counted_exp(1000)
     serial = run_sweep(exp, workers=0, cache=False, progress=False)
     runs = tmp_path / "runs"
     runs.mkdir()
     monkeypatch.setenv(RUNS_DIR, str(runs))   # before the workers start: they inherit it
+    monkeypatch.setenv(PAUSE, "0.3")          # each cell runs for at least 0.3 s
     killed = {}
     with local(2) as cluster, distributed.Client(cluster) as client:
         def kill_a_busy_worker(done, total):

@@ -232,8 +232,8 @@ def test_workers_and_scheduler_are_exclusive(trace_exp, monkeypatch):
     # go there silently, and workers=0 to ignore it); nothing is computed
     monkeypatch.setenv("FITGPP_SCHEDULER", "tcp://127.0.0.1:1")
     for kw in ({"workers": 0}, {"workers": 2}, {"serial": True}):
-        with pytest.raises(SweepError, match=r"not both \(got workers=[02], \$FITGPP_SCHEDULER="
-                                             r"'tcp://127.0.0.1:1'; unset it to run the cells here"):
+        with pytest.raises(SweepError, match=r"not both \(got workers=[02], \$FITGPP_SCHEDULE"
+                                             r"R='tcp://127.0.0.1:1'; unset it to run the cells"):
             run_sweep(trace_exp, cache=False, progress=False, **kw)
 
 
