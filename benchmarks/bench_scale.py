@@ -129,30 +129,27 @@ def _unfinished(dask_scheduler=None) -> int:
 
 class Probe:
     """The sweep's progress callback: the client thread's CPU clock at each call; half way
-    through the cells, it waits until the scheduler at ``address`` has computed them all
-    (``held``: the CPU seconds of that wait)."""
+    through the cells, it waits until the scheduler has computed them all (``held``: the CPU
+    seconds of that wait), asking through the sweep's own Client (a second Client of the
+    scheduler in this process would change how results reach the sweep's)."""
 
-    def __init__(self, address: str):
-        from distributed import Client
-        self.client = Client(address, timeout="60s")
+    def __init__(self):
         self.held, self.marks = 0.0, []
 
     def __call__(self, done: int, total: int) -> None:
+        from distributed import default_client
         now = time.thread_time()
         self.marks.append(now - self.held)
         if done == total // 2:
-            while self.client.run_on_scheduler(_unfinished):
+            while default_client().run_on_scheduler(_unfinished):
                 time.sleep(0.25)
             self.held += time.thread_time() - now
-
-    def close(self) -> None:
-        self.client.close()
 
 
 def timed(exp, address: str) -> dict:
     """One sweep of ``exp`` on the scheduler at ``address`` into an empty cache."""
     from fitgpp.sweep import run_sweep
-    probe = Probe(address)
+    probe = Probe()
     with tempfile.TemporaryDirectory() as cache:
         runs, st = {}, {}
         gc.collect()   # each run starts from the same collector's state
@@ -161,7 +158,6 @@ def timed(exp, address: str) -> dict:
         wall = time.perf_counter() - t0
         c1 = time.thread_time() - probe.held
         compute = [float(r["compute_cpu_s"]) for r in runs.values()]
-    probe.close()
     m, n = probe.marks, st["computed"]   # m[0]: before any cell; m[i]: after the i-th cell
     h = n // 2                           # the wait comes after the h-th cell's mark
     return {"ds": ds, "wall": wall, "serial": c1 - c0, "cells": n,

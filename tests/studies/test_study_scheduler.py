@@ -41,3 +41,17 @@ def test_a_panel_runs_on_the_scheduler_it_is_given(tmp_path, monkeypatch):
         p = Panel(STUDY, TINY, cache=tmp_path / "c", charts=False,
                   scheduler=cluster.scheduler_address)
         assert p.result is not None and len(ran_on(cluster)) == 3
+
+
+def test_run_all_closes_the_local_cluster_it_started(tmp_path):
+    """reproduce's session cluster is closed, in order, when run_all ends (it was left to the
+    interpreter's exit, where a closing cluster's heartbeats could print tracebacks)."""
+    from fitgpp.studies import reproduce
+    from fitgpp.studies._lazy import shared
+    lazy = shared(2)
+    lazy.close()   # (not started by an earlier test of this session)
+    size = Size(n_jobs=60, seeds=(0,), timeline_jobs=20, real_jobs=60, workers=2)
+    results = reproduce.run_all(tmp_path / "out", size=size, which=["rq3"], formats=(".svg",),
+                                log=lambda *_: None, cache=tmp_path / "c")
+    assert results["rq3"].stats["computed"] > 0   # its cells ran on that cluster
+    assert lazy.cluster is None
