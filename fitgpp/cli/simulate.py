@@ -48,10 +48,11 @@ def add_parser(sub) -> None:
 
 def _params_epilog() -> str:
     """The --param names of every registered policy, from their dataclass fields."""
-    from fitgpp.sim.policies.registry import declared
+    from fitgpp.sim.policies.registry import choices, declared
     parts = []
     for name, cls in POLICIES.items():
-        fields = [f"{k}={d!r}" + (f" ({t.__name__})" if t else "")
+        fields = [f"{k}={d!r}" + (f" ({' | '.join(map(str, choices(cls, k)))})"
+                                  if choices(cls, k) else f" ({t.__name__})" if t else "")
                   for k, (t, d) in declared(cls).items()]
         parts.append(f"{name}: {', '.join(fields) or 'none'}")
     return ("policy parameters (--param NAME=VALUE; defaults shown): " + "; ".join(parts)
@@ -84,9 +85,11 @@ def policy_class(args):
 
 def policy_params(args, cls=None) -> dict:
     """Parameters for the policy from --param NAME=VALUE (typed by the dataclass field) and the
-    alias flags --s, --max-preemptions, --seed."""
+    alias flags --s, --max-preemptions, --seed. A field's old name (LAS's ``demotion``, ...)
+    sets the new one, with a warning (:mod:`fitgpp.sim.policies.modes`)."""
     from fitgpp.cli.common import UsageError
     from fitgpp.errors import FitgppError
+    from fitgpp.sim.policies.modes import current_name
     from fitgpp.sim.policies.registry import declared, parse_value
     cls = cls if cls is not None else policy_class(args)
     fields = declared(cls)
@@ -96,6 +99,7 @@ def policy_params(args, cls=None) -> dict:
         name = name.strip()
         if not eq or not name:
             raise UsageError(f"--param {text!r}: expected NAME=VALUE")
+        name = current_name(cls, name, "--param: ")
         if name in params:
             raise UsageError(f"--param {name} given twice")
         try:

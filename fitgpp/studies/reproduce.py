@@ -24,9 +24,11 @@ from fitgpp.figures import plots
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import CI_NOTE, METRICS, brief, change, percent
 from fitgpp.analysis.tables import safe_csv
+from fitgpp.analysis.escape import md_alt, md_code, md_inert, md_text
 from fitgpp.studies import STUDIES, Study
 from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
                                  label_of, shared)
+from fitgpp.studies.keys import keyed
 from fitgpp.studies.rq1 import HEADLINE
 from fitgpp.studies.steady import steady_markdown
 from fitgpp.analysis.verdicts import (CLIP_NOTE, PAPER, PAPER_CLAIMS, Estimate, against_paper,
@@ -73,18 +75,43 @@ RQS = {**{k: _study_fn(s) for k, s in STUDIES.items()}, "rq2": rq2}
 # ---------------------------------------------------------------- the report
 def headline_table(r1: RQResult) -> str:
     """The paper's three numbers against FitGpp s=4's, each with its verdict from its interval
-    by :func:`fitgpp.analysis.verdicts.against_paper`, then the one-line summary."""
+    by :func:`fitgpp.analysis.verdicts.against_paper`, then the one-line summary. When RQ1 ran
+    FIFO with EASY backfilling too (``datasets["fifo_readings"]``), its changes against that
+    reading stand beside, with their verdicts and summary: the paper does not say which FIFO."""
     row = r1.table.set_index("policy").loc[HEADLINE]
-    lines = ["| metric (change vs FIFO) | paper | ours: FitGpp s=4, mean [95 % CI] | verdict |",
-             "|---|---|---|---|"]
-    said = []
+    easy = _reading(r1, "easy")
+    lines = ["| metric (change vs FIFO) | paper | ours: FitGpp s=4, mean [95 % CI] | verdict |"
+             + (" against EASY FIFO | verdict |" if easy else ""),
+             "|---|---|---|---|" + ("---|---|" if easy else "")]
+    said, said_easy = [], []
     for c in PAPER_CLAIMS:
         v = against_paper(Estimate.from_row(row, f"change_{c.key}"), c)
         said.append(v)
-        lines.append(f"| {c.title} | {percent(c.change)} | "
-                     f"{_fmt(*(row[f'change_{c.key}{x}'] for x in ('', '_lo', '_hi')), True)} | "
-                     f"{v.phrase} |")
-    return "\n".join(lines + ["", paper_summary(said)])
+        line = (f"| {c.title} | {percent(c.change)} | "
+                f"{_fmt(*(row[f'change_{c.key}{x}'] for x in ('', '_lo', '_hi')), True)} | "
+                f"{v.phrase} |")
+        if easy:
+            e = against_paper(easy[c.key], c)
+            said_easy.append(e)
+            line += f" {_fmt(e.measured.mean, e.measured.low, e.measured.high, True)} | {e.phrase} |"
+        lines.append(line)
+    if not easy:
+        return "\n".join(lines + ["", paper_summary(said)])
+    return "\n".join(lines + ["", "Against strict FIFO (no backfilling, our reading of the "
+                               f"paper's FIFO and every other change's baseline): "
+                               f"{paper_summary(said)} Against FIFO with EASY backfilling: "
+                               f"{paper_summary(said_easy)}"])
+
+
+def _reading(r1: RQResult, backfill: str) -> dict | None:
+    """``{metric: Estimate}`` of FitGpp s=4's changes against FIFO's reading ``backfill``, as
+    RQ1 keeps them (:func:`fitgpp.studies.rq1.against_readings`); None when it did not run."""
+    t = r1.datasets.get("fifo_readings") if isinstance(r1.datasets, dict) else None
+    if not isinstance(t, pd.DataFrame) or t.empty or backfill not in set(t["backfill"]):
+        return None
+    return {r["metric"]: Estimate(r["change"], r["change_lo"], r["change_hi"], int(r["seeds"]),
+                                  tuple(r["values"]) if "values" in r else ())
+            for _, r in t[t["backfill"] == backfill].iterrows()}
 
 
 def run_length_note(r1: RQResult) -> str:
@@ -101,8 +128,8 @@ def run_length_note(r1: RQResult) -> str:
                  if p in st.index)
     return (f"Run length: {jobs:,} jobs per run; {', '.join(parts)}. "
             + ("Both were judged steady: no growth of the queue was detectable, so these "
-               "changes do not grow with the run through a queue that never settles. That is "
-               "not convergence: a short run still starts on an empty cluster, and the "
+               "changes are not shown to grow with the run through a queue that never settles. "
+               "That is not convergence: a short run still starts on an empty cluster, and the "
                "run-length study shows how far these numbers move with the number of jobs."
                if steady else
                "A run that is not steady has a queue that grows for the whole run: these "
@@ -142,32 +169,37 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
              "against the paper (TE p95 / BE median / BE p95) |",
              "|---|---|---|---|---|---|"]
     for _, r in fit.head(6).iterrows():
-        lines.append(f"| {r['policy']} | {percent(r['change_te_p95'])} | "
+        lines.append(f"| {md_text(r['policy'])} | {percent(r['change_te_p95'])} | "
                      f"{percent(r['change_be_median'])} | {percent(r['change_be_p95'])} | "
                      f"{100 * r['shortfall']:+.1f} | {r['verdicts']} |")
     shown = [n for n in r2.charts if n.startswith(f"{r2.key}_s_tradeoff_P")][:1] + \
         [n for n in r2.charts if n.endswith("_change_vs_s")]
-    lines += ["", "Figures: " + ", ".join(f"`{n}.png`" for n in shown) + "."]
+    lines += ["", "Figures: " + ", ".join(md_code(f"{n}.png") for n in shown) + "."]
     return lines
 
 
-def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = None,
+def _md_table(table: pd.DataFrame, id_cols, cols: list[str] | None = None,
               fractions=(), *, extra=(), baseline: str = "FIFO") -> str:
-    """``cols`` (default: the brief metrics of :data:`fitgpp.analysis.metrics.METRICS` and those in
+    """``id_cols`` (a list, or ``{column: heading}``: the keys of the rows) then ``cols``
+    (default: the brief metrics of :data:`fitgpp.analysis.metrics.METRICS` and those in
     ``extra``, then their changes against the baseline) with intervals, headed by the
     metrics' titles; ``change_*`` columns and ``fractions`` in percent."""
+    id_cols = dict(id_cols) if isinstance(id_cols, dict) else {c: c for c in id_cols}
     if cols is None:
         shown = [m for m in brief(extra) if m.name in table.columns]
         cols = [m.name for m in shown] + [f"change_{m.name}" for m in shown
                                           if f"change_{m.name}" in table.columns]
     heads = {m.name: m.title for m in METRICS.values()}
     heads.update({f"change_{m.name}": f"{m.label} vs {baseline}" for m in METRICS.values()})
-    head = id_cols + [heads.get(c, c) for c in cols]
+    head = list(id_cols.values()) + [heads.get(c, c) for c in cols]
     # the range of each column (fitgpp.analysis.metrics.value_range): a slowdown at least 1, a change
     # at least -100 %, a count or share at least 0; every cut bound marked *
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    seeds = "seeds" in table and "seeds" not in id_cols   # what every row's numbers rest on
+    head[len(id_cols):len(id_cols)] = ["seeds"] * seeds
+    lines = ["| " + " | ".join(map(md_text, head)) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
-        cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
+        cells = [f"{r[c]:g}" if isinstance(r[c], float) else md_text(r[c]) for c in id_cols]
+        cells += [f"{int(r['seeds'])}"] if seeds else []
         cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_") or c in fractions,
                        name=c) for c in cols]
         lines.append("| " + " | ".join(cells) + " |")
@@ -191,11 +223,16 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     out = Path(out)
     md = [f"# fitgpp reproduce: results ({size_name(size)} size)", "",
           f"fitgpp {__version__}; {seconds:.0f} s; seeds {list(size.seeds)}; workload model "
-          f"`{size.model}`, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
-          f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated.",
-          f"Means over seeds; {CI_NOTE}. Changes against FIFO are paired per seed and shown in "
+          f"{md_code(size.model)}, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
+          f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated"
+          + (f"; seed budget {size.budget}: undecided configurations get more seeds in rounds"
+             if size.budget > len(size.seeds) else "") + ".",
+          f"Means over seeds; {CI_NOTE}; a study whose seeds were added in rounds states the "
+          f"level of its intervals in its section, and every table gives each row's seeds. "
+          f"Changes against FIFO are paired per seed and shown in "
           f"percent. {CLIP_NOTE}. Verdicts follow the grammar of `fitgpp.analysis.verdicts` "
-          "(docs/verdicts.md, \"How findings are worded\").", ""]
+          "(docs/verdicts.md, \"How findings are worded\"); every count of cells or settings "
+          "says how many are confirmed, contradicted and undecided.", ""]
     if "rq1" in results:
         md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), "",
                run_length_note(results["rq1"]), "", *_rq8_note(results), ""]
@@ -203,29 +240,32 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
         md += tradeoff_note(results["rq1"], results["rq2"]) + [""]
     md += ["## One line per research question", ""]
     for r in results.values():
-        md.append(f"- **{r.title}** — {r.finding}")
+        md.append(f"- **{md_text(r.title)}** — {md_inert(r.finding)}")
     for key, why in (not_run or {}).items():
-        md.append(f"- **{key.upper()}** — NOT RUN: {why}")
+        md.append(f"- **{md_text(key.upper())}** — NOT RUN: {md_text(why)}")
     md.append("")
-    ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
     # figures embedded by paths relative to results.md, so the report moves as one directory
     import os
     pngs = pngs if pngs is not None else {Path(p).stem: p for p in figures
                                           if Path(p).suffix == ".png"}
     rel = {n: Path(os.path.relpath(p, out)).as_posix() for n, p in pngs.items()}
     for key, r in results.items():
-        table = (_md_table(r.table, ids.get(key, ["policy"]), extra=r.columns,
-                           baseline=r.baseline) if r.report_columns is None else
-                 _md_table(r.table, *r.report_columns))
-        md += [f"## {r.title}", "", r.question, "", *([r.details, ""] if r.details else []),
-               "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, "",
+        # every key of the rows (the variant, each knob, the policy): no two rows read the same
+        t, keys = keyed(r.table, STUDIES.get(key), r.config.get("knobs"))
+        table = (_md_table(t, keys, extra=r.columns, baseline=r.baseline)
+                 if r.report_columns is None else _md_table(t, keys, *r.report_columns[1:]))
+        md += [f"## {md_text(r.title)}", "", md_text(r.question), "",
+               *([md_inert(r.details), ""] if r.details else []),
+               *([md_inert(r.rounds.text()), ""] if r.rounds is not None else []),
+               "Configuration: " + md_code(json.dumps(r.config, default=str)), "", table, "",
                *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
         for n, chart in r.charts.items():
             if n in rel:
                 title = _chart_title(chart, n)
-                md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
+                md += [f"![{md_alt(' '.join(title) if isinstance(title, list) else title)}]"
+                       f"({rel[n]})", ""]
             else:
-                md += [f"Figure `{n}` (no PNG exported)", ""]
+                md += [f"Figure {md_code(n)} (no PNG exported)", ""]
     md += ["## Files", ""] + [f"- [{Path(p).name}]({Path(os.path.relpath(p, out)).as_posix()})"
                               for p in figures]
     text = "\n".join(md) + "\n"
@@ -250,15 +290,27 @@ def _chart_title(chart, default: str):
     return t.get("text", default) if isinstance(t, dict) else t
 
 
-def _export(r: RQResult, out: Path, formats, cache) -> dict[str, list[Path]]:
+def _export(r: RQResult, out: Path, formats, cache, refused: dict) -> dict[str, list[Path]]:
     """Every chart of ``r`` through :func:`fitgpp.figures.export.export` (the figure check, the
-    study's configuration embedded, the manifest, never overwriting): ``{name: paths}``,
-    the PNG first."""
-    from fitgpp.figures.export import export
+    study's configuration embedded, its caption and the manifest, never overwriting):
+    ``{name: paths}``, the PNG first; a chart the check refuses goes into ``refused``
+    (``{name: why}``) and is not written."""
+    from fitgpp.figures.export import FiguresRefused, export
+    from fitgpp.studies.captions import declared
     order = sorted(formats, key=lambda f: f != ".png")
-    return {name: export({name: chart}, out, config={"study": r.key, **r.config},
-                         formats=order, cache=cache)
-            for name, chart in r.charts.items()}
+    study = STUDIES.get(r.key)
+    out_paths = {}
+    for name, chart in r.charts.items():
+        # the study's caption (else the title the figure draws: the figure check refuses one
+        # with neither, with the others written)
+        said = declared(study, name) if study is not None else None
+        try:
+            out_paths[name] = export({name: chart}, out, config={"study": r.key, **r.config},
+                                     formats=order, cache=cache, partial=True,
+                                     captions={name: said} if said else None)
+        except FiguresRefused as exc:
+            refused.update(exc.refused)
+    return out_paths
 
 
 def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
@@ -275,7 +327,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    results, figures, pngs, not_run = {}, [], {}, {}
+    results, figures, pngs, not_run, refused = {}, [], {}, {}, {}
     from fitgpp.sweep import cache_dir_for
     root = cache_dir_for(cache)
     figure_cache = None if root is None else root / "figures"
@@ -294,7 +346,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
             continue
         r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
         results[key] = r
-        written = _export(r, out, formats, figure_cache)
+        written = _export(r, out, formats, figure_cache, refused)
         figures += [p for ps in written.values() for p in ps]
         pngs.update({n: ps[0] for n, ps in written.items() if ps and ps[0].suffix == ".png"})
         (out / f"{key}.csv").write_text(safe_csv(r.table))
@@ -304,4 +356,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     if started is not None:   # closed now, in order, not as the interpreter exits
         started.close()
     write_results(results, out, size, time.perf_counter() - t0, figures, not_run, pngs)
+    if refused:   # everything else is written, results.md says which figure is missing
+        from fitgpp.figures.export import FiguresRefused
+        raise FiguresRefused(refused, figures)
     return results

@@ -20,6 +20,10 @@ class ReproduceError(FitgppError):
     """A research question cannot run as asked (e.g. its input trace is missing)."""
 
 
+#: The largest seed budget (:attr:`Size.max_seeds`): seeds per configuration.
+MAX_SEED_BUDGET = 1000
+
+
 @dataclass(frozen=True)
 class Size:
     """How big the runs are. ``QUICK`` is for tests and a first look, ``FULL`` for the paper.
@@ -27,7 +31,10 @@ class Size:
     ``workers``: 0 runs the cells in this process; None on a Dask LocalCluster with one
     worker per CPU (started only if some cell is not cached); N on N workers. A scheduler
     (``$FITGPP_SCHEDULER``, or one given to the run) takes its place at every size.
-    ``timeline_jobs``: the node timeline shows the run until the N-th arrival.
+    ``timeline_jobs``: the node timeline shows the run until the N-th arrival. ``max_seeds``:
+    the seed budget of adaptive replication (:mod:`fitgpp.studies.adaptive`): a configuration
+    whose verdict is undecided gets more seeds in rounds, up to this many; None, or no more
+    than the seeds: off.
     """
 
     n_jobs: int
@@ -47,12 +54,63 @@ class Size:
     #: the later warm-up end of the run and its baseline's and the last arrival, see
     #: :func:`fitgpp.studies.steady.window_values`); False: over all jobs.
     steady_window: bool = False
+    max_seeds: int | None = None
+
+    def __post_init__(self):
+        _check_size(self)
+        m = self.max_seeds
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int)
+                              or not 1 <= m <= MAX_SEED_BUDGET):
+            raise ReproduceError(f"Size.max_seeds is the seed budget, a whole number from 1 to "
+                                 f"{MAX_SEED_BUDGET} (or None: off), got {m!r}"[:300])
+
+    @property
+    def budget(self) -> int:
+        """The most seeds a configuration may get: ``max_seeds``, at least the seeds asked."""
+        return max(self.max_seeds or 0, len(self.seeds))
+
+
+def _check_size(size: Size) -> None:
+    """Refuse a :class:`Size` a study cannot run at once, naming the field and its bound
+    (:mod:`fitgpp.sim.validate`), before anything is drawn or simulated."""
+    from fitgpp.sim.validate import MAX_JOBS, MAX_SEED, MAX_WORKERS, check_int, check_number
+
+    def ints(name, lo, hi, *value):
+        return check_int(value[0] if value else getattr(size, name), f"Size: {name}", lo, hi,
+                         ReproduceError)
+
+    ints("n_jobs", 1, MAX_JOBS)
+    ints("timeline_jobs", 1, MAX_JOBS)
+    if size.real_jobs is not None:
+        ints("real_jobs", 1, MAX_JOBS)
+    if size.workers is not None:
+        ints("workers", 0, MAX_WORKERS)
+    for name, lo, hi in (("seeds", 0, MAX_SEED), ("run_lengths", 1, MAX_JOBS),
+                         ("run_loads", 0, 1e3)):
+        values = getattr(size, name)
+        if not isinstance(values, (tuple, list)) or not values:
+            raise ReproduceError(f"Size: {name} must be a non-empty tuple, got {values!r}"[:300])
+        for v in values:
+            if name == "run_loads":
+                check_number(v, f"Size: {name}", lo, hi, lo_open=True, error=ReproduceError)
+            else:
+                ints(name, lo, hi, v)
+        object.__setattr__(size, name, tuple(values))
+    check_number(size.load, "Size: load", 0, 1e3, lo_open=True, error=ReproduceError)
+    if not isinstance(size.model, str) or not size.model:
+        raise ReproduceError(f"Size: model must be a model's name or file, got {size.model!r}"
+                             [:300])
+    if not isinstance(size.cluster, Cluster):
+        raise ReproduceError(f"Size: cluster must be a fitgpp.Cluster, got {size.cluster!r}"[:300])
+    if not isinstance(size.steady_window, bool):
+        raise ReproduceError(f"Size: steady_window must be True or False, got "
+                             f"{size.steady_window!r}"[:300])
 
 
 QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
 FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None,
             run_lengths=(1000, 3000, 10000, 30000, 100000),
-            run_loads=(0.5, 0.7, 0.8, 0.85, 0.9, 1.0))
+            run_loads=(0.5, 0.7, 0.8, 0.85, 0.9, 1.0), max_seeds=30)
 
 
 @dataclass
@@ -76,3 +134,6 @@ class RQResult:
     #: results.md columns when they are not the metrics and their changes: (id columns,
     #: columns, the columns that are fractions)
     report_columns: tuple | None = None
+    #: the rounds of adaptive replication (:class:`fitgpp.studies.adaptive.Rounds`; None: the
+    #: seeds asked, no rounds)
+    rounds: object = None

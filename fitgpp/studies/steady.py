@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from fitgpp.analysis.escape import md_text
 from fitgpp.figures import names
 from fitgpp.analysis.stability import RULE, Stability, of_queue
 from fitgpp.sweep.derived import derived
@@ -59,8 +60,11 @@ def window_values(o, conf, metric) -> np.ndarray:
     the last arrival. The rule of each bound is :mod:`fitgpp.analysis.stability`'s. A run that is not
     steady stays not steady in any window (its ``steadiness`` says so)."""
     base = o.baseline(conf)
-    out = []
+    out, ran = [], o.seeds_of(conf)
     for seed in o.study.seeds(o.size):
+        if seed not in ran:   # a seed this configuration did not run (adaptive rounds)
+            out.append(float("nan"))
+            continue
         st = _judged(o, conf, seed)[1]
         ds = o.run(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
                    **conf["knobs"])
@@ -80,8 +84,8 @@ def steadiness(o) -> pd.DataFrame:
     if "steadiness" in o.memo:
         return o.memo["steadiness"]
     rows = []
-    seeds = o.study.seeds(o.size)
     for conf in o.configurations():
+        seeds = o.seeds_of(conf)
         runs, judged = zip(*(_judged(o, conf, s) for s in seeds))
         row = {"policy": conf["label"], **conf["knobs"]}
         if conf["variant"] is not None:
@@ -132,6 +136,6 @@ def steady_markdown(table: pd.DataFrame) -> str:
     lines = [f"Steady state per configuration (rule: {RULE}).", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
-        lines.append(f"| {_where(r, ids)} | {int(r['jobs']):,} | {int(r['steady'])}/{int(r['seeds'])} "
+        lines.append(f"| {md_text(_where(r, ids))} | {int(r['jobs']):,} | {int(r['steady'])}/{int(r['seeds'])} "
                      f"| {r['slope']:+.3g} | {r['warmup_h']:.3g} | {r['drain_h']:.3g} |")
     return "\n".join(lines)

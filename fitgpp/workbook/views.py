@@ -14,6 +14,7 @@ variant.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import altair as alt
@@ -25,6 +26,7 @@ from fitgpp.errors import FitgppError
 from fitgpp.figures import names, plots
 from fitgpp.analysis.metrics import CHANGE_RANGE, brief, paired_change, percent, value_range
 from fitgpp.studies.base import Outcome, label_of
+from fitgpp.studies.captions import CAPTIONS, caption  # noqa: F401  (the panel's captions)
 from fitgpp.analysis.tables import interval_text
 
 
@@ -120,10 +122,11 @@ def slowdown_view(arms, seed: int, title: str) -> alt.Chart:
 
 
 def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
-                  pick: str = "pick") -> alt.Chart:
+                  pick: str = "pick", live: bool = True) -> alt.Chart:
     """TE p95 against BE median and p95 slowdown, one point per configuration at the
     selected ``P``, knobs and variant; clicking a point selects it (``pick``: ``family``
-    and ``s``). ``table``: ``o.table()``, if already computed."""
+    and ``s``). ``table``: ``o.table()``, if already computed. ``live``: the title says what
+    a click does (on screen); an exported figure says nothing of clicks (``False``)."""
     st = o.study
     t = o.table() if table is None else table
     keep = np.ones(len(t), bool)
@@ -135,7 +138,9 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
         keep &= (t["P"].isna() | (t["P"] == sel["max_preemptions"]) | (t["family"] != "FitGpp")
                  ).to_numpy()
     sub = t[keep].copy()
-    sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
+    # at one P (the title says which) P names no point: its token is dropped from the labels,
+    # and nothing else (a field of a researcher's policy after it, "patience=5", is kept)
+    sub["policy"] = [re.sub(r" P=\S+", "", p) for p in sub["policy"]]
     at = [names.phrase("max_preemptions", sel["max_preemptions"])] if len(st.dimensions(o.size).get(
         "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
     at += [names.phrase(k, float(sel[k])) for k in st.knobs]
@@ -144,8 +149,8 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     what = f" at {', '.join(at)}" if at else ""
     # the title given here, not set afterwards: that dropped the subtitle and its notes
     # ("FIFO off the scale (TE p95 56.8), drawn at the edge.")
-    chart = plots.s_tradeoff(sub, title=f"TE against BE slowdown{what} (click a point: its "
-                                        "slowdown distributions appear below)")
+    click = " (click a point: its slowdown distributions appear below)" if live else ""
+    chart = plots.s_tradeoff(sub, title=f"TE against BE slowdown{what}{click}")
     selection = alt.selection_point(name=pick, fields=["family", "s"], on="click")
     inner = chart.spec
     for i, layer in enumerate(inner.layer):
@@ -161,13 +166,18 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
 def finding_html(text: str) -> str:
     """A finding's Markdown as the panel's HTML: paragraphs, bold (two asterisks each side),
     code (one backtick each side) and list items (a line starting with a dash and a space,
-    nested by two spaces), the rest escaped (10's finding is a headline and a list; shown as
-    raw text it would read as one paragraph again)."""
+    nested by two spaces), a backslash escape as the character it escapes, the rest escaped
+    (10's finding is a headline and a list; shown as raw text it would read as one paragraph
+    again)."""
     import html
     import re
 
     def inline(x: str) -> str:
-        x = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(x))
+        # a backslash-escaped character (fitgpp.analysis.escape.md_inert) is that character,
+        # as an entity the bold and code below cannot take for markup
+        x = re.sub(r"\\(&(?:lt|gt|amp|quot|#x27);|[!-/:-@\[-`{-~])",
+                   lambda m: f"&#{ord(html.unescape(m.group(1)))};", html.escape(x))
+        x = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", x)
         return re.sub(r"`(.+?)`", r"<code>\1</code>", x)
     out, depth = [], 0
     for line in text.splitlines():
@@ -180,35 +190,6 @@ def finding_html(text: str) -> str:
         elif line.strip():
             out.append(f"<p>{inline(line)}</p>")
     return "".join(out + ["</ul>"] * depth)
-
-
-#: Captions of the figures several studies draw, by the part of the figure's name after the
-#: study key; a study declares the captions of its own figures (``Study.captions``).
-CAPTIONS = {
-    "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
-    "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
-                     "its 95 % interval from 3 seeds on.",
-    "utilization_fitgpp": "FitGpp s=4 over time (first seed): share of GPUs running, in grace "
-                          "periods and reserved for TE jobs; waiting jobs per class.",
-    "utilization_fifo": "FIFO over time (first seed), as above.",
-    "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
-                     "signals and grace periods.",
-}
-
-
-def caption(study, name: str) -> str:
-    """A caption for figure ``name`` of ``study`` (``rq2_s_tradeoff_P3``: "TE against BE
-    slowdown, one point per s, at P=3")."""
-    part = name.removeprefix(f"{study.key}_")
-    if part.startswith("s_tradeoff_P"):
-        return (f"TE p95 against BE median and p95 slowdown, FitGpp one point per s at "
-                f"P={part.removeprefix('s_tradeoff_P')}, other policies as single points "
-                "(mean over the seeds).")
-    if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
-        return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
-                "over the jobs (one real trace, so no interval over seeds).")
-    return study.captions.get(part) or CAPTIONS.get(part, part.replace("_", " ").capitalize()
-                                                    + ".")
 
 
 class PanelError(FitgppError):

@@ -44,7 +44,8 @@ def slowdown_cdf(results, *, points: int = 200, size: str | Preset | None = None
     width = _panel(p, 2, gap=6)
     chart = alt.Chart(df).mark_line(interpolate="step-after", clip=True).encode(
         x=alt.X("slowdown:Q", **_log_scale(df["slowdown"], width, p,
-                                          title="slowdown (log scale)", room_below=True)),
+                                          title="slowdown (log scale)", room_below=True,
+                                          lowest=SLOWDOWN_RANGE[0])),
         y=alt.Y("fraction:Q", title="fraction of jobs", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("policy:N", scale=st["color"], sort=st["order"], title="policy"),
         strokeDash=alt.StrokeDash("policy:N", scale=st["dash"], sort=st["order"], title="policy"),
@@ -97,13 +98,13 @@ def _cached_interval(x, q, *, cache=None, **kw) -> tuple[float, float]:
                       "code": code_digest(), "n": len(x)}, sort_keys=True)
     key = hashlib.sha256(doc.encode() + b"\0" + x.tobytes()).hexdigest()
     path = Path(cache) / key[:2] / f"{key}.json"
-    try:
-        lo, hi = json.loads(path.read_text())
+    from fitgpp.figures.plots.render import keep, kept_bytes
+    try:   # (not a regular file, or nested too deep: read as damaged)
+        lo, hi = json.loads(kept_bytes(path))
         return float(lo), float(hi)
-    except (OSError, ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         pass  # missing or unreadable: compute it again
     lo, hi = bootstrap_interval(x, q, **kw)
-    from fitgpp.figures.plots.render import keep
     keep(path, json.dumps([lo, hi]).encode())  # (not kept in a cache it cannot write)
     return lo, hi
 
