@@ -10,14 +10,14 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from fitgpp.sim.policies.fifo import Fifo
+from fitgpp.sim.policies.fifo import StrictFifo
 
 RUNS_DIR = "FITGPP_TEST_RUNS_DIR"
 PAUSE = "FITGPP_TEST_PAUSE"
 
 
 @dataclass(frozen=True)
-class Counted(Fifo):
+class Counted(StrictFifo):   # (StrictFifo: no backfill field to inherit)
     tag: int = field(default=0, metadata={"min": 0, "max": 100})
     name = "counted"
 

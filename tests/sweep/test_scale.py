@@ -143,11 +143,11 @@ def test_a_killed_worker_costs_only_the_cells_it_was_running(tmp_path, monkeypat
 CRASHY = '''
 import os
 from dataclasses import dataclass, field
-from fitgpp.sim.policies.fifo import Fifo
+from fitgpp.sim.policies.fifo import StrictFifo
 
 
 @dataclass(frozen=True)
-class Crashy(Fifo):
+class Crashy(StrictFifo):   # (StrictFifo: no backfill field to inherit)
     boom: int = field(default=0, metadata={"min": 0, "max": 1})
     name = "crashy"
 
