@@ -55,3 +55,24 @@ def test_run_all_closes_the_local_cluster_it_started(tmp_path):
                                 log=lambda *_: None, cache=tmp_path / "c")
     assert results["rq3"].stats["computed"] > 0   # its cells ran on that cluster
     assert lazy.cluster is None
+
+
+def test_seeds_added_in_rounds_run_on_the_scheduler_given_to_run_all(tmp_path, monkeypatch):
+    """With a seed budget (``Size.max_seeds``, adaptive replication), every round's cells run
+    on the scheduler given to ``run_all`` (as ``fitgpp reproduce --scheduler`` gives it), at a
+    size that would otherwise run in this process: none in this process, none twice."""
+    from fitgpp.studies import reproduce
+    monkeypatch.delenv("FITGPP_SCHEDULER", raising=False)
+    size = Size(n_jobs=150, seeds=(0, 1, 2), timeline_jobs=20, real_jobs=150, workers=0,
+                load=0.9, max_seeds=6)
+    with threads() as cluster:
+        results = reproduce.run_all(tmp_path / "out", size=size, which=["rq3"],
+                                    formats=(".svg",), log=lambda *_: None,
+                                    cache=tmp_path / "c", scheduler=cluster.scheduler_address)
+        on_cluster = ran_on(cluster)
+    r = results["rq3"]
+    assert r.rounds is not None and r.rounds.rounds, "no round added seeds: nothing checked"
+    assert max(r.rounds.final.values()) == 6           # some configuration got the 6 seeds
+    # every cell of every round, and only those, ran on the scheduler (a cold cache)
+    assert r.stats["computed"] == r.stats["unique"] == len(on_cluster)
+    assert len(on_cluster) > len(r.rounds.final) * 3   # more than the first round's cells
