@@ -29,8 +29,12 @@ def add_parser(sub) -> None:
                         "full 7 in page width (default: full)")
     p.add_argument("--out", required=True, metavar="DIR", type=path_arg)
     p.add_argument("--workers", type=workers_int, metavar="N",
-                   help="Dask workers for the cells not in the cache (0: in this process; default: "
-                        "every CPU at full size, in process with --quick)")
+                   help="local Dask workers for the cells not in the cache (0: in this process; "
+                        "default: every CPU at full size, in process with --quick); not with a "
+                        "scheduler")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="address of an existing Dask scheduler to run the cells on, at any size "
+                        "(default: $FITGPP_SCHEDULER; see docs/cluster.md)")
     # 1000: fitgpp.studies.size.MAX_SEED_BUDGET (not imported to build the parser)
     p.add_argument("--max-seeds", type=int_at_least(1, 1000), metavar="N",
                    help="seed budget: a configuration whose verdict is undecided gets more seeds "
@@ -60,7 +64,7 @@ def run(args) -> int:
         size = dataclasses.replace(size, workers=args.workers)
     if args.max_seeds is not None:
         size = dataclasses.replace(size, max_seeds=args.max_seeds)
-    _check_environment(args.no_cache, size.workers)
+    scheduler = _check_environment(args.no_cache, args.workers, args.scheduler)
     made = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -73,7 +77,7 @@ def run(args) -> int:
         from fitgpp.figures.plots import printed_at
         with printed_at(args.width):
             run_all(out, size=size, which=args.only, cache=False if args.no_cache else None,
-                    progress=True)
+                    progress=True, scheduler=scheduler)
     except BaseException:
         if made and not any(out.iterdir()):  # a failure leaves no empty folder of ours
             out.rmdir()
@@ -82,15 +86,25 @@ def run(args) -> int:
     return 0
 
 
-def _check_environment(no_cache: bool, workers: int | None) -> None:
-    """The cache folder and $FITGPP_SCHEDULER (used unless the cells run in this process),
-    checked before --out is created."""
+def _check_environment(no_cache: bool, workers: int | None, scheduler: str | None) -> str | None:
+    """The cache folder and the scheduler the cells run on (``--scheduler``, else
+    ``$FITGPP_SCHEDULER``: one rule, at every size), checked before --out is created; a
+    scheduler with ``--workers`` is refused."""
     import os
 
+    from fitgpp.cli.common import UsageError
     from fitgpp.cli.sweep import check_address
     if not no_cache:
         from fitgpp.sweep import CellCache
         CellCache()
-    address = os.environ.get("FITGPP_SCHEDULER")
-    if address and workers != 0:
-        check_address(address, "$FITGPP_SCHEDULER")
+    env = os.environ.get("FITGPP_SCHEDULER") or None
+    if scheduler is not None:
+        check_address(scheduler)
+    elif env:
+        check_address(env, "$FITGPP_SCHEDULER")
+    if workers is not None and (scheduler or env):
+        said = f"--scheduler {scheduler}" if scheduler else \
+            f"$FITGPP_SCHEDULER ({env}; unset it to run the cells on this machine)"
+        raise UsageError(f"--workers {workers} and {said} both say where the cells run: "
+                         "give one"[:400])
+    return scheduler or env

@@ -17,10 +17,12 @@ def add_parser(sub) -> None:
     p.add_argument("--out", required=True, metavar="SWEEP.nc", type=path_arg)
     add_overwrite(p)
     p.add_argument("--workers", type=workers_int, default=None,
-                   help="local Dask workers (default: one per CPU; 0 = run in this process)")
+                   help="local Dask workers (default: one per CPU; 0 = run in this process); "
+                        "not with --scheduler or $FITGPP_SCHEDULER")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="address of an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 "
-                        "(default: $FITGPP_SCHEDULER; else a local cluster is started)")
+                        "(default: $FITGPP_SCHEDULER; else a local cluster is started; see "
+                        "docs/cluster.md)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--cache", metavar="DIR", default=None, type=path_arg,
                    help="cache directory (default: $FITGPP_CACHE, else ~/.cache/fitgpp)")

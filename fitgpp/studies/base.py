@@ -162,31 +162,33 @@ class Study:
                 for label, make in self.variants.items()}
 
     def run(self, size: Size = QUICK, *, cache=None, scheduler=None, progress=False) -> Outcome:
-        """Run (or read from the cache) every cell; ``cache``: a directory, None for the
-        default, False for none; ``scheduler``: a Dask address, or a callable returning
-        one when a cell must be computed. None: as ``size.workers`` says (0: in this
-        process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
-        started only if some cell is not cached). With a seed budget
-        (``size.max_seeds``), the configurations left undecided get more seeds in rounds
-        (:func:`fitgpp.studies.adaptive.run`; the rounds in :attr:`Outcome.rounds`)."""
+        """Run (or read from the cache) every cell; ``cache``: a directory, None for the default,
+        False for none; ``scheduler``: a Dask address, or a callable returning one when a cell
+        must be computed. None: ``$FITGPP_SCHEDULER`` if set, at any size; else as ``size.workers``
+        says (0: in this process; else one LocalCluster for all variants, started if needed).
+        With a seed budget (``size.max_seeds``), the configurations left undecided get more
+        seeds in rounds (:func:`fitgpp.studies.adaptive.run`; the rounds in
+        :attr:`Outcome.rounds`), each round's cells where the first round's ran."""
         if self.at_size(size) is not self:
             return self.at_size(size).run(size, cache=cache, scheduler=scheduler,
                                           progress=progress)
         from fitgpp.studies import adaptive
+        scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None   # docs/cluster.md
         if scheduler is None and size.workers != 0:  # one cluster per session, if needed
-            scheduler = os.environ.get("FITGPP_SCHEDULER") or shared(size.workers)
+            scheduler = shared(size.workers)
         return adaptive.run(self, size, lambda at, plan, store: self._sweep(
             at, plan, cache=store, scheduler=scheduler, progress=progress), cache)
 
     def _sweep(self, size: Size, plan: dict | None, *, cache, scheduler, progress) -> Outcome:
         """Every cell at ``size`` (``plan``: only each configuration's first ``plan[key]``
-        seeds, :func:`fitgpp.studies.adaptive.cell_filter`), through the sweep and its cache."""
+        seeds, :func:`fitgpp.studies.adaptive.cell_filter`), through the sweep and its cache,
+        on ``scheduler`` (None: in this process)."""
         from fitgpp.studies.adaptive import cell_filter
         from fitgpp.sweep import run_sweep
         exps = check_variant_dim(self, self.experiments(size))
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
-        how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
+        how = {"scheduler": scheduler} if scheduler is not None else {"workers": 0}
         for label, exp in exps.items():
             got, st = {}, {}
             only = None if plan is None else cell_filter(self, size, plan, label)

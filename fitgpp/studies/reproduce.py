@@ -206,12 +206,22 @@ def _md_table(table: pd.DataFrame, id_cols, cols: list[str] | None = None,
     return "\n".join(lines)
 
 
+def size_name(size: Size) -> str:
+    """``"quick"`` or ``"full"`` when ``size`` is that size, wherever its cells ran (its
+    ``workers`` change no number), else ``"custom"``."""
+    import dataclasses
+    for name, known in (("quick", QUICK), ("full", FULL)):
+        if dataclasses.replace(size, workers=known.workers) == known:
+            return name
+    return "custom"
+
+
 def write_results(results: dict, out: Path, size: Size, seconds: float, figures: list,
                   not_run: dict | None = None, pngs: dict | None = None) -> Path:
     """``out/results.md``; ``figures``: the files written, ``pngs``: ``{chart name: its PNG}``
     (default: the PNGs of ``figures`` by their names)."""
     out = Path(out)
-    md = [f"# fitgpp reproduce: results ({'quick' if size == QUICK else 'full'} size)", "",
+    md = [f"# fitgpp reproduce: results ({size_name(size)} size)", "",
           f"fitgpp {__version__}; {seconds:.0f} s; seeds {list(size.seeds)}; workload model "
           f"{md_code(size.model)}, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
           f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated"
@@ -304,9 +314,12 @@ def _export(r: RQResult, out: Path, formats, cache, refused: dict) -> dict[str, 
 
 
 def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
-            cache=None, progress=False) -> dict:
+            cache=None, progress=False, scheduler=None) -> dict:
     """Run the research questions ``which`` (default all) through the sweep and its cache
-    (``cache``: a directory, None for the default, False for none), export every chart in
+    (``cache``: a directory, None for the default, False for none) where the one rule of
+    :func:`fitgpp.sweep.run_sweep` says (``scheduler``: a Dask scheduler's address, default
+    ``$FITGPP_SCHEDULER``, at every size; else as ``size.workers`` says, on a local cluster
+    started only if some cell must be computed and closed at the end), export every chart in
     every format under ``out`` through :func:`fitgpp.figures.export.export` (checked, with its
     configuration, in the manifest; each chart's layout and rendered files are cached too,
     beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with
@@ -318,9 +331,11 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     from fitgpp.sweep import cache_dir_for
     root = cache_dir_for(cache)
     figure_cache = None if root is None else root / "figures"
-    scheduler = None
-    if size.workers != 0:
-        scheduler = os.environ.get("FITGPP_SCHEDULER") or shared(size.workers)
+    scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None
+    started = None   # the session's local cluster, if it is started here: closed at the end
+    if scheduler is None and size.workers != 0:
+        scheduler = shared(size.workers)
+        started = scheduler if scheduler.cluster is None else None
     for key in dict.fromkeys(which or STUDIES):  # a key given twice runs once
         t = time.perf_counter()
         if key == "rq5" and which is None and not ALIBABA.is_file():
@@ -338,6 +353,8 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
         s = r.stats
         log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
             f"({s['computed']} simulated, {s['cached']} from the cache) — {r.finding}")
+    if started is not None:   # closed now, in order, not as the interpreter exits
+        started.close()
     write_results(results, out, size, time.perf_counter() - t0, figures, not_run, pngs)
     if refused:   # everything else is written, results.md says which figure is missing
         from fitgpp.figures.export import FiguresRefused

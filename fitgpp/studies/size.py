@@ -29,11 +29,12 @@ class Size:
     """How big the runs are. ``QUICK`` is for tests and a first look, ``FULL`` for the paper.
 
     ``workers``: 0 runs the cells in this process; None on a Dask LocalCluster with one
-    worker per CPU (started only if some cell is not cached; ``$FITGPP_SCHEDULER`` names
-    an existing cluster instead); N on N workers. ``timeline_jobs``: the node timeline
-    shows the run until the N-th arrival. ``max_seeds``: the seed budget of adaptive
-    replication (:mod:`fitgpp.studies.adaptive`): a configuration whose verdict is undecided
-    gets more seeds in rounds, up to this many; None, or no more than the seeds: off.
+    worker per CPU (started only if some cell is not cached); N on N workers. A scheduler
+    (``$FITGPP_SCHEDULER``, or one given to the run) takes its place at every size.
+    ``timeline_jobs``: the node timeline shows the run until the N-th arrival. ``max_seeds``:
+    the seed budget of adaptive replication (:mod:`fitgpp.studies.adaptive`): a configuration
+    whose verdict is undecided gets more seeds in rounds, up to this many; None, or no more
+    than the seeds: off.
     """
 
     n_jobs: int

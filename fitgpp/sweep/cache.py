@@ -104,15 +104,27 @@ class CellCache:
     def put(self, key: str, result: dict) -> derived.Summary | None:
         """Write ``result`` as the entry of ``key``; returns the (empty) summary its derived
         values go to (:mod:`fitgpp.sweep.derived`), None when it could not be written."""
-        p = self.path(key)
         blob = _encode(result, key)
+        return self.summary_of(key, blob, result) if self.write(key, blob) else None
+
+    def write(self, key: str, blob: bytes, *, warn: bool = True) -> bool:
+        """Put the encoded entry ``blob`` (:func:`_encode`) in place as the entry of ``key``.
+        False, with a :class:`CacheWarning` if ``warn``, when it cannot be written."""
+        exc = self.place(key, blob)
+        if exc is not None and warn:
+            warnings.warn(self.unwritable(key, exc), CacheWarning, stacklevel=3)
+        return exc is None
+
+    def place(self, key: str, blob: bytes) -> OSError | None:
+        """Write ``blob`` to a temporary name beside the entry of ``key``, sync it, move it into
+        place; the error if it could not be written (a read-only cache, a directory in its
+        place), else None."""
+        p = self.path(key)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:16]}.", suffix=".tmp")
         except OSError as exc:
-            warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
-                          "going on without it", CacheWarning, stacklevel=2)
-            return None
+            return exc
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
@@ -122,14 +134,21 @@ class CellCache:
             os.replace(tmp, p)
         except OSError as exc:  # e.g. a directory where the entry goes
             Path(tmp).unlink(missing_ok=True)
-            warnings.warn(f"cache entry {p} cannot be written ({exc.strerror or exc}); "
-                          "going on without it", CacheWarning, stacklevel=2)
-            return None
+            return exc
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        return None
+
+    def unwritable(self, key: str, exc: OSError) -> str:
+        """What the warning says of an entry that cannot be written."""
+        return (f"cache entry {self.path(key)} cannot be written ({exc.strerror or exc}); "
+                "going on without it")
+
+    def summary_of(self, key: str, blob: bytes, result: dict) -> derived.Summary:
+        """The (empty) summary of the entry ``blob`` of ``key``, made from ``result``."""
         head = blob[:blob.index(b"\n")].decode("ascii").split(" ")
-        return derived.Summary(p.with_suffix(".sum"), key, head[1], len(blob),
+        return derived.Summary(self.path(key).with_suffix(".sum"), key, head[1], len(blob),
                                len(result["te"]) if "te" in result else 0,
                                [k for k, v in result.items() if isinstance(v, np.ndarray)],
                                _meta_json(result, key))

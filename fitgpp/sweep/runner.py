@@ -1,34 +1,35 @@
 """Running a sweep: cached cells are read, the others run as Dask tasks (or in
-process), each result is cached the moment it arrives, then all are assembled.
+process), each result is cached the moment it is done, then all are assembled.
 
-Results come back to the client, which alone writes the cache: workers need
-nothing but the package, and a sweep on a remote cluster caches on the machine
-that asked for it. An interrupted sweep (Ctrl-C, a lost worker, a crash) keeps
-every cell that finished; running it again computes only the rest.
+On Dask, a worker does all of a cell's work (:mod:`fitgpp.sweep.remote`): it simulates it,
+encodes its cache entry, computes the numbers the Dataset is assembled from and, when it can
+see the sweep's cache, writes the entry there itself; else the entry's bytes come back and a
+thread of this process writes them (:mod:`fitgpp.sweep.sink`). Workers need nothing but the
+package. Each task is released as soon as its cell is kept, so a worker that dies costs only
+the cells it was running. An interrupted sweep (Ctrl-C, a lost worker, a crash) keeps every
+cell that finished; running it again computes only the rest. See docs/cluster.md.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import time
-import warnings
 from pathlib import Path
 
 import xarray as xr
 
 from fitgpp.sweep.cache import CellCache, Summarized
-from fitgpp.sweep.cell import Cell, cell_key, cells_of, code_digest, compute_cell, resolve_source
-from fitgpp.sweep.config import Experiment, ExperimentError
-from fitgpp.sweep.derived import Kept, derived
+from fitgpp.sweep.cell import Cell, cell_key, cells_of, compute_cell, resolve_source
+from fitgpp.sweep.config import Experiment
+from fitgpp.sweep.derived import derived
+from fitgpp.sweep.local import close_cluster, local_cluster  # noqa: F401  (their old home)
+from fitgpp.sweep.sink import Sink, SweepError, SweepWarning, check_code  # noqa: F401
 from fitgpp.sweep.summary import assemble, cell_metrics
 from fitgpp._version import __version__
 from fitgpp.sim.policies import registry
 from fitgpp.sim.validate import MAX_WORKERS
-
-
-class SweepError(ExperimentError):
-    """A sweep cannot run as asked (bad worker count, code mismatch on workers)."""
 
 
 #: A Dask sweep whose scheduler has had no worker for this many seconds while cells are
@@ -67,13 +68,12 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     """Run every cell of ``exp`` (an Experiment, or the path of its TOML file) and
     return one Dataset (see fitgpp.sweep.summary and docs/experiments.md).
 
-    ``workers``: size of the LocalCluster started for the sweep (default: the
-    machine's CPUs, at most one per cell, or this process where Dask cannot pay: see
-    :func:`dask_pays`); ``0`` or ``serial=True`` computes in
-    this process without Dask (and ignores ``$FITGPP_SCHEDULER``). ``scheduler``:
-    address of an existing Dask scheduler (default ``$FITGPP_SCHEDULER``), or a
-    callable returning one, called only if some cell must be computed; no
-    cluster is started then, and ``workers`` must not be given.
+    Where the cells run, one rule (docs/cluster.md): a ``scheduler`` -- an address of an
+    existing Dask scheduler, or a callable returning one, called only if some cell must be
+    computed; default ``$FITGPP_SCHEDULER`` -- runs them there, and ``workers`` must not be
+    given with one. Else ``workers`` is the size of the LocalCluster started for the sweep
+    (default: the machine's CPUs, at most one per cell, or this process where Dask cannot
+    pay: see :func:`dask_pays`); ``0`` (or ``serial=True``) computes in this process.
     ``cache``: a directory, None for the default (``$FITGPP_CACHE`` or
     ``~/.cache/fitgpp``), or False for no cache. ``progress``: True for a tqdm
     bar, False for none, or a callable ``progress(done, total)``. ``stats``, if
@@ -85,7 +85,8 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     (adaptive replication runs some configurations on more seeds than others).
 
     A script that starts a LocalCluster must guard its entry point with
-    ``if __name__ == "__main__":`` (workers are spawned processes).
+    ``if __name__ == "__main__":`` (workers are spawned processes); a script that does not
+    is refused with the line to put under it.
     """
     exp, local, scheduler = _checked_request(exp, workers, scheduler, serial)
     t0 = time.perf_counter()
@@ -95,30 +96,29 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     keys = [cell_key(exp, source, c) for c in cells]
     results, todo = _lookup(store, keys, cells, source)
     cell_of = dict(zip(keys, cells))
-    for k, hit in results.items():   # a summarized cell found damaged later: computed again
+
+    def recompute(k):   # a summarized cell found damaged later: computed again
+        return functools.partial(_recompute, store, k, source, cell_of[k], exp)
+    for k, hit in results.items():
         if isinstance(hit, Summarized):
-            hit.recompute = functools.partial(_recompute, store, k, source, cell_of[k], exp)
+            hit.recompute = recompute(k)
     n_unique = len(results) + len(todo)
     n_cached = len(results)
     if not local and workers is None and (not scheduler or getattr(scheduler, "auto", False)):
         local = not dask_pays(len(todo))  # a cluster sized to the machine, if it can pay
     bar = _Progress(progress, n_unique, n_cached)
-
-    def done(key, res):
-        _check_code(res)
-        results[key] = res = Kept(res)
-        if store is not None:
-            res.summary = store.put(key, res)   # where its derived values are kept
-        bar.update()
-
+    sink = Sink(store, results, bar, recompute)
     try:
         if local:
             for k, c in todo.items():
-                done(k, compute_cell(source, c, exp.cluster, exp.tick, policy_digest(c)))
+                sink(k, compute_cell(source, c, exp.cluster, exp.tick, policy_digest(c)))
         elif todo:  # no cluster is started when everything is cached
-            _run_dask(source, todo, exp, workers, scheduler, done)
+            _run_dask(source, todo, exp, workers, scheduler, sink)
     finally:
-        bar.close()
+        try:
+            sink.finish()   # the entries still being written in the background
+        finally:
+            bar.close()
     ds = assemble(exp, cells, [derived(results[k], "cell_metrics", cell_metrics) for k in keys],
                   source.digest)
     if runs is not None:
@@ -133,7 +133,7 @@ def _recompute(store, key: str, source, cell: Cell, exp: Experiment) -> dict:
     """The result of a cached cell computed again, and cached: its file was found damaged
     or gone when its arrays were first read, after its summary had answered the lookup."""
     res = compute_cell(source, cell, exp.cluster, exp.tick, policy_digest(cell))
-    _check_code(res)
+    check_code(res["fitgpp"], res["code"])
     store.put(key, res)
     return res
 
@@ -162,13 +162,14 @@ def _checked_request(exp, workers, scheduler, serial) -> tuple[Experiment, bool,
         raise SweepError(f"workers must be an integer in [0, {MAX_WORKERS}], got {workers!r}"
                          [:300])
     local = serial or workers == 0
-    if scheduler and workers is not None:
+    env = os.environ.get("FITGPP_SCHEDULER") or None
+    if (scheduler or env) and (workers is not None or serial):
+        got = f"scheduler={scheduler!r}" if scheduler else \
+            f"$FITGPP_SCHEDULER={env!r}; unset it to run the cells here"
         raise SweepError("give either workers (a local cluster, or 0 for in-process) or a "
-                         f"scheduler address, not both (got workers={workers}, "
-                         f"scheduler={scheduler!r})")
-    if not local:
-        scheduler = scheduler or os.environ.get("FITGPP_SCHEDULER") or None
-    return exp, local, scheduler
+                         f"scheduler address, not both (got workers={0 if serial else workers}, "
+                         f"{got})"[:400])
+    return exp, local, None if local else scheduler or env
 
 
 def _lookup(store, keys, cells, source=None) -> tuple[dict[str, dict], dict[str, Cell]]:
@@ -189,27 +190,6 @@ def _lookup(store, keys, cells, source=None) -> tuple[dict[str, dict], dict[str,
     return results, todo
 
 
-def _check_code(res: dict) -> None:
-    """Refuse results from workers with another fitgpp version; warn once when only
-    the source differs (an edited install), since the cache key used this process's code."""
-    global _WARNED
-    if res["fitgpp"] != __version__:
-        raise SweepError(f"a worker runs fitgpp {res['fitgpp']} but this process runs "
-                         f"{__version__}; install the same fitgpp on the workers")
-    if res["code"] != code_digest() and not _WARNED:
-        _WARNED = True
-        warnings.warn(f"a worker runs other fitgpp source (code {res['code'][:12]}) than this "
-                      f"process (code {code_digest()[:12]}); were files edited during the sweep?",
-                      SweepWarning, stacklevel=2)
-
-
-_WARNED = False
-
-
-class SweepWarning(UserWarning):
-    """Something in a sweep deserves attention but does not stop it."""
-
-
 def policy_digest(cell: Cell) -> str:
     """The digest of the cell's policy, computed here, on the client, where its class was
     defined (:func:`fitgpp.sim.policies.registry.digest`)."""
@@ -217,72 +197,108 @@ def policy_digest(cell: Cell) -> str:
 
 
 def _run_dask(source, todo: dict[str, Cell], exp, workers, scheduler, done) -> None:
+    """Run the cells ``todo`` on Dask and hand each to ``done`` (a :class:`Sink`): on the
+    scheduler named (or returned by the callable ``scheduler``), else on a local cluster
+    started for them and closed after."""
     from distributed import Client, as_completed
 
-    cluster = None
+    from fitgpp.sweep.remote import run_cell
+    cluster, ours = None, True
     if callable(scheduler):  # started on demand by the caller (e.g. fitgpp reproduce)
         scheduler = scheduler()
     if scheduler:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            raise SweepError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); check "
-                             "--scheduler / FITGPP_SCHEDULER") from None
+        client, ours = _client_of(scheduler)
     else:
         cluster = local_cluster(workers or min(machine_workers(), len(todo)))
         client = Client(cluster)
-    futures = []
+    token, pending = None, None
+    deaths = _Deaths(done.deaths)   # what the nannies of a cluster in this process saw
     try:
+        target, token = _target(done.store)
         # The workload travels inside one task (not scattered), so the scheduler can
         # rebuild it if the worker that held it dies.
         src = client.submit(_same, source, key=f"fitgpp-source-{source.digest}", pure=False)
-        futures = [client.submit(compute_cell, src, c, exp.cluster, exp.tick, policy_digest(c),
-                                 pure=False, key=f"fitgpp-cell-{k}") for k, c in todo.items()]
-        by_key = {f.key: k for f, k in zip(futures, todo)}
-        _collect(client, as_completed(futures, with_results=True), by_key, done)
+        keys = list(todo)
+        digests: dict = {}   # one per policy configuration, not per cell
+        for k in keys:
+            c = todo[k]
+            if (c.policy, c.params) not in digests:
+                digests[c.policy, c.params] = policy_digest(c)
+        futures = client.map(run_cell, [todo[k] for k in keys],
+                             [digests[todo[k].policy, todo[k].params] for k in keys], keys,
+                             source=src,
+                             cluster=exp.cluster, tick=exp.tick, target=target,
+                             version=__version__, key=[f"{_TASK}{k}" for k in keys], pure=False)
+        pending = as_completed(futures, with_results=True)
+        del futures   # each task is released once its cell is kept (a lost worker loses none)
+        _collect(client, pending, done, todo)
     finally:
-        if futures:
-            client.cancel(futures)
-        client.close()
+        deaths.remove()
+        if pending is not None and not pending.is_empty():
+            client.cancel(list(pending.futures))
+        if token is not None:
+            token.unlink(missing_ok=True)
+        if ours:
+            client.close()
         if cluster is not None:
             close_cluster(cluster)
 
 
-def local_cluster(n_workers: int):
-    """A Dask LocalCluster of ``n_workers`` single-threaded processes with every listener on
-    the loopback interface only (scheduler, workers, nannies and the HTTP endpoint; ":0" =
-    any free port: None still tries 8787, and warns when another cluster holds it).
+def _client_of(address: str):
+    """``(client, ours)``: the Client this process already has of the scheduler at
+    ``address`` (a notebook's; two Clients of one scheduler in a process held this one's
+    results back by seconds), else a new one, which the sweep closes."""
+    from distributed import Client, default_client
+    from distributed.comm.addressing import normalize_address
+    try:
+        current = default_client()
+        if current.status == "running" and \
+                normalize_address(current.scheduler.address) == normalize_address(address):
+            return current, False
+    except (ValueError, AttributeError, TypeError):
+        pass   # no client yet, or an address that does not parse: a client of our own
+    try:
+        return Client(address, timeout="20s"), True
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        raise SweepError(f"cannot reach the Dask scheduler at {address!r} ({exc}); check "
+                         "--scheduler / FITGPP_SCHEDULER") from None
 
-    Its processes log only CRITICAL messages: a worker whose heartbeat met a scheduler that
-    was closing printed an ERROR traceback to stderr now and then, though nothing was
-    wrong. Nothing that matters is lost: a failing cell raises in the client, and lost
-    workers are handled by the sweep (their cells run again elsewhere, or it fails saying so)."""
-    import logging
 
-    from distributed import LocalCluster
-    if isinstance(n_workers, bool) or not isinstance(n_workers, int) or \
-            not 1 <= n_workers <= MAX_WORKERS:
-        raise SweepError(f"a local cluster takes 1 to {MAX_WORKERS} workers, got "
-                         f"{n_workers!r}"[:300])
-    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                        host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                        silence_logs=logging.CRITICAL)
+#: The key of a cell's Dask task: this and the cell's cache key.
+_TASK = "fitgpp-cell-"
 
 
-def close_cluster(cluster) -> None:
-    """Close a cluster made by :func:`local_cluster`."""
-    cluster.close()
+def _target(store):
+    """The sweep's cache as workers are told of it (:class:`~fitgpp.sweep.remote.Target`),
+    with the token file a worker looks for to know it sees this very directory; ``(None,
+    None)`` without a cache. A token that cannot be written: no worker writes, the client
+    does."""
+    import secrets
+
+    from fitgpp.sweep.remote import TOKEN, Target
+    if store is None:
+        return None, None
+    target = Target(os.path.abspath(store.root), secrets.token_hex(16))
+    path = Path(target.root) / TOKEN.format(token=target.token)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("a fitgpp sweep is running; its workers write cells here\n")
+    except OSError:
+        return target, None
+    return target, path
 
 
 def _same(x):
     return x
 
 
-def _collect(client, results, by_key, done) -> None:
-    """Hand each finished cell to ``done``; fail when the scheduler has had no worker for
+def _collect(client, results, done, todo) -> None:
+    """Hand each finished cell to ``done``, waking when results come in; while none comes,
+    ask the scheduler every second how many workers it has (with another Client open in this
+    process, results reached this one only at such a call), and fail when it has had none for
     NO_WORKERS_TIMEOUT_S seconds, or cannot be reached, rather than wait forever."""
     from distributed import CancelledError
-    idle_since, checked = None, 0.0
+    idle_since, last = None, time.monotonic()
     while not results.is_empty():
         try:
             batch = results.next_batch(block=False)
@@ -291,16 +307,17 @@ def _collect(client, results, by_key, done) -> None:
                              "run the sweep again: finished cells are cached") from None
         for fut, res in batch:
             if fut.status == "error":
-                fut.result()  # raises the cell's own error (a FitgppError is one line)
-            done(by_key[fut.key], res)
+                _failed(fut, todo[fut.key[len(_TASK):]], done)
+            done.receive(res)
         if batch:
-            idle_since = None
+            idle_since, last = None, time.monotonic()
+            del batch, fut, res   # released: the scheduler forgets the cell
             continue
-        time.sleep(0.1)
+        _wait(results, QUIET_S)
         now = time.monotonic()
-        if now - checked < 1.0:
-            continue
-        checked = now
+        if now - last < QUIET_S:
+            continue   # a result came in within the second
+        last = now
         try:
             n_workers = len(client.nthreads())
         except Exception as exc:  # the scheduler itself is gone
@@ -313,6 +330,64 @@ def _collect(client, results, by_key, done) -> None:
         elif now - idle_since > NO_WORKERS_TIMEOUT_S:
             raise SweepError(f"no Dask worker for {NO_WORKERS_TIMEOUT_S:g} s while cells were "
                              "left to compute: all workers are gone; finished cells are cached")
+
+
+#: Seconds without a result after which the sweep asks its scheduler for its workers.
+QUIET_S = 1.0
+
+
+def _wait(results, timeout: float) -> None:
+    """Sleep until a result is in ``results`` (a ``distributed.as_completed``) or ``timeout``
+    seconds pass, as its own blocking iteration waits (else poll every 0.1 s)."""
+    cond, q = getattr(results, "thread_condition", None), getattr(results, "queue", None)
+    if cond is None or not hasattr(q, "empty"):
+        time.sleep(0.1)
+        return
+    with cond:
+        if q.empty():
+            cond.wait(timeout)
+
+
+def _failed(fut, cell: Cell, done) -> None:
+    """Raise the error of a cell's task: the cell's own (a FitgppError is one line), or, when
+    its worker died every time it ran it, a SweepError naming the cell."""
+    from distributed.scheduler import KilledWorker
+    try:
+        fut.result()
+    except KilledWorker as exc:
+        seen = ", ".join(sorted(set(done.deaths)))
+        how = f": here its processes {seen}" if seen else ""
+        kept = "; the cells that finished are cached" if done.store is not None else ""
+        raise SweepError(f"cell {describe(cell)}: its Dask worker died each of the "
+                         f"{exc.allowed_failures + 1} times it ran it (the process exited, was "
+                         f"killed, or ran out of memory{how}){kept}"[:900]) from None
+
+
+class _Deaths(logging.Handler):
+    """Notes, in ``seen``, how each worker process of a cluster in this process ended ("exited
+    with status 3", "was killed by signal 9"), as its nanny logs it, while it is attached."""
+
+    def __init__(self, seen: list):
+        super().__init__(logging.INFO)
+        self.seen = seen
+        self.logger = logging.getLogger("distributed.nanny")
+        self.logger.addHandler(self)
+
+    def emit(self, record) -> None:
+        words = record.getMessage().split(" ", 3)
+        if words[:2] == ["Worker", "process"] and len(words) == 4:
+            self.seen.append(words[3])
+
+    def remove(self) -> None:
+        self.logger.removeHandler(self)
+
+
+def describe(cell: Cell) -> str:
+    """A cell in words: its policy with its fields, its seed and its workload's knobs."""
+    fields = ", ".join(f"{k}={v!r}" for k, v in cell.params)
+    knobs = ", ".join(f"{k}={v!r}" for k, v in cell.knobs)
+    return (f"{cell.policy}{f' ({fields})' if fields else ''}, seed {cell.seed}"
+            f"{f', workload {knobs}' if knobs else ''}")
 
 
 class _Progress:

@@ -75,11 +75,14 @@ class Panel(W.VBox):
 
     ``size``: ``"quick"``, ``"full"`` or a :class:`fitgpp.studies.reproduce.Size`. ``cache``: the sweep cache
     (None: the default). ``charts``: also draw the study's own figures (from its analysis).
+    ``scheduler``: where its cells run, a Dask scheduler's address (None: ``$FITGPP_SCHEDULER``,
+    else as the size says; see :meth:`fitgpp.studies.Study.run`).
     """
 
     def __init__(self, study: Study, size: str | fitgpp.studies.reproduce.Size = "full", *, cache=None,
-                 charts=True):
+                 charts=True, scheduler=None):
         self.study, self.cache, self.draw_study = study, cache, charts
+        self.scheduler = scheduler
         self.sizes = dict(SIZES)
         if isinstance(size, Size):
             self.sizes = {"given": size, **SIZES}
@@ -224,7 +227,7 @@ class Panel(W.VBox):
                 first[:1] = first[:1] or [done]      # the cells the cache gave at once
                 text = progress_text(done, total, first[0], time.perf_counter() - t0)
                 self.eta.value = f"<small>{what}{text}</small>"
-            o = self.study.run(size, cache=self.cache, progress=bar)
+            o = self.study.run(size, cache=self.cache, progress=bar, scheduler=self.scheduler)
             try:
                 result = self.study.analysis(o)
             except Exception as exc:  # noqa: BLE001 - a variation its analysis was not written for

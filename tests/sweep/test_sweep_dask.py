@@ -70,9 +70,10 @@ def test_existing_cluster_by_address_equals_serial_and_resumes(exp, serial, tmp_
             run_sweep(exp, cache=tmp_path / "c", progress=interrupt)
         st = {}
         ds = run_sweep(exp, cache=tmp_path / "c", progress=False, stats=st)
-        assert st["cached"] == 5 and st["computed"] == 11
+        # the 5 cells the client had, and any its workers finished (and cached) meanwhile
+        assert st["cached"] >= 5 and st["cached"] + st["computed"] == 16
         ran = {str(t[0]) for t in cluster.scheduler.transition_log
-               if str(t[0]).startswith("fitgpp-cell-") and t[2] == "memory"}
+               if str(t[0]).startswith("fitgpp-cell-") and t[2] == "processing"}
         assert len(ran) == 16, "the cells should have run on this cluster"
     xr.testing.assert_identical(ds, serial)
 

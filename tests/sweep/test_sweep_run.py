@@ -231,11 +231,13 @@ def test_workers_and_scheduler_are_exclusive(trace_exp, monkeypatch):
         run_sweep(trace_exp, workers=2, scheduler="tcp://127.0.0.1:1", cache=False)
     with pytest.raises(SweepError, match=r"workers must be an integer in \[0, 1024\]"):
         run_sweep(trace_exp, workers=-1, cache=False)
-    # in-process runs ignore FITGPP_SCHEDULER (nothing listens at this address)
+    # one rule: a scheduler named by FITGPP_SCHEDULER is a scheduler too (workers=2 used to
+    # go there silently, and workers=0 to ignore it); nothing is computed
     monkeypatch.setenv("FITGPP_SCHEDULER", "tcp://127.0.0.1:1")
-    st = {}
-    run_sweep(trace_exp, workers=0, cache=False, progress=False, stats=st)
-    assert st["computed"] == 9
+    for kw in ({"workers": 0}, {"workers": 2}, {"serial": True}):
+        with pytest.raises(SweepError, match=r"not both \(got workers=[02], \$FITGPP_SCHEDULE"
+                                             r"R='tcp://127.0.0.1:1'; unset it to run the cells"):
+            run_sweep(trace_exp, cache=False, progress=False, **kw)
 
 
 def test_model_object_and_its_file_share_cache_entries(tmp_path):
