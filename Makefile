@@ -12,11 +12,16 @@ comma  := ,
 
 .PHONY: lab test bench docs clean
 
+# setuptools' editable build prints an "Editable installation" notice block (about folders named
+# like the package shadowing it) on every install, although this layout is what it warns of by
+# design; silence that one warning, by its message, and nothing else (tests/test_lab_config.py).
+QUIET_EDITABLE := ignore:Editable installation
+
 # $(call install,EXTRAS): create the venv if missing and install fitgpp editable with EXTRAS
 define install
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[$(1)]"
+	PYTHONWARNINGS="$(QUIET_EDITABLE)$${PYTHONWARNINGS:+,$$PYTHONWARNINGS}" $(BIN)/python -m pip install -q -e ".[$(1)]"
 endef
 
 $(STAMP): pyproject.toml
