@@ -2,7 +2,7 @@
 
 Reproduces the research questions of Yabuuchi, Taniwaki, Omura, "Low-latency
 job scheduling with preemption for the development of deep learning"
-(OpML '19). The simulation contract is ``SPEC.md``; see ``docs/``.
+(OpML '19). What is simulated, tick by tick: ``docs/model.md``.
 
 The names below are imported on first use, so that ``import fitgpp`` (and a command
 line that only needs a few of them) does not pay for numpy, pandas and xarray up front.

@@ -1,7 +1,7 @@
 """Every statistic fitgpp reports, computed here and nowhere else.
 
 - **Per class** (:func:`class_stats`, :func:`class_table`): jobs, median / p95 / p99
-  slowdown (numpy's default linear interpolation, as SPEC.md fixes), mean wait,
+  slowdown (numpy's default linear interpolation, as docs/model.md fixes), mean wait,
   preemptions and preemptions per job, for TE and BE.
 - **Long jobs** (:func:`long_jobs_p95`): the p95 slowdown of the longest quarter of a class.
 - **Across seeds** (:func:`t_interval`, :func:`mean_ci`): the mean and its Student-t 95 %

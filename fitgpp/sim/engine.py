@@ -1,10 +1,10 @@
-"""The tick engine: owns time, job states and the per-node ledger of SPEC.md.
+"""The tick engine: owns time, job states and the per-node ledger of docs/model.md.
 
 One tick ``t`` runs, in order: finish, release, arrive, schedule (the
 policy's turn), advance. Work is not decremented tick by tick: a running job
 stores the tick ``end`` at which its work reaches 0, so "remaining work at
 ``t``" is ``end - t``. The engine jumps from one *event* tick to the next
-(an arrival, a finish, a release); SPEC.md says quiet ticks change nothing,
+(an arrival, a finish, a release); docs/model.md says quiet ticks change nothing,
 which holds except after a schedule step that preempted: such a step can
 free or re-project resources that TE jobs earlier in the same pass had
 already looked at, so the engine also visits ``t + 1`` then (unless the policy's
@@ -488,6 +488,6 @@ class Engine:
 
     # ------------------------------------------------------------ invariants
     def check_invariants(self, t: int) -> None:
-        """Assert the ledger of SPEC.md from scratch (slow; for tests): see
+        """Assert the ledger of docs/model.md from scratch (slow; for tests): see
         :func:`fitgpp.sim.invariants.check`."""
         _check_invariants(self, t)

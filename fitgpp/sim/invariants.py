@@ -6,7 +6,7 @@ from fitgpp.sim.states import DONE, RUNNING, STATE_NAMES, STOPPING, WAITING
 
 
 def check(eng, t: int) -> None:
-    """Assert the ledger of SPEC.md from scratch (slow; for tests)."""
+    """Assert the ledger of docs/model.md from scratch (slow; for tests)."""
     k = eng.n_nodes
     run = [[0, 0, 0] for _ in range(k)]
     stop = [[0, 0, 0] for _ in range(k)]

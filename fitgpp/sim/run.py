@@ -81,7 +81,7 @@ def to_ticks(jobs: pd.DataFrame, tick: float) -> dict[str, np.ndarray]:
 def simulate(trace, cluster: Cluster, policy="fitgpp", *, tick: float = 60,
              sample_every: float | None = None, segments: bool = False, jump: bool = True,
              check: bool = False, progress=None, **policy_params) -> xr.Dataset:
-    """Simulate ``trace`` on ``cluster`` under ``policy`` (SPEC.md, tick by tick).
+    """Simulate ``trace`` on ``cluster`` under ``policy`` (docs/model.md, tick by tick).
 
     ``trace``: a :class:`Trace`, a DataFrame in the trace schema, or a CSV path.
     ``policy``: a policy object, a policy class, a registry name (``fifo``,

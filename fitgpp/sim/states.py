@@ -1,4 +1,4 @@
-"""The states of a job in the engine (SPEC.md): pending (not yet submitted), waiting,
+"""The states of a job in the engine (docs/model.md): pending (not yet submitted), waiting,
 running, stopping (in its grace period after a preemption signal), done."""
 
 PENDING, WAITING, RUNNING, STOPPING, DONE = range(5)

@@ -2,7 +2,7 @@
 and against the SRTF oracle (Tiresias's ``shortest``, which knows every job's duration).
 
 The paper's numbers are against "FIFO", which it does not detail, and its BE result depends
-on the reading (SPEC.md "FIFO (no preemption)"). Our reading, the baseline of every change
+on the reading (docs/model.md, "FIFO's three readings"). Our reading, the baseline of every change
 here, is strict FIFO (``backfill="none"``); RQ1 runs FIFO with EASY and with greedy
 backfilling too and puts FitGpp's three numbers against each reading side by side."""
 

@@ -19,7 +19,8 @@ slowdown CDFs of both (first seed) and their utilization over time side by side;
 are named by :func:`fitgpp.figures.plots.config_label` with what differs between them.
 "Export figures" writes the charts through :func:`fitgpp.figures.export.export`, recording both
 configurations and their labels. :func:`export_panel` gives any notebook the same control
-over its own charts. Charts are fitgpp.workbook.live views (drawn offline, see ../shared/NOTES.md).
+over its own charts. Charts are fitgpp.workbook.live views (drawn offline: docs/index.md, under
+Offline).
 Displayed, the workbench also leaves a static copy (:mod:`fitgpp.workbook.static`: the summary
 and every chart as SVG) that a saved notebook shows without its kernel.
 """

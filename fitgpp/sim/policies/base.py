@@ -1,5 +1,5 @@
 """What every policy shares: the protocol, the parameter checks, first-fit search, and
-the two-queue skeleton of SPEC.md (TE pass, then BE pass).
+the two-queue skeleton of docs/model.md (TE pass, then BE pass).
 
 :class:`Policy` is the protocol, the one place it is written down. A two-queue policy
 (PRIO, FitGpp, LRTP, RAND) only has to say how it picks a node and victims for a TE job
@@ -159,7 +159,8 @@ def params_of(policy) -> dict:
 
 @dataclass(frozen=True)
 class TwoQueuePolicy:
-    """The skeleton shared by PRIO, FitGpp, LRTP and RAND (SPEC.md, "Two-queue policies").
+    """The skeleton shared by PRIO, FitGpp, LRTP and RAND (docs/model.md, "How the policies
+    schedule").
 
     ``memo_safe``: the TE pass skips a TE job whose demand already found neither a node nor
     victims while nothing has been freed since (the engine's ``epoch``). That is exact only

@@ -3,8 +3,8 @@
 The queue is every waiting job in ``(submit, job_id)`` order. The head starts on the
 lowest-id node with enough free resources (a gang: its ``tasks`` lowest-id such nodes), and
 so on until the head fits nowhere. What happens then is the field ``backfill``: the paper
-names FIFO without detail, and its BE result depends on the reading (SPEC.md "FIFO (no
-preemption)", docs/model.md "FIFO's three readings"):
+names FIFO without detail, and its BE result depends on the reading (docs/model.md, "FIFO's
+three readings"):
 
 - ``"none"`` (the default, our reading of the paper's FIFO): everything behind the head
   waits, even jobs that would fit (strict head-of-line blocking). Jobs start in

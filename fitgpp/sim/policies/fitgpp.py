@@ -3,7 +3,7 @@
 From the paper: TE jobs first; when a TE job fits nowhere, preempt BE jobs
 whose grace period is short and whose size fits the TE job, each BE job at
 most ``P`` times, with a threshold ``s`` (4.0 by default; 8.0 helps when grace
-periods are long). Our documented reading (SPEC.md): a BE job ``v`` is
+periods are long). Our documented reading (docs/model.md): a BE job ``v`` is
 eligible if it runs, was preempted fewer than ``P`` times and
 ``size(v) <= s * size(te)``; on each node victims are taken in ascending
 ``(gp, size, job_id)`` until the node's projection covers the demand; the node

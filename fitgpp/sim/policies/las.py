@@ -1,6 +1,6 @@
 """LAS(thresholds): Tiresias's discretized two-dimensional least-attained-service.
 
-Not in the FitGpp paper; Tiresias's ``dlas-gpu`` (Gu et al., NSDI '19), as SPEC.md fixes
+Not in the FitGpp paper; Tiresias's ``dlas-gpu`` (Gu et al., NSDI '19), as docs/model.md fixes
 it. Class-neutral: it never looks at TE/BE, except that a running TE job is never
 preempted. Attained service = GPUs x seconds of progress (reloads are not service).
 A job joins the tail of queue 0 when it arrives and moves to the tail of the next queue

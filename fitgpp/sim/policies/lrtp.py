@@ -1,7 +1,7 @@
 """LRTP(P): preempt the BE jobs with the longest remaining time (paper baseline; an oracle).
 
 It reads remaining work, which no real scheduler knows. Our documented
-reading (SPEC.md): eligible BE jobs run and were preempted fewer than ``P``
+reading (docs/model.md): eligible BE jobs run and were preempted fewer than ``P``
 times; on each node victims are taken by descending remaining work (then
 job id) until the node's projection covers the demand; a node needing no
 victim wins (lowest id), else the node whose first victim has the most

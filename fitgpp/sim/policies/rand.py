@@ -1,6 +1,6 @@
 """RAND(P, seed): preempt randomly chosen BE jobs (paper baseline).
 
-Our documented reading (SPEC.md) and draw protocol, so that a run is fixed by
+Our documented reading (docs/model.md) and draw protocol, so that a run is fixed by
 its seed: eligible BE jobs run and were preempted fewer than ``P`` times. A
 node is a candidate if its projection plus all its eligible jobs covers the
 demand (true whatever the order). If a candidate needs no victim, the lowest
