@@ -50,7 +50,8 @@ from fitgpp.workbook.panel_values import (SIZE_DIMS, cast_value, clip_note, exte
                                           opening_value)
 from fitgpp.figures import names
 from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html, label, progress_text,
-                                   model_matters, partial_note, selection_numbers, specs,
+                                   model_matters, partial_note, selection_numbers,
+                                   selection_seeds, specs,
                                    tradeoff_view, _nearest)
 
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
@@ -322,8 +323,9 @@ class Panel(W.VBox):
         sel = self._selection_for_outcome()
         full = self.selection()
         nums = selection_numbers(self.o, sel)
-        n = len(self.o.study.seeds(self.o.size))
-        why = ("95 % Student-t intervals over the seeds" if n >= MIN_CI_VALUES else
+        n = selection_seeds(self.o, sel)
+        level = getattr(self.o, "level", None) or 0.95
+        why = (f"{100 * level:.4g} % Student-t intervals over the seeds" if n >= MIN_CI_VALUES else
                f"{n} seeds: no interval (it needs {MIN_CI_VALUES} or more seeds); the range "
                "over the seeds is shown instead")
         over = (f"mean over {n} seeds ({why})" if n > 1 else

@@ -14,6 +14,7 @@ variant.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -24,7 +25,9 @@ import xarray as xr
 
 from fitgpp.errors import FitgppError
 from fitgpp.figures import names, plots
-from fitgpp.analysis.metrics import CHANGE_RANGE, brief, paired_change, percent, value_range
+from fitgpp.analysis.metrics import (CHANGE_RANGE, at_level, brief, paired_change, percent,
+                                     value_range)
+from fitgpp.studies.adaptive import conf_key
 from fitgpp.studies.base import Outcome, label_of
 from fitgpp.studies.captions import CAPTIONS, caption  # noqa: F401  (the panel's captions)
 from fitgpp.analysis.tables import interval_text
@@ -224,10 +227,20 @@ def selection_numbers(o: Outcome, sel: dict) -> pd.DataFrame:
     :data:`fitgpp.analysis.metrics.METRICS` the study's tables show), the baseline's at the same
     knobs, and the change against it (paired per seed): :func:`fitgpp.workbook.views.metric_rows`."""
     name = o.baseline_label()
-    out = metric_rows(*arms(o, sel), brief(o.study.columns), names=("selected", name),
-                      row=lambda m: m.title, base_name=name)
+    level = getattr(o, "level", None)    # the level the seed rounds judged at, if they ran
+    with at_level(level) if level else contextlib.nullcontext():
+        out = metric_rows(*arms(o, sel), brief(o.study.columns), names=("selected", name),
+                          row=lambda m: m.title, base_name=name)
     out.index.name = "metric"
     return out
+
+
+def selection_seeds(o: Outcome, sel: dict) -> int:
+    """The seeds the configuration ``sel`` picks rests on: its share of the seed rounds'
+    plan when seeds were added in rounds (:mod:`fitgpp.studies.adaptive`), else the size's."""
+    plan = getattr(o, "plan", None)
+    n = len(o.study.seeds(o.size))
+    return plan.get(conf_key(conf_of(o, sel)), n) if plan else n
 
 
 def label(o: Outcome, sel: dict) -> str:

@@ -131,3 +131,26 @@ def test_a_panel_shows_only_the_chosen_policys_fields(tmp_path):
         p.controls["policy"].value = policy
         assert shown() == fields & set(study.params()), (policy, shown())
         assert all(p.controls[d].layout.display != "none" for d in ("policy", "seed", "load"))
+
+
+def test_a_panel_after_seed_rounds_says_their_level_and_the_seeds_of_its_selection(tmp_path):
+    """With a seed budget the study judges at the level its rounds spend per look (97.5 %
+    for looks at 3 and 6 seeds: not 95 %), and the selected configuration may rest on more seeds
+    than the size asked: the numbers say both, and their interval is at that level."""
+    from fitgpp.analysis.metrics import at_level
+    size = Size(n_jobs=300, seeds=(0, 1, 2), load=0.9, max_seeds=6)   # undecided at 3 seeds
+    p = Panel(STUDY, size, cache=tmp_path)
+    o = p.o
+    assert o.rounds.rounds and o.level > 0.95
+    p.controls["policy"].value = "fitgpp"
+    n = views.selection_seeds(o, p._selection_for_outcome())
+    assert n == 6 == o.rounds.final[next(c for c in o.rounds.final if "FitGpp" in c)]
+    text = p.numbers.value
+    assert f"mean over {n} seeds ({100 * o.level:.4g} % Student-t intervals" in text, text
+    assert "95 % Student-t" not in text
+    with at_level(o.level):
+        wide = views.metric_rows(*views.arms(o, p._selection_for_outcome()),
+                                 views.brief(o.study.columns), names=("selected", "FIFO"),
+                                 row=lambda m: m.title, base_name="FIFO")
+    shown = views.selection_numbers(o, p._selection_for_outcome())
+    assert shown.to_numpy().tolist() == wide.to_numpy().tolist()
