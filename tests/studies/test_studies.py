@@ -3,8 +3,10 @@ own (a row, a control value, an interval), never pooled with the other values.""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -224,6 +226,11 @@ def test_the_headline_table_gives_each_number_its_verdict_by_direction():
     assert "Does not reproduce the paper's headline" in lines[-1]
     # a change interval stops at -100 %, its clipped bound marked
     assert "-99.8 % [-100.0 %*, -98.8 %]" in lines[2]
+    assert "mean [95 % CI]" in lines[0]
+    # after seed rounds the header names their level (it said 95 % at 98.75 %)
+    rounds = SimpleNamespace(level=0.9875)
+    head = reproduce.headline_table(dataclasses.replace(r, rounds=rounds)).splitlines()[0]
+    assert "mean [98.75 % CI]" in head and "95 %" not in head, head
 
 
 def test_rq3_calls_s8_better_only_when_the_paired_test_says_so():
