@@ -90,6 +90,10 @@ class Panel(W.VBox):
             size = "given"
         self.size_name = size
         self.size = self.sizes[size]
+        # a study whose knobs depend on the size (RQ8, the run-length study) is drawn with
+        # them fixed for the size shown, and fixed again when the size changes
+        self._declared, study = study, study.at_size(self.size)
+        self.study = study
         self._outcomes: dict = {}
         self.last_seconds = 0.0
         self.o = self.result = None
@@ -465,7 +469,9 @@ class Panel(W.VBox):
     def _change_size(self, name: str) -> None:
         if self._quiet:
             return
-        self._run(lambda: self._redeclare(self.study, self.sizes[name], name=name))
+        study = (self._declared if any(map(callable, self._declared.knobs.values()))
+                 else self.study).at_size(self.sizes[name])
+        self._run(lambda: self._redeclare(study, self.sizes[name], name=name))
 
     def _picked(self, change) -> None:
         """A click on the trade-off: select that point's policy and ``s``."""

@@ -154,3 +154,20 @@ def test_a_panel_after_seed_rounds_says_their_level_and_the_seeds_of_its_selecti
                                  row=lambda m: m.title, base_name="FIFO")
     shown = views.selection_numbers(o, p._selection_for_outcome())
     assert shown.to_numpy().tolist() == wide.to_numpy().tolist()
+
+
+def test_a_study_whose_knobs_depend_on_the_size_opens_in_a_panel(tmp_path):
+    """RQ8's and the run-length study's knobs are functions of the size: a Panel given one
+    raised "TypeError: 'function' object is not iterable". It fixes them for the size shown,
+    and again for a size chosen later."""
+    study = reproduce.STUDIES["runlen"]
+    size = Size(n_jobs=100, seeds=(0, 1), run_lengths=(100, 150), run_loads=(0.8,))
+    assert any(map(callable, study.knobs.values()))
+    p = Panel(study, size, cache=tmp_path)
+    assert p.study.knobs == study.at_size(size).knobs
+    assert not any(map(callable, p.study.knobs.values()))
+    asked = []
+    p._run = lambda go: go()
+    p._redeclare = lambda st, sz, name=None: asked.append((st, sz, name))
+    p._change_size("full")
+    assert asked == [(study.at_size(reproduce.FULL), reproduce.FULL, "full")]
