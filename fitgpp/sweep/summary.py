@@ -12,6 +12,7 @@ import xarray as xr
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import (CHANGE_NOTE, CI_NOTE, CLASS_METRICS, CLASSES, change,
                                      class_stats, mean_ci, percent)
+from fitgpp.analysis.escape import visible
 from fitgpp.sweep import lazy_dask
 from fitgpp.sweep.config import Experiment
 
@@ -160,7 +161,8 @@ def format_table(ds: xr.Dataset) -> str:
     not list are left out): TE p95 and BE median / p95 slowdown (mean over seeds), GPU
     utilization, and the change against FIFO."""
     has = "slowdown_p95_vs_fifo_mean" in ds
-    rows = [(label, d) for label, d in configurations(ds)]
+    # a label shown on a terminal: a control character in a name or a value as its escape
+    rows = [(visible(label, breaks=False), d) for label, d in configurations(ds)]
     width = max([36, *(len(label) + 2 for label, _ in rows)])
     head = f"{'policy':<{width}}{'TE p95':>9}{'BE median':>11}{'BE p95':>9}{'GPU util':>10}"
     if has:

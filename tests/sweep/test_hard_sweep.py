@@ -214,3 +214,20 @@ def test_a_required_field_given_is_not_missing_when_another_is_checked():
     exp = Experiment(workload=WL, policies={"n": {"policy": Needs, "need": [1, 2],
                                                   "other": [0.5, 2.0]}})
     assert len(cells_of(exp)) == 4
+
+
+def test_the_sweep_table_shows_a_control_character_of_a_label_as_its_escape(monkeypatch):
+    """``fitgpp sweep`` prints one row per configuration, labelled by the policy's name and
+    its swept values, which a researcher chooses: an escape sequence there (ESC [2J clears
+    the terminal) or a line feed (a row split in two) is shown, not obeyed."""
+    import xarray as xr
+
+    from fitgpp.sweep import summary
+    d = xr.Dataset({"slowdown_p95_mean": ("cls", [2.0, 3.0]),
+                    "slowdown_median_mean": ("cls", [1.0, 1.5]),
+                    "gpu_util_mean": ((), 0.5)}, coords={"cls": ["TE", "BE"]})
+    monkeypatch.setattr(summary, "configurations",
+                        lambda ds: iter([("mine tag=\x1b[2J\nrow", d)]))
+    text = summary.format_table(d)
+    assert "\x1b" not in text and len(text.splitlines()) == 2, text
+    assert "mine tag=\\x1b[2J\\nrow" in text.splitlines()[1]
