@@ -64,7 +64,8 @@ class Metric:
     table, panel, seeds table, figure title and ``results.md`` reads the declarations in
     :data:`METRICS`, so a metric added with :func:`declare` appears in all of them.
 
-    ``name``: its column (``te_p95``); ``title``: how people read it; ``unit``; ``cls``:
+    ``name``: its column (``te_p95``); ``title``: how people read it; ``unit`` (``"fraction"``:
+    a share in [0, 1], which tables show in percent); ``cls``:
     the job class it is of (None: the whole cluster); ``var``: the variable of the sweep
     Dataset it is read from (per class when ``cls`` is set); ``per_run``: else, how it is
     computed from one run's per-job results (a simulation Dataset -> float);
@@ -156,7 +157,8 @@ for _m in (
                columns=("cls", "duration", "slowdown")),
         Metric("reload_gpu_h", "GPU-hours lost to reloads", unit="GPU-h", per_run=_reload_gpu_h,
                vs_baseline=False, brief=False, lowest=0.0, columns=("reload", "gpu", "tasks")),
-        Metric("reload_share", "reloads, share of BE GPU-hours", per_run=_reload_share,
+        Metric("reload_share", "reloads, share of BE GPU-hours", unit="fraction",
+               per_run=_reload_share,
                vs_baseline=False, brief=False, lowest=0.0,
                columns=("cls", "duration", "reload", "gpu", "tasks")),
 ):

@@ -185,7 +185,7 @@ def rq_columns(extra=(), baseline: str = "FIFO") -> dict[str, str]:
     of :data:`fitgpp.analysis.metrics.METRICS` (and those named in ``extra``), then their changes
     against ``baseline`` (fractions, shown in percent by :func:`rq_table`)."""
     shown = brief(extra)
-    cols = {m.name: m.title for m in shown}
+    cols = {m.name: m.title + (" (%)" if m.unit == "fraction" else "") for m in shown}
     cols.update({f"change_{m.name}": f"{m.label} vs {baseline} (%)" for m in shown
                  if m.vs_baseline})
     return cols
@@ -203,7 +203,14 @@ def rq_table(result, *, digits: int = 3) -> PeopleTable:
     extra = [c for c in t.columns if c.endswith("_seed0")]   # per-question extras (RQ3)
     cols.update({c: c.replace("_seed0", " (seed 0)").replace("_", " ") for c in extra})
     return people_table(t, cols, ids=ids, digits=digits, caption=result.title,
-                        percent=[c for c in cols if c.startswith("change_")])
+                        percent=in_percent(cols))
+
+
+def in_percent(columns) -> list[str]:
+    """Those of ``columns`` a table shows in percent: the changes against a baseline and the
+    metrics declared as a fraction (a share of RQ6's BE GPU-hours was written as 0.035)."""
+    return [c for c in columns if str(c).startswith("change_")
+            or (c in METRICS and METRICS[c].unit == "fraction")]
 
 
 def interval_text(x: np.ndarray, fmt, *, floor: float | None = None,

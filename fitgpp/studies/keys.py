@@ -120,7 +120,7 @@ def keyed_table(result, study=None, *, digits: int = 3):
     columns that answer the question (:func:`fitgpp.analysis.tables.rq_columns`: the brief
     metrics, the study's own, their changes against its baseline in percent); ``.full``
     holds every column."""
-    from fitgpp.analysis.tables import people_table, rq_columns
+    from fitgpp.analysis.tables import in_percent, people_table, rq_columns
     t, keys = keyed(result.table, study)
     cols = {c: h for c, h in rq_columns(getattr(result, "columns", ()),
                                           getattr(result, "baseline", "FIFO")).items()
@@ -128,4 +128,4 @@ def keyed_table(result, study=None, *, digits: int = 3):
     extra = [c for c in t.columns if str(c).endswith("_seed0")]   # per-question extras (RQ3)
     cols.update({c: c.replace("_seed0", " (seed 0)").replace("_", " ") for c in extra})
     return people_table(t, cols, ids=keys, digits=digits, caption=result.title,
-                        percent=[c for c in cols if c.startswith("change_")])
+                        percent=in_percent(cols))

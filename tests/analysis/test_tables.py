@@ -130,8 +130,9 @@ def unit_problems(t: tables.PeopleTable, where: str) -> list[str]:
     for head in t.shown.columns:
         src = sources.get(head)
         if str(head).rstrip().endswith("%") or str(head).rstrip().endswith("(%)"):
-            if src is None or not src.startswith("change_"):
-                out.append(f"{where}: {head!r} is headed % but its source {src!r} is no change")
+            if src is None or src not in tables.in_percent([src]):
+                out.append(f"{where}: {head!r} is headed % but its source {src!r} is neither a "
+                           "change nor a fraction")
                 continue
             for shown, frac in zip(t.shown[head], t.full[src]):
                 got = _numbers(shown)
@@ -226,3 +227,20 @@ def test_results_md_cuts_and_marks_every_interval():
     row = md.splitlines()[-1]
     assert "1.6 [1*, 3.27]" in row and "-87.8 % [-100.0 %*, -74.2 %]" in row
     assert "0.2 [0*, 0.5]" in row
+
+
+def test_a_metric_declared_as_a_fraction_is_shown_in_percent():
+    """RQ6's share of BE GPU-hours lost to reloads was written 0.035 in the exported
+    tables while results.md said 3.5 %: a metric declared with ``unit="fraction"`` is shown
+    in percent, with its interval, under a heading that says so."""
+    from types import SimpleNamespace
+
+    from fitgpp.analysis.metrics import METRICS
+    from fitgpp.analysis.tables import rq_table
+    assert METRICS["reload_share"].unit == "fraction"
+    t = pd.DataFrame({"policy": ["FitGpp s=4"], "reload_share": [0.035],
+                      "reload_share_lo": [0.03], "reload_share_hi": [0.04], "seeds": [3]})
+    shown = rq_table(SimpleNamespace(table=t, title="x", columns=("reload_share",),
+                                     baseline="PRIO")).shown
+    assert list(shown.columns)[-1] == "reloads, share of BE GPU-hours (%)"
+    assert shown.iloc[0, -1] == "3.5 [3, 4]", shown
