@@ -300,8 +300,23 @@ def to_csv(t: PeopleTable) -> str:
     they read back equal) as CSV: each interval bound (``<col>_lo``, ``<col>_hi``) cut at its
     quantity's range by :func:`fitgpp.analysis.metrics.cut_interval` and marked in a column
     ``<col>_lo_cut`` / ``<col>_hi_cut`` (True where cut), added only where a bound was cut;
-    text cells that would be spreadsheet formulas defused (:func:`safe_csv`)."""
-    return safe_csv(cut_bounds(t.full))
+    text cells that would be spreadsheet formulas defused (:func:`safe_csv`). A setting column
+    (no interval beside it) whose values are all whole numbers is written as integers, blank
+    where a row has none: ``P`` is 3, not 3.0 because FIFO's row has no ``P``."""
+    return safe_csv(_whole(cut_bounds(t.full)))
+
+
+def _whole(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    for c in df.columns:
+        x = df[c]
+        if (f"{c}_lo" in df or str(c).endswith(("_lo", "_hi")) or x.dtype.kind != "f"
+                or not x.notna().any()):
+            continue
+        v = x.dropna().to_numpy(float)
+        if np.isfinite(v).all() and (v == np.round(v)).all() and (np.abs(v) < 2 ** 53).all():
+            out[c] = x.astype("Int64")
+    return out
 
 
 def cut_bounds(df: pd.DataFrame) -> pd.DataFrame:

@@ -244,3 +244,18 @@ def test_a_metric_declared_as_a_fraction_is_shown_in_percent():
                                      baseline="PRIO")).shown
     assert list(shown.columns)[-1] == "reloads, share of BE GPU-hours (%)"
     assert shown.iloc[0, -1] == "3.5 [3, 4]", shown
+
+
+def test_a_whole_number_setting_is_written_to_csv_as_an_integer():
+    """``P`` was 3.0 in every exported CSV (pandas makes a column float when FIFO's row has
+    no ``P``); a setting column of whole numbers is written as integers, blank where a row
+    has none; a measure (it has an interval) and a fractional setting are left as they are."""
+    full = pd.DataFrame({"policy": ["FIFO", "FitGpp s=4"], "P": [np.nan, 3.0],
+                         "load": [0.8, 0.8], "te_p95": [2.0, 1.0], "te_p95_lo": [1.5, 1.0],
+                         "te_p95_hi": [2.5, 1.0]})
+    t = tables.people_table(full, {"te_p95": "TE p95"}, ids={"policy": "policy"}, seeds=None)
+    rows = tables.to_csv(t).splitlines()
+    head = rows[0].split(",")
+    got = dict(zip(head, rows[2].split(",")))
+    assert got["P"] == "3" and got["load"] == "0.8" and got["te_p95"] == "1.0", rows
+    assert dict(zip(head, rows[1].split(",")))["P"] == "", rows
