@@ -458,10 +458,12 @@ RQ_MOVES = {
     "05_rq4_mix_and_grace_distribution.ipynb": ("TE share", "0.8"),
     "06_rq5_real_trace.ipynb": ("policy", "RAND"),
 }
+# textContent, not innerText: JupyterLab skips rendering cells off screen (content-visibility),
+# and innerText there is '' (CI read "no cell count" and lost the numbers while flicking)
 STATUS_JS = """el => { const h = [...el.querySelectorAll('.widget-html')]
-  .find(x => x.innerText.includes('read from the cache')); return h ? h.innerText : ''; }"""
+  .find(x => x.textContent.includes('read from the cache')); return h ? h.textContent : ''; }"""
 NUMBERS_JS = """el => { const h = [...el.querySelectorAll('.widget-html')]
-  .find(x => x.innerText.includes('against FIFO')); return h ? h.innerText : ''; }"""
+  .find(x => x.textContent.includes('against FIFO')); return h ? h.textContent : ''; }"""
 
 
 @pytest.fixture(scope="module")
@@ -582,7 +584,7 @@ def _add_with_another_seed_drawn(page, console, panel, seed: str = "1", s: str =
     # the note is cleared just after the numbers are drawn (the same handler, a message
     # later): wait for it rather than read the page at once
     _wait(page, console, "the note of the one-seed draw to go",
-          "el => !el.innerText.includes('Drawn from')", panel.element_handle())
+          "el => !el.textContent.includes('Drawn from')", panel.element_handle())
     _wait(page, console, "the kernel to go idle after adding the value",
           "sel => !!document.querySelector(sel)", IDLE)
     text = panel.inner_text()
@@ -662,7 +664,7 @@ def _export_rq(page, console, nb, panel, export_dir: Path, width: str = "column 
     area.locator("button", has_text="Export this view").click()
     # tables are written first, figures after; the area's last line says the export ended
     _wait(page, console, "Export this view to print that it is done",
-          "el => /done: \\d+ files in /.test(el.innerText)", area.element_handle(),
+          "el => /done: \\d+ files in /.test(el.textContent)", area.element_handle(),
           timeout=2 * STEP_TIMEOUT)
     manifest = _wait_manifest(export_dir)
     man = json.loads(manifest.read_text())
