@@ -135,3 +135,13 @@ def steady_markdown(table: pd.DataFrame) -> str:
         lines.append(f"| {_where(r, ids)} | {int(r['jobs']):,} | {int(r['steady'])}/{int(r['seeds'])} "
                      f"| {r['slope']:+.3g} | {r['warmup_h']:.3g} | {r['drain_h']:.3g} |")
     return "\n".join(lines)
+
+
+def growth_counts(o, conf) -> dict[str, int]:
+    """How the runs of ``conf`` (over the study's seeds) grow, by
+    :attr:`fitgpp.analysis.stability.Stability.growth`: ``{"none": n, "borderline": n,
+    "clear": n, "cannot tell": n}``."""
+    out = dict.fromkeys(("none", "borderline", "clear", "cannot tell"), 0)
+    for seed in o.study.seeds(o.size):
+        out[_judged(o, conf, seed)[1].growth] += 1
+    return out
