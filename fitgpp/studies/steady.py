@@ -26,10 +26,16 @@ def _judged(o, conf, seed):
     if key not in o.memo:
         _, res = o.cell(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
                         **conf["knobs"])
-        o.memo[key] = derived(res, "stability", _stability,
-                              pack=lambda v: (v[0], dataclasses.astuple(v[1])),
-                              unpack=lambda v: (v[0], Stability(*v[1])))
+        o.memo[key] = cell_stability(res)
     return o.memo[key]
+
+
+def cell_stability(res) -> tuple[int, Stability]:
+    """The number of jobs of the sweep cell result ``res`` and its
+    :class:`~fitgpp.analysis.stability.Stability`, kept beside the cached cell."""
+    return derived(res, "stability", _stability,
+                   pack=lambda v: (v[0], dataclasses.astuple(v[1])),
+                   unpack=lambda v: (v[0], Stability(*v[1])))
 
 
 def _stability(res) -> tuple:

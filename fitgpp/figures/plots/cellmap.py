@@ -42,18 +42,23 @@ def change_map(df: pd.DataFrame, *, x: str, y: str, panel: str, x_title: str, y_
     panels = list(dict.fromkeys(d[panel]))
     ncols = 2 if p.name == "full" and len(panels) > 1 else 1
     width = _panel(p, ncols, axis_px=46)
-    # square cells up to 40 px side by side; lower ones when stacked, to keep a column's aspect
-    height = max(60, int(len(ys) * min(40 if ncols > 1 else 28, width / max(len(xs), 1))))
+    # square cells up to 40 px side by side; lower ones when stacked (at most 20 px a row: a
+    # map of four rows stacked twice was 6.1 in tall on a 3.3 in column), to keep its aspect
+    row = min(40 if ncols > 1 else 20, width / max(len(xs), 1))
+    height = max(48, int(len(ys) * row))
     colour = alt.Color("signed:Q", title=legend_title,
                        scale=alt.Scale(type="pow", exponent=0.5, scheme="redblue",
                                        reverse=True, domain=[-lim, lim], clamp=True),
                        legend=alt.Legend(format="+.0%", orient="bottom", gradientLength=
                                          min(200, p.width - 120), titleOrient="left"))
     charts = []
-    for name in panels:
+    for i, name in enumerate(panels):
         g = d[d[panel] == name]
+        # stacked, the x axis is shared: labelled under the last panel only
+        last = ncols > 1 or i == len(panels) - 1
         base = alt.Chart(g).encode(
-            x=alt.X("x_label:O", sort=xs, title=x_title, axis=alt.Axis(labelAngle=0)),
+            x=alt.X("x_label:O", sort=xs, title=x_title if last else None,
+                    axis=alt.Axis(labelAngle=0, labels=last, ticks=last)),
             y=alt.Y("y_label:O", sort=ys, title=y_title))
         fill = base.mark_rect(fill=NO_SIGN).transform_filter("!isValid(datum.signed)")
         cells = base.mark_rect().encode(color=colour).transform_filter("isValid(datum.signed)")
@@ -64,5 +69,5 @@ def change_map(df: pd.DataFrame, *, x: str, y: str, panel: str, x_title: str, y_
                                                alt.value("black")))
         charts.append(alt.layer(fill, cells, frame, text).properties(
             width=width, height=height, title=alt.Title(str(name), fontSize=p.title_font)))
-    return _finish(alt.concat(*charts, columns=ncols).resolve_scale(color="shared"), p, title,
-                   notes)
+    return _finish(alt.concat(*charts, columns=ncols, spacing=6 if ncols == 1 else 16)
+                   .resolve_scale(color="shared"), p, title, notes)

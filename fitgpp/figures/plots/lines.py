@@ -20,7 +20,8 @@ from fitgpp.figures.plots.style import _styles
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
                  x_title: str | None = None, y_title: str = "", series_title: str | None = None,
                  title: str | None = None, log_x: bool | None = None, percent: bool = False,
-                 share: bool = False, size: str | Preset | None = None) -> alt.Chart:
+                 share: bool = False, size: str | Preset | None = None,
+                 notes=()) -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
     with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi,
     lowest]; ``lowest``, the least value a row's quantity can take, cuts its whisker there).
@@ -34,12 +35,14 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     percent. ``share``: the values are fractions of a whole (not changes), shown in
     unsigned percent. A change (``percent``, or a metric named ``... vs BASELINE (%)``) has its
     whiskers stop at -100 % (nothing falls by more than all of it), said in the subtitle;
-    otherwise each axis includes the whole of every interval."""
+    otherwise each axis includes the whole of every interval. ``notes``: sentences of the
+    caller's, said first in the subtitle."""
     need = {x, series, "metric", "value"}
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
     p = preset(size)
     prep = _prepare(df, x, series, percent, share, series_title)
+    prep["notes"] = [*notes, *prep["notes"]]
     layouts = _layouts(p, len(prep["panels"]))
     for lay in layouts:
         chart = _draw(prep, lay, p, x=x, x_title=x_title or x, y_title=y_title, title=title,
@@ -137,8 +140,11 @@ def _layouts(p: Preset, n: int) -> list[dict]:
     five stacked panels printed 12.25 in tall on a 3.3 in column)."""
     if p.name == "full":
         ncols = min(n, 3)
-        return [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=h, spacing=16)
-                for h in (140, 110, 90)]
+        out = [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=h, spacing=16)
+               for h in (140, 110, 90)]
+        # four panels three to a row leave a row three-quarters empty: two by two, if need be
+        return out + ([dict(ncols=2, width=_panel(p, 2, axis_px=60), height=h, spacing=16)
+                       for h in (110, 90)] if n == 4 else [])
     one = dict(ncols=1, width=_panel(p, 1, axis_px=52), spacing=6)
     two = dict(ncols=2, width=_panel(p, 2, axis_px=52, gap=8), spacing=8)
     if n <= 2:

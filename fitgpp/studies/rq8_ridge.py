@@ -1,0 +1,434 @@
+"""RQ8's ridge: the restart cost at which FitGpp's BE cost against FIFO crosses 0 and the
+paper's +18 %, for each load x TE share, found by bisection.
+
+For one load and TE share (a :class:`Pair`; around the ridge also with another share of
+8-GPU BE jobs or another cluster size), the BE median change of FitGpp (s=4, P=3) against
+FIFO is a function of the restart cost r: each reload is time a preempted job holds its GPUs
+without progress, so the change rises with r. Each target t (0, and the paper's +18 %) is
+then crossed once; the search assumes it, and every probe is kept, so a table shows where a
+probe breaks the order.
+
+**Why bisection, on whole minutes.** A restart cost is rounded up to whole ticks of 60 s
+(SPEC "Time"), so a minute is the model's resolution and adjacent minutes are the finest
+answer there is. The coarse probes (:attr:`Plan.coarse`, 0 to 60 min) give brackets of 10-15
+minutes; each bracket is cut at the multiples of 5 inside it, then at every minute left
+inside: at most 6 probes per boundary, where a grid of every minute over 0-60 needs 61 per
+load and TE share. Three boundaries per target, each of a predicate that holds below it:
+
+- **the crossing**: the mean over seeds is not above t; the crossing is interpolated between
+  the last minute not above and the first above;
+- **its interval**, by inverting the per-point 95 % intervals (paired per seed, common random
+  numbers: every restart cost runs on the same traces): the last minute whose interval lies
+  wholly below t, and the first whose interval lies wholly above it. The crossing lies between
+  them (each side at 95 %); with fewer than 3 seeds there are no intervals ("cannot tell").
+
+A boundary already passed at 0 min is "at or below 0 min", one not reached by the last probe
+"beyond" it.
+
+**The ridge point and the band.** At the +18 % crossing, the probed minute whose mean is
+closest to it is the ridge point: its TE p95 and BE p95 changes are given, and the minutes
+around it are probed while its BE median still matches the paper's (against_paper): the
+**band** is the minutes at which all three numbers match the paper's, its width their count.
+The ridge points are run again at :attr:`Plan.long_factor` times the jobs (30,000 at the full
+size): how far their numbers move with the run length.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from fitgpp.analysis.metrics import METRICS, paired_change
+from fitgpp.analysis.verdicts import PAPER, PAPER_CLAIMS, Estimate, against_paper
+from fitgpp.studies.size import Size
+
+#: The model RQ8 runs, and FitGpp's setting.
+MODEL = "paper-wide-te"
+FITGPP = {"fitgpp": {"s": [4.0], "max_preemptions": [3]}}
+#: The baselines a change is against: label -> the sweep's policy table.
+BASELINES = {"FIFO": {"fifo": {}}}
+#: What is probed at each restart cost: the paper's three numbers, as changes.
+KEYS = ("te_p95", "be_median", "be_p95")
+#: The targets of the BE median change: no change, and the paper's +18 %.
+TARGETS = (0.0, PAPER["be_median"])
+#: Jobs per run from which the full plan runs.
+FULL_FROM = 5000
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Where a ridge is looked for: a load and TE share, with further workload knobs
+    (sorted ``(name, value)``) and the cluster's number of nodes (None: the size's)."""
+    load: float
+    te_fraction: float
+    knobs: tuple = ()
+    nodes: int | None = None
+
+    @property
+    def variant(self) -> str:
+        """``"default"``, or the knob this pair varies and its value."""
+        if self.nodes is not None:
+            return f"{self.nodes} nodes"
+        if self.knobs:
+            from fitgpp.figures import names
+            return ", ".join(names.phrase(k, v) for k, v in self.knobs)
+        return "default"
+
+    def where(self) -> str:
+        v = "" if self.variant == "default" else f", {self.variant}"
+        return f"load {self.load:g}, TE share {self.te_fraction:g}{v}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a size runs: the ridge over ``loads`` x ``shares``; coarse restart costs
+    (minutes, the last is the largest probed); the knobs varied one at a time
+    (``{knob: values}``, ``"nodes"`` the cluster size) at the ``around`` pairs; the ridge
+    points again at ``long_factor`` times the jobs."""
+    loads: tuple
+    shares: tuple
+    coarse: tuple
+    variants: dict = field(default_factory=dict)
+    around: tuple = ()
+    long_factor: int = 3
+
+    @property
+    def max_min(self) -> int:
+        return int(max(self.coarse))
+
+    def pairs(self) -> list[Pair]:
+        main = [Pair(a, b) for a in self.loads for b in self.shares]
+        varied = [Pair(a, b, nodes=int(v)) if k == "nodes" else Pair(a, b, ((k, float(v)),))
+                  for a, b in self.around for k, vals in self.variants.items() for v in vals]
+        return main + varied
+
+
+FULL_PLAN = Plan(loads=(0.7, 0.8, 0.85, 0.9), shares=(0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                 coarse=(0, 10, 20, 30, 45, 60),
+                 variants={"be_8gpu_share": (0.05, 0.3), "nodes": (8, 32)},
+                 around=((0.8, 0.7), (0.85, 0.7)))
+QUICK_PLAN = Plan(loads=(0.85,), shares=(0.7,), coarse=(0, 15, 30, 60),
+                  variants={"be_8gpu_share": (0.3,), "nodes": (8,)}, around=((0.85, 0.7),))
+
+
+def plan(size: Size) -> Plan:
+    return FULL_PLAN if size.n_jobs >= FULL_FROM else QUICK_PLAN
+
+
+# ---------------------------------------------------------------- running the probes
+class Prober:
+    """Runs and keeps the probes: FitGpp at a pair's restart costs (whole minutes) and each
+    baseline once per pair (a baseline never preempts, so the restart cost does not change
+    its runs), through :func:`fitgpp.sweep.run_sweep` (cached cell by cell, on Dask where the
+    size asks), all on the same seeds."""
+
+    def __init__(self, size: Size, n_jobs: int, *, cache=None, scheduler=None,
+                 baselines=BASELINES):
+        self.size, self.n_jobs, self.baselines = size, n_jobs, dict(baselines)
+        self.seeds = tuple(size.seeds)
+        self.cache = False if cache is None else cache
+        self.how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
+        self.fit: dict = {}     # (pair, minute) -> {key: per-seed values, "growth": counts}
+        self.base: dict = {}    # (pair, baseline) -> the same
+        self.stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
+
+    def _sweep(self, pair: Pair, policies: dict, minutes=()):
+        from fitgpp.sim.cluster import Cluster
+        from fitgpp.sweep import Experiment, run_sweep
+        wl = {"model": MODEL, "n_jobs": self.n_jobs, "load": pair.load,
+              "te_fraction": pair.te_fraction, **dict(pair.knobs)}
+        if minutes:
+            wl["restart_overhead"] = [60.0 * m for m in minutes]
+        cluster = self.size.cluster if pair.nodes is None else Cluster.homogeneous(pair.nodes)
+        exp = Experiment(workload=wl, policies=policies, seeds=self.seeds, cluster=cluster,
+                         name="rq8-ridge")
+        got, st = {}, {}
+        ds = run_sweep(exp, cache=self.cache, progress=False, runs=got, stats=st, **self.how)
+        for k in self.stats:
+            self.stats[k] += st[k]
+        return ds, got
+
+    def run(self, wanted: dict) -> None:
+        """Probe every ``{pair: minutes}`` not probed yet (and the pair's baselines)."""
+        for pair, minutes in wanted.items():
+            for label, policies in self.baselines.items():
+                if (pair, label) not in self.base:
+                    ds, got = self._sweep(pair, policies)
+                    self.base[pair, label] = _values(ds, next(iter(policies)), got)
+            new = sorted({int(m) for m in minutes} - {m for p, m in self.fit if p == pair})
+            if new:
+                ds, got = self._sweep(pair, FITGPP, new)
+                for m in new:
+                    self.fit[pair, m] = _values(ds, "fitgpp", got, 60.0 * m)
+
+    def change(self, pair: Pair, minute: int, key: str, baseline: str = "FIFO") -> Estimate:
+        """FitGpp's change of ``key`` against ``baseline`` at ``minute``, paired per seed."""
+        return Estimate.of(paired_change(self.fit[pair, minute][key],
+                                         self.base[pair, baseline][key]))
+
+    def probed(self, pair: Pair) -> list[int]:
+        return sorted(m for p, m in self.fit if p == pair)
+
+
+def _values(ds, policy: str, got: dict, restart: float | None = None) -> dict:
+    """Per-seed values of :data:`KEYS` of ``policy`` (at restart cost ``restart`` seconds)
+    from a sweep Dataset, and how its runs' queues grow (``growth``: counts by
+    :attr:`~fitgpp.analysis.stability.Stability.growth`)."""
+    from fitgpp.studies.steady import cell_stability
+    sel = {"policy": policy, **({} if restart is None else {"restart_overhead": restart})}
+    out = {}
+    for key in KEYS:
+        m = METRICS[key]
+        da = ds[m.var].sel(cls=m.cls, **sel)
+        out[key] = da.squeeze([d for d in da.dims if d != "seed"], drop=True).to_numpy()
+    growth = dict.fromkeys(("none", "borderline", "clear", "cannot tell"), 0)
+    for cell, res in got.items():
+        knob = dict(cell.knobs).get("restart_overhead")
+        if cell.policy == policy and (restart is None or knob == restart):
+            growth[cell_stability(res)[1].growth] += 1
+    out["growth"] = growth
+    return out
+
+
+# ---------------------------------------------------------------- the searches
+def _drive(prober: Prober, searches: dict) -> dict:
+    """Run the generators ``searches`` (``{key: generator}``) together: each yields ``{pair:
+    minutes}`` it needs, and all the requests of a round are probed at once."""
+    out, pending = {}, {}
+    for key, gen in searches.items():
+        try:
+            pending[key] = (gen, next(gen))
+        except StopIteration as stop:
+            out[key] = stop.value
+    while pending:
+        wanted: dict = {}
+        for _, req in pending.values():
+            for pair, minutes in req.items():
+                wanted.setdefault(pair, set()).update(minutes)
+        prober.run(wanted)
+        for key, (gen, _) in list(pending.items()):
+            try:
+                pending[key] = (gen, gen.send(None))
+            except StopIteration as stop:
+                out[key] = stop.value
+                del pending[key]
+    return out
+
+
+def _boundary(prober: Prober, pair: Pair, holds, coarse):
+    """Generator: ``(last minute where holds, first where it does not)`` of a predicate
+    that holds below a boundary; None for "at or below the first probe" (first) or "beyond
+    the last" (second); None as a whole when it cannot tell (no interval)."""
+    yield {pair: coarse}
+    seen = {m: holds(prober, pair, m) for m in coarse}
+    if any(v is None for v in seen.values()):
+        return None
+    a, b = _bracket(seen)
+    for step in (5, 1):
+        while a is not None and b is not None and b - a > step:
+            pts = [m for m in range(a + 1, b) if m % step == 0]
+            if not pts:
+                break
+            yield {pair: pts}
+            seen.update({m: holds(prober, pair, m) for m in pts})
+            a, b = _bracket({m: v for m, v in seen.items() if a <= m <= b})
+    return a, b
+
+
+def _bracket(seen: dict) -> tuple:
+    """The last minute that holds before the first that does not (None: none holds, or
+    every one holds)."""
+    order = sorted(seen)
+    first_not = next((m for m in order if not seen[m]), None)
+    before = [m for m in order if seen[m] and (first_not is None or m < first_not)]
+    return (before[-1] if before else None), first_not
+
+
+def _not_above_mean(t, key="be_median", baseline="FIFO"):
+    def holds(prober, pair, m):
+        e = prober.change(pair, m, key, baseline)
+        return None if math.isnan(e.mean) else e.mean <= t
+    return holds
+
+
+def _below_interval(t, key="be_median", baseline="FIFO"):
+    def holds(prober, pair, m):
+        e = prober.change(pair, m, key, baseline)
+        return None if not e.known else e.high < t
+    return holds
+
+
+def _not_above_interval(t, key="be_median", baseline="FIFO"):
+    def holds(prober, pair, m):
+        e = prober.change(pair, m, key, baseline)
+        return None if not e.known else not e.low > t
+    return holds
+
+
+def _matches(prober: Prober, pair: Pair, m: int, baseline: str) -> list:
+    """The verdicts of the paper's three numbers at ``m`` (against_paper)."""
+    return [against_paper(prober.change(pair, m, c.key, baseline), c) for c in PAPER_CLAIMS]
+
+
+def _band(prober: Prober, pair: Pair, crossing, baseline: str, max_min: int):
+    """Generator: ``(ridge point, minutes probed around it where the BE median matches the
+    paper's)``; the point is the minute of the +18 % crossing's bracket whose mean is closest
+    to +18 % (None: not crossed between the first and the last probe). The minutes on either side are probed three at a time
+    while the BE median still matches."""
+    t = PAPER["be_median"]
+    if crossing is None or None in crossing:   # not crossed within the probes
+        return None, []
+    cands = list(crossing)
+    point = min(cands, key=lambda m: abs(prober.change(pair, m, "be_median", baseline).mean - t))
+
+    def be_ok(m):
+        return _matches(prober, pair, m, baseline)[1].matches
+    if not be_ok(point):
+        return point, []
+    region, edges = {point}, {-1: point, 1: point}
+    while edges:
+        asks = {d: [e + d * k for k in (1, 2, 3) if 0 <= e + d * k <= max_min]
+                for d, e in edges.items()}
+        asks = {d: v for d, v in asks.items() if v}
+        if not asks:
+            break
+        yield {pair: [m for v in asks.values() for m in v]}
+        for d, pts in asks.items():
+            for m in pts:
+                if not be_ok(m):
+                    edges.pop(d)
+                    break
+                region.add(m)
+                edges[d] = m
+        edges = {d: e for d, e in edges.items() if d in asks}
+    return point, sorted(region)
+
+
+@dataclass
+class Ridge:
+    """What :func:`find` found: every probe (``probes``), the crossings of each target with
+    their intervals (``crossings``), the ridge points with the band and their numbers at two
+    run lengths (``points``), the plan, the jobs per run of each length and the sweep's
+    cell counts."""
+    probes: pd.DataFrame
+    crossings: pd.DataFrame
+    points: pd.DataFrame
+    plan: Plan
+    jobs: tuple
+    seeds: tuple
+    stats: dict
+
+
+def find(size: Size, *, cache=None, scheduler=None, baselines=BASELINES) -> Ridge:
+    """Find the ridge of every pair of the size's :func:`plan` (see the module docstring)."""
+    p = plan(size)
+    prober = Prober(size, size.n_jobs, cache=cache, scheduler=scheduler, baselines=baselines)
+    pairs = p.pairs()
+    kinds = {"mean": _not_above_mean, "below": _below_interval, "above": _not_above_interval}
+    searches = {(pair, b, t, kind): _boundary(prober, pair, fn(t, baseline=b), p.coarse)
+                for pair in pairs for b in baselines for t in TARGETS
+                for kind, fn in kinds.items()}
+    bounds = _drive(prober, searches)
+    bands = _drive(prober, {(pair, b): _band(prober, pair, bounds[pair, b, TARGETS[1], "mean"],
+                                             b, p.max_min)
+                            for pair in pairs for b in baselines})
+    long = Prober(size, size.n_jobs * p.long_factor, cache=cache, scheduler=scheduler,
+                  baselines=baselines)
+    main = [q for q in pairs if q.variant == "default"]
+    long.run({q: {bands[q, b][0]} for q in main for b in baselines if bands[q, b][0] is not None})
+    stats = {k: prober.stats[k] + long.stats[k] for k in prober.stats}
+    return Ridge(_probes(prober), _crossings(prober, bounds, p), _points(prober, long, bands),
+                 p, (prober.n_jobs, long.n_jobs), prober.seeds, stats)
+
+
+def _ids(pair: Pair, baseline: str) -> dict:
+    return {"variant": pair.variant, "load": pair.load, "te_fraction": pair.te_fraction,
+            "baseline": baseline}
+
+
+def _steady(prober: Prober, pair: Pair, m: int, baseline: str) -> tuple[int, int]:
+    """Steady runs of FitGpp at ``m`` and of the baseline (of the seeds)."""
+    return (prober.fit[pair, m]["growth"]["none"], prober.base[pair, baseline]["growth"]["none"])
+
+
+def _probes(prober: Prober) -> pd.DataFrame:
+    rows = []
+    for (pair, m) in sorted(prober.fit, key=lambda k: (k[0].variant, k[0].load,
+                                                        k[0].te_fraction, k[1])):
+        for b in prober.baselines:
+            row = {**_ids(pair, b), "minute": m, "seeds": len(prober.seeds)}
+            for key in KEYS:
+                e = prober.change(pair, m, key, b)
+                row.update({f"change_{key}": e.mean, f"change_{key}_lo": e.low,
+                            f"change_{key}_hi": e.high})
+            row["fit_steady"], row["base_steady"] = _steady(prober, pair, m, b)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _crossings(prober: Prober, bounds: dict, p: Plan) -> pd.DataFrame:
+    """One row per pair, baseline and target: ``at`` (minutes, interpolated; NaN when not
+    crossed within the probes) between ``last`` (the last minute whose mean is not above the
+    target) and ``first`` (the first above it), ``side`` (``"crosses"``, ``"at or below 0"``, ``"beyond"``),
+    ``lo``/``hi`` (the last minute whose interval lies wholly below the target, the first
+    whose interval lies wholly above; NaN: at or below 0, or beyond the last probe),
+    ``known`` (whether there are intervals at all)."""
+    rows = []
+    for (pair, b, t, kind), got in bounds.items():
+        if kind != "mean":
+            continue
+        a, z = got
+        row = {**_ids(pair, b), "target": t, "max_min": p.max_min,
+               "last": math.nan if a is None else a, "first": math.nan if z is None else z}
+        if a is None:
+            row.update(side="at or below 0", at=0.0)
+        elif z is None:
+            row.update(side="beyond", at=math.nan)
+        else:
+            ea, ez = (prober.change(pair, m, "be_median", b).mean for m in (a, z))
+            frac = (t - ea) / (ez - ea) if ez != ea else 0.0
+            row.update(side="crosses", at=a + (z - a) * min(max(frac, 0.0), 1.0))
+        below, above = bounds[pair, b, t, "below"], bounds[pair, b, t, "above"]
+        row["known"] = below is not None and above is not None
+        row["lo"] = math.nan if below is None or below[0] is None else float(below[0])
+        row["hi"] = math.nan if above is None or above[1] is None else float(above[1])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _points(prober: Prober, long: Prober, bands: dict) -> pd.DataFrame:
+    """One row per pair and baseline with a ridge point: the point, the band (minutes where
+    all three match, and of those where every run of both policies is steady), and the three
+    changes at both run lengths with their verdicts against the paper and the change between
+    the lengths (paired per seed)."""
+    rows = []
+    for (pair, b), (point, region) in bands.items():
+        if point is None:
+            continue
+        band = [m for m in region if all(v.matches for v in _matches(prober, pair, m, b))]
+        n = len(prober.seeds)
+        steady = [m for m in band if _steady(prober, pair, m, b) == (n, n)]
+        row = {**_ids(pair, b), "minute": point, "band": band, "band_steady": steady,
+               "width": len(band), "width_steady": len(steady), "seeds": n}
+        for label, pr in (("", prober), ("long_", long)):
+            if (pair, point) not in pr.fit:
+                continue
+            row[f"{label}jobs"] = pr.n_jobs
+            row[f"{label}fit_steady"], row[f"{label}base_steady"] = _steady(pr, pair, point, b)
+            for key, v in zip(KEYS, _matches(pr, pair, point, b)):
+                e = v.measured
+                row.update({f"{label}change_{key}": e.mean, f"{label}change_{key}_lo": e.low,
+                            f"{label}change_{key}_hi": e.high, f"{label}v_{key}": v.phrase})
+            row[f"{label}holds"] = all(row[f"{label}v_{k}"].startswith("matches") for k in KEYS)
+        if (pair, point) in long.fit:
+            for key in KEYS:
+                d = Estimate.of(paired_change(long.fit[pair, point][key],
+                                              long.base[pair, b][key])
+                                - paired_change(prober.fit[pair, point][key],
+                                                prober.base[pair, b][key]))
+                row.update({f"moved_{key}": d.mean, f"moved_{key}_lo": d.low,
+                            f"moved_{key}_hi": d.high})
+        rows.append(row)
+    return pd.DataFrame(rows)

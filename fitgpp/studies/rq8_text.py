@@ -1,0 +1,359 @@
+"""RQ8's sentences and its tables for ``results.md``: written from the judged cells, the ridge
+and the mechanism, each sentence no stronger than the intervals it rests on (the rules of
+:mod:`fitgpp.analysis.verdicts`; counts of cells say confirmed / contradicted / undecided)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from fitgpp.analysis.metrics import percent
+from fitgpp.analysis.verdicts import PAPER
+from fitgpp.studies import rq8_mechanism as mech
+from fitgpp.studies.base import _fmt
+
+CATEGORIES = ("confirmed", "contradicted", "undecided")
+TRIPLE = (f"TE p95 {percent(PAPER['te_p95'])}, BE median {percent(PAPER['be_median'])}, "
+          f"BE p95 {percent(PAPER['be_p95'])}")
+
+
+def _where(r) -> str:
+    return f"load {r['load']:g}, TE share {r['te_fraction']:g}, {r['overhead_min']:g} min"
+
+
+def _pct(r, col: str, prefix: str = "") -> str:
+    """A change with its interval (cut at -100 %, each cut bound marked)."""
+    c = f"{prefix}{col}"
+    return _fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], True)
+
+
+def _be(r) -> str:
+    return _pct(r, "change_be_median")
+
+
+def counts(cells: pd.DataFrame) -> dict[str, int]:
+    return {k: int((cells["status"] == k).sum()) for k in CATEGORIES}
+
+
+# ---------------------------------------------------------------- the map
+def verdict_item(cells: pd.DataFrame, jobs: int) -> str:
+    """The paper's three numbers over the map's cells: confirmed / contradicted / undecided,
+    and where they match only in a transient."""
+    c = counts(cells)
+    conf = cells[cells["status"] == "confirmed"]
+    trans = cells[cells["phrase"].str.startswith("matches in a transient")]
+    text = (f"The paper's three numbers ({TRIPLE}) on the map: confirmed in {c['confirmed']} "
+            f"of {len(cells)} cells (each matches by its interval and every run of FitGpp and "
+            f"FIFO is steady), contradicted in {c['contradicted']}, undecided in "
+            f"{c['undecided']}")
+    if len(conf):
+        text += " (confirmed: " + "; ".join(_where(r) for _, r in conf.iterrows()) + ")"
+    if len(trans):
+        text += (f"; of the undecided, {len(trans)} match in a transient, at {jobs:,} jobs "
+                 "(a queue grows in some run): " + "; ".join(
+                     f"{_where(r)} ({r['mark']})" for _, r in trans.head(6).iterrows())
+                 + ("; ..." if len(trans) > 6 else ""))
+    untold = cells[(cells[["v_te", "v_be_median", "v_be_p95"]] == "cannot tell").any(axis=1)]
+    if len(untold):
+        text += f"; {len(untold)} of the undecided from fewer than 3 seeds"
+    return text + "."
+
+
+def sign_item(cells: pd.DataFrame) -> str:
+    """The BE median change's signs over the map, and without a restart cost."""
+    k = cells["v_be_median"].value_counts()
+    out = ("BE median change against FIFO: " + ", ".join(
+        f"{w} in {int(k.get(w, 0))}" for w in ("cost", "gain", "no detectable change",
+                                                "cannot tell")) + f" of {len(cells)} cells.")
+    free = cells[cells["overhead_min"] == 0]
+    if len(free):
+        costs = free[free["v_be_median"] == "cost"]
+        lo = free.loc[free["change_be_median"].idxmin()]
+        hi = free.loc[free["change_be_median"].idxmax()]
+        out += (f" Without a restart cost (0 min) it is a cost by its interval in {len(costs)} "
+                f"of {len(free)} cells" + (": " + "; ".join(
+                    f"{_where(r)} ({_be(r)})" for _, r in costs.iterrows()) if len(costs) else "")
+                + (f"; its means run from {_be(lo)} ({_where(lo)}) to {_be(hi)} ({_where(hi)})."
+                   if lo["change_be_median"] != hi["change_be_median"] else
+                   f"; its mean is {percent(lo['change_be_median'])} in every one."))
+    return out
+
+
+def steady_item(cells: pd.DataFrame) -> str:
+    """Which policies' queues grow in the map's cells, and how clearly."""
+    grows = cells[cells["mark"] != ""]
+    who = grows["mark"].str[0]
+    return (f"Queues: in {len(grows)} of {len(cells)} cells some run's queue grows (FIFO's "
+            f"only in {int((who == 'F').sum())}, FitGpp's only in {int((who == 'G').sum())}, "
+            f"both in {int((who == 'B').sum())}); clearly in "
+            f"{int(grows['mark'].str.endswith('!').sum())}, only borderline in "
+            f"{int(grows['mark'].str.endswith('~').sum())} (a slope whose 95 % interval "
+            "reaches down to a rise under half the mean queue). A number from such a cell "
+            "is a transient's, a function of the run length.")
+
+
+# ---------------------------------------------------------------- the ridge
+def minute_text(at: float, side: str, lo: float, hi: float, known: bool, top: int) -> str:
+    """``9.3 min [7, 12]``, ``at or below 0 min [<= 0, 3]``, ``beyond 60 min [52, > 60]``;
+    ``[cannot tell]`` without intervals."""
+    head = {"crosses": f"{at:.1f} min", "at or below 0": "at or below 0 min",
+            "beyond": f"beyond {top} min"}[side]
+    if not known:
+        return f"{head} [interval: cannot tell]"
+    a = "<= 0" if math.isnan(lo) else f"{lo:g}"
+    b = f"> {top}" if math.isnan(hi) else f"{hi:g}"
+    return f"{head} [{a}, {b}]"
+
+
+def _crossing(crossings: pd.DataFrame, r, target: float) -> str:
+    hit = crossings[(crossings["variant"] == r["variant"]) & (crossings["load"] == r["load"])
+                    & (crossings["te_fraction"] == r["te_fraction"])
+                    & (crossings["baseline"] == r["baseline"]) & (crossings["target"] == target)]
+    if not len(hit):
+        return "n/a"
+    c = hit.iloc[0]
+    return minute_text(c["at"], c["side"], c["lo"], c["hi"], bool(c["known"]), int(c["max_min"]))
+
+
+def _triple(r, prefix: str = "") -> str:
+    if f"{prefix}change_te_p95" not in r or pd.isna(r[f"{prefix}change_te_p95"]):
+        return "not run"
+    return " / ".join(_pct(r, f"change_{k}", prefix) for k in ("te_p95", "be_median", "be_p95"))
+
+
+def _band_text(r) -> str:
+    if not r["width"]:
+        return "none"
+    band = list(r["band"])
+    span = f"{band[0]}-{band[-1]}" if band[-1] - band[0] + 1 == len(band) else \
+        ", ".join(map(str, band))
+    st = f"; steady in {r['width_steady']}" if r["width_steady"] != r["width"] else "; steady"
+    return f"{r['width']} min ({span}{st})"
+
+
+def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> str:
+    """The ridge per load x TE share (default variant, against FIFO): both crossings with
+    their intervals, and at the +18 % crossing's ridge point the three changes at both run
+    lengths, what moved between them, and the band where all three match."""
+    head = ["load", "TE share", "BE cost appears (0)", "BE median +18 %", "ridge point",
+            f"TE p95 / BE median / BE p95, {jobs[0]:,} jobs", f"the same, {jobs[1]:,} jobs",
+            "moved (BE median)", "band (all three match)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    main = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == "FIFO")]
+    for (load, share), _ in main.groupby(["load", "te_fraction"], sort=True):
+        key = {"variant": "default", "load": load, "te_fraction": share, "baseline": "FIFO"}
+        pt = points[(points["variant"] == "default") & (points["load"] == load)
+                    & (points["te_fraction"] == share) & (points["baseline"] == "FIFO")] \
+            if len(points) else points
+        cells = [f"{load:g}", f"{share:g}", _crossing(crossings, key, 0.0),
+                 _crossing(crossings, key, PAPER["be_median"])]
+        if len(pt):
+            p = pt.iloc[0]
+            moved = "n/a" if "moved_be_median" not in p or pd.isna(p["moved_be_median"]) else \
+                f"{100 * p['moved_be_median']:+.1f} pp [{100 * p['moved_be_median_lo']:+.1f}, " \
+                f"{100 * p['moved_be_median_hi']:+.1f}]"
+            cells += [f"{p['minute']} min", _triple(p), _triple(p, "long_"), moved, _band_text(p)]
+        else:
+            cells += ["none"] * 5
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> str:
+    """The ridge in a few sentences: where +18 % is reached, the band, the second run length."""
+    main = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == "FIFO")]
+    at = main[main["target"] == PAPER["be_median"]]
+    zero = main[main["target"] == 0.0]
+    if not len(at):
+        return "The ridge was not searched."
+    top = int(at["max_min"].max())
+    hit = at[at["side"] == "crosses"]
+    out = (f"The ridge (bisection on whole minutes, {len(at)} load x TE share pairs): the BE "
+           f"median cost appears (crosses 0) within {top} min in "
+           f"{int((zero['side'] != 'beyond').sum())} pairs (already at 0 min in "
+           f"{int((zero['side'] == 'at or below 0').sum())}), and reaches the paper's "
+           f"{percent(PAPER['be_median'])} within {top} min in {len(hit)} "
+           f"(already at 0 min in {int((at['side'] == 'at or below 0').sum())})")
+    per = []
+    for load, g in hit.groupby("load", sort=True):
+        lo, hi = g.loc[g["at"].idxmin()], g.loc[g["at"].idxmax()]
+        per.append(f"load {load:g} from "
+                   + minute_text(lo["at"], "crosses", lo["lo"], lo["hi"], lo["known"], top)
+                   + f" (TE share {lo['te_fraction']:g}) to "
+                   + minute_text(hi["at"], "crosses", hi["lo"], hi["hi"], hi["known"], top)
+                   + f" (TE share {hi['te_fraction']:g})")
+    out += (": " + "; ".join(per) if per else "") + "."
+    pts = points[(points["variant"] == "default") & (points["baseline"] == "FIFO")] \
+        if len(points) else points
+    if len(pts):
+        held = pts[pts["width"] > 0]
+        steady = pts[pts["width_steady"] > 0]
+        out += (f" At the ridge points all three numbers match at {int(pts['holds'].sum())} of "
+                f"{len(pts)}; a band where they match exists at {len(held)}"
+                + (f" (widest {int(held['width'].max())} min)" if len(held) else "")
+                + f", with every run of both policies steady at {len(steady)}.")
+        if "long_holds" in pts:
+            lp = pts[pts["long_jobs"].notna()]
+            mv = lp["moved_be_median"].dropna()
+            out += (f" At {jobs[1]:,} jobs the three match at {int(lp['long_holds'].sum())} of "
+                    f"{len(lp)} ridge points"
+                    + (f"; the BE median change moved by {100 * mv.min():+.1f} to "
+                       f"{100 * mv.max():+.1f} points (paired per seed)" if len(mv) else "")
+                    + ".")
+    return out
+
+
+def knob_item(crossings: pd.DataFrame) -> str:
+    """The +18 % crossing around the ridge as each varied knob takes its values."""
+    var = crossings[(crossings["variant"] != "default") & (crossings["baseline"] == "FIFO")
+                    & (crossings["target"] == PAPER["be_median"])]
+    if not len(var):
+        return ""
+    parts = []
+    for (load, share), g in var.groupby(["load", "te_fraction"], sort=True):
+        key = {"variant": "default", "load": load, "te_fraction": share, "baseline": "FIFO"}
+        said = [f"default {_crossing(crossings, key, PAPER['be_median'])}"]
+        said += [f"{r['variant']} {_crossing(crossings, r, PAPER['be_median'])}"
+                 for _, r in g.iterrows()]
+        parts.append(f"at load {load:g}, TE share {share:g}: " + "; ".join(said))
+    return ("Varied one at a time around the ridge, the restart cost at which the BE median "
+            f"reaches {percent(PAPER['be_median'])}: " + ". ".join(parts) + ".")
+
+
+# ---------------------------------------------------------------- the mechanism
+def ledger_item(signs: pd.DataFrame, agree, lost: pd.DataFrame) -> str:
+    """The ledger's sign against the BE median change's, per cell by both intervals and per
+    seed with the exact interval of the share that agrees; the idle part split per cell."""
+    c = mech.sign_counts(signs)
+    out = ("Capacity ledger (GPU-hours lost while jobs waited: capacity minus progress minus "
+           "idle with nothing waiting, FitGpp minus FIFO, paired per seed): its sign by its "
+           f"interval agrees with the BE median change's in {c['agree']} of the "
+           f"{c['agree'] + c['disagree']} cells where both have one and disagrees in "
+           f"{c['disagree']}; in {c['net unsigned']} more cells the BE median change has a sign "
+           "and the ledger's difference has none.")
+    if agree.n:
+        out += (f" Per seed, the signs agree in {agree.agree} of {agree.n} runs where both are "
+                f"non-zero ({100 * agree.share:.1f} %, exact 95 % interval "
+                f"[{100 * agree.low:.1f} %, {100 * agree.high:.1f} %]); of the "
+                f"{agree.n - agree.agree} misses, {agree.misses_neg} are runs where BE jobs pay "
+                f"while FitGpp loses fewer GPU-hours than FIFO, {agree.misses_pos} the other "
+                "way.")
+    fits = lost[lost["part"] == mech.IDLE_SPLIT["idle_fits"]]["value"]
+    nofit = lost[lost["part"] == mech.IDLE_SPLIT["idle_nofit"]]["value"]
+    if len(fits):
+        out += (" FitGpp's idle GPUs while jobs waited minus FIFO's split, per cell, into idle "
+                f"while a waiting job would have fit ({fits.min():+,.0f} to {fits.max():+,.0f} "
+                f"GPU-h over the cells: a strict queue blocked behind its head) and idle while "
+                f"none would ({nofit.min():+,.0f} to {nofit.max():+,.0f}).")
+    return out
+
+
+def who_pays_item(signs: pd.DataFrame, cells: pd.DataFrame, table: pd.DataFrame,
+                  lost: pd.DataFrame) -> str:
+    """Where BE jobs pay while the ledger says FitGpp loses fewer GPU-hours (both by their
+    intervals): which BE jobs pay, from each job's delay (up to three such cells)."""
+    odd = signs[(signs["be_sign"] > 0) & (signs["net_sign"] < 0)]
+    if not len(odd) or not len(table):
+        return ""
+    net = lost[lost["part"] == mech.LOST["net"]].set_index(mech.KNOBS)
+    parts = []
+    for _, s in odd.head(3).iterrows():
+        key = tuple(s[k] for k in mech.KNOBS)
+        cell = cells.set_index(mech.KNOBS).loc[key]
+        g = table.set_index(mech.KNOBS + ["group"])
+        pre, never = (g.loc[(*key, grp)] for grp in ("preempted", "never preempted"))
+        n = net.loc[key]
+        parts.append(
+            f"at {_where(s)} the BE median changes by {_be(cell)} while FitGpp loses "
+            f"{n['value']:+,.0f} GPU-h [{n['lo']:+,.0f}, {n['hi']:+,.0f}] against FIFO while "
+            f"jobs wait; the BE jobs it preempted ({100 * pre['share']:.1f} % of BE jobs) "
+            f"finish {mech.delay_phrase(pre)} later than under FIFO, those it never "
+            f"preempted {mech.delay_phrase(never)}")
+    return (f"Where BE jobs pay although FitGpp loses fewer GPU-hours while jobs wait "
+            f"({len(odd)} cells by both intervals), each job's delay shows who pays: "
+            + "; ".join(parts) + ". An aggregate over all jobs cannot see that the delay "
+            "moves onto the preempted jobs.")
+
+
+def delays_item(table: pd.DataFrame) -> str:
+    """Over the cells: the delay of preempted and never-preempted BE jobs against FIFO."""
+    if not len(table):
+        return ""
+    out = []
+    for group in ("preempted", "never preempted"):
+        g = table[table["group"] == group].dropna(subset=["delay"])
+        if not len(g):
+            continue
+        lo, hi = g.loc[g["delay"].idxmin()], g.loc[g["delay"].idxmax()]
+        signed = g[(g["delay_lo"] > 0) | (g["delay_hi"] < 0)]
+        out.append(f"{group} BE jobs {mech.minutes(lo['delay'])} ({_where(lo)}) to "
+                   f"{mech.minutes(hi['delay'])} ({_where(hi)}) per job, a later finish by "
+                   f"its interval in {int((signed['delay'] > 0).sum())} of {len(g)} cells and "
+                   f"an earlier one in {int((signed['delay'] < 0).sum())}")
+    return ("Each BE job's delay (completion minus submission minus run time), FitGpp minus "
+            "FIFO on the same jobs: " + "; ".join(out) + ".")
+
+
+# ---------------------------------------------------------------- the whole finding
+def finding(r) -> str:
+    """RQ8's finding as a Markdown list (its first line the headline), from the datasets of
+    the result ``r``."""
+    d = r.datasets
+    cells, rid = d["cells"], d.get("ridge")
+    jobs = int(r.config.get("n_jobs", 0))
+    head = (f"RQ8 at {jobs:,} jobs per run and {len(r.config.get('seeds', []))} seeds on "
+            "paper-wide-te, FitGpp s=4 P=3 against FIFO (strict, no backfilling).")
+    items = [verdict_item(cells, jobs), sign_item(cells)]
+    if rid is not None:
+        items += [ridge_item(rid.crossings, rid.points, rid.jobs), knob_item(rid.crossings)]
+    items += [ledger_item(d["signs"], d["agreement"], d["lost_vs_fifo"]),
+              who_pays_item(d["signs"], cells, d["delays"], d["lost_vs_fifo"]),
+              delays_item(d["delays"]), steady_item(cells)]
+    return head + "".join(f"\n- {i}" for i in items if i)
+
+
+def details(r) -> str:
+    """``results.md``'s tables of RQ8 beyond the map's: the ridge and the knobs around it."""
+    rid = r.datasets.get("ridge")
+    if rid is None:
+        return ""
+    out = [f"The ridge against FIFO (bisection on whole minutes; each crossing's interval "
+           f"runs between the nearest probed restart costs whose 95 % intervals lie wholly "
+           f"below and wholly above the target; {len(rid.seeds)} seeds):", "",
+           ridge_table(rid.crossings, rid.points, rid.jobs)]
+    knobs = knob_item(rid.crossings)
+    if knobs:
+        out += ["", knobs]
+    return "\n".join(out)
+
+
+def headline_context(r8) -> str:
+    """What RQ8 measured about the paper's BE cost, for the report beside the headline:
+    where a BE median cost has its sign by its interval, with and without a restart cost,
+    how the paper's three numbers fare on the map and along the ridge."""
+    cells = r8.datasets["cells"]
+    free, paid = cells[cells["overhead_min"] == 0], cells[cells["overhead_min"] > 0]
+    cost = cells["v_be_median"] == "cost"
+    a, b = int(cost[free.index].sum()), int(cost[paid.index].sum())
+    head = (f"RQ8 (`paper-wide-te`, FitGpp s=4 against FIFO over restart cost x TE share x "
+            f"load, {r8.config.get('n_jobs', 0):,} jobs, {len(r8.config.get('seeds', []))} "
+            "seeds)")
+    if (cells["v_be_median"] == "cannot tell").all():
+        return (f"Where the paper's BE cost appears: {head} cannot tell in any cell at this "
+                "size (fewer than 3 seeds); its full size answers it.")
+    lead = ("On RQ8's map the paper's BE cost appears only with a restart cost. "
+            if a == 0 and b > 0 else "")
+    c = counts(cells)
+    text = (f"{lead}{head}: a BE median cost by its 95 % interval in {a} of {len(free)} cells "
+            f"without a restart cost and in {b} of {len(paid)} with one; the paper's three "
+            f"numbers are confirmed in {c['confirmed']} of {len(cells)} cells, contradicted in "
+            f"{c['contradicted']}, undecided in {c['undecided']}")
+    rid = r8.datasets.get("ridge")
+    if rid is not None and len(rid.points):
+        pts = rid.points[(rid.points["variant"] == "default")
+                         & (rid.points["baseline"] == "FIFO")]
+        text += (f"; along the ridge they match at {int(pts['holds'].sum())} of {len(pts)} "
+                 f"ridge points (restart costs where the BE median reaches "
+                 f"{percent(PAPER['be_median'])})")
+    return text + ". See RQ8 below."
