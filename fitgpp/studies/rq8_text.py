@@ -9,7 +9,7 @@ import math
 import pandas as pd
 
 from fitgpp.analysis.metrics import percent
-from fitgpp.analysis.verdicts import PAPER
+from fitgpp.analysis.verdicts import MIN_SEEDS, PAPER
 from fitgpp.studies import rq8_mechanism as mech
 from fitgpp.studies.base import _fmt
 
@@ -88,8 +88,8 @@ def steady_item(cells: pd.DataFrame) -> str:
             f"only in {int((who == 'F').sum())}, FitGpp's only in {int((who == 'G').sum())}, "
             f"both in {int((who == 'B').sum())}); clearly in "
             f"{int(grows['mark'].str.endswith('!').sum())}, only borderline in "
-            f"{int(grows['mark'].str.endswith('~').sum())} (a slope whose 95 % interval "
-            "reaches down to a rise under half the mean queue). A number from such a cell "
+            f"{int(grows['mark'].str.endswith('~').sum())} (a slope whose interval reaches "
+            "down to a rise under half the mean queue). A number from such a cell "
             "is a transient's, a function of the run length.")
 
 
@@ -132,6 +132,16 @@ def _band_text(r) -> str:
     return f"{r['width']} min ({span}{st})"
 
 
+def _moved(p) -> str:
+    """How far the ridge point's BE median change moved from the short run length to the long
+    one, in percentage points, with its interval (paired per seed) when there is one."""
+    if "moved_be_median" not in p or pd.isna(p["moved_be_median"]):
+        return "n/a"
+    lo, hi = p["moved_be_median_lo"], p["moved_be_median_hi"]
+    iv = "" if pd.isna(lo) else f" [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+    return f"{100 * p['moved_be_median']:+.1f} pp{iv}"
+
+
 def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> str:
     """The ridge per load x TE share (default variant, against FIFO): both crossings with
     their intervals, and at the +18 % crossing's ridge point the three changes at both run
@@ -150,9 +160,7 @@ def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> s
                  _crossing(crossings, key, PAPER["be_median"])]
         if len(pt):
             p = pt.iloc[0]
-            moved = "n/a" if "moved_be_median" not in p or pd.isna(p["moved_be_median"]) else \
-                f"{100 * p['moved_be_median']:+.1f} pp [{100 * p['moved_be_median_lo']:+.1f}, " \
-                f"{100 * p['moved_be_median_hi']:+.1f}]"
+            moved = _moved(p)
             cells += [f"{p['minute']} min", _triple(p), _triple(p, "long_"), moved, _band_text(p)]
         else:
             cells += ["none"] * 5
@@ -178,11 +186,10 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> st
     per = []
     for load, g in hit.groupby("load", sort=True):
         lo, hi = g.loc[g["at"].idxmin()], g.loc[g["at"].idxmax()]
-        per.append(f"load {load:g} from "
-                   + minute_text(lo["at"], "crosses", lo["lo"], lo["hi"], lo["known"], top)
-                   + f" (TE share {lo['te_fraction']:g}) to "
-                   + minute_text(hi["at"], "crosses", hi["lo"], hi["hi"], hi["known"], top)
-                   + f" (TE share {hi['te_fraction']:g})")
+        said = [minute_text(x["at"], "crosses", x["lo"], x["hi"], x["known"], top)
+                + f" (TE share {x['te_fraction']:g})" for x in (lo, hi)]
+        per.append(f"load {load:g} at {said[0]}" if len(g) == 1 else
+                   f"load {load:g} from {said[0]} to {said[1]}")
     out += (": " + "; ".join(per) if per else "") + "."
     pts = points[(points["variant"] == "default") & (points["baseline"] == "FIFO")] \
         if len(points) else points
@@ -198,10 +205,16 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> st
             mv = lp["moved_be_median"].dropna()
             out += (f" At {jobs[1]:,} jobs the three match at {int(lp['long_holds'].sum())} of "
                     f"{len(lp)} ridge points"
-                    + (f"; the BE median change moved by {100 * mv.min():+.1f} to "
-                       f"{100 * mv.max():+.1f} points (paired per seed)" if len(mv) else "")
+                    + (f"; the BE median change moved by {_span(100 * mv, ' points')} "
+                       "(paired per seed)" if len(mv) else "")
                     + ".")
     return out
+
+
+def _span(x: pd.Series, unit: str = "") -> str:
+    """``+1.8 to +5.0 points``, or one value when all are the same."""
+    lo, hi = float(x.min()), float(x.max())
+    return f"{lo:+.1f}{unit}" if lo == hi else f"{lo:+.1f} to {hi:+.1f}{unit}"
 
 
 def knob_item(crossings: pd.DataFrame) -> str:
@@ -222,9 +235,11 @@ def knob_item(crossings: pd.DataFrame) -> str:
 
 
 # ---------------------------------------------------------------- the mechanism
-def ledger_item(signs: pd.DataFrame, agree, lost: pd.DataFrame) -> str:
+def ledger_item(signs: pd.DataFrame, agree, lost: pd.DataFrame, seeds: int = 5) -> str:
     """The ledger's sign against the BE median change's, per cell by both intervals and per
-    seed with the exact interval of the share that agrees; the idle part split per cell."""
+    seed with the exact interval of the share that agrees (from ``seeds`` per cell; fewer than
+    3: the count alone, as every verdict says "cannot tell" there); the idle part split per
+    cell."""
     c = mech.sign_counts(signs)
     out = ("Capacity ledger (GPU-hours lost while jobs waited: capacity minus progress minus "
            "idle with nothing waiting, FitGpp minus FIFO, paired per seed): its sign by its "
@@ -233,9 +248,11 @@ def ledger_item(signs: pd.DataFrame, agree, lost: pd.DataFrame) -> str:
            f"{c['disagree']}; in {c['net unsigned']} more cells the BE median change has a sign "
            "and the ledger's difference has none.")
     if agree.n:
+        share = (f"{100 * agree.share:.1f} %, exact 95 % interval [{100 * agree.low:.1f} %, "
+                 f"{100 * agree.high:.1f} %]" if seeds >= MIN_SEEDS else
+                 f"no interval from {seeds} seeds a cell")
         out += (f" Per seed, the signs agree in {agree.agree} of {agree.n} runs where both are "
-                f"non-zero ({100 * agree.share:.1f} %, exact 95 % interval "
-                f"[{100 * agree.low:.1f} %, {100 * agree.high:.1f} %]); of the "
+                f"non-zero ({share}); of the "
                 f"{agree.n - agree.agree} misses, {agree.misses_neg} are runs where BE jobs pay "
                 f"while FitGpp loses fewer GPU-hours than FIFO, {agree.misses_pos} the other "
                 "way.")
@@ -287,10 +304,11 @@ def delays_item(table: pd.DataFrame) -> str:
             continue
         lo, hi = g.loc[g["delay"].idxmin()], g.loc[g["delay"].idxmax()]
         signed = g[(g["delay_lo"] > 0) | (g["delay_hi"] < 0)]
+        told = (f"a later finish by its interval in {int((signed['delay'] > 0).sum())} of "
+                f"{len(g)} cells and an earlier one in {int((signed['delay'] < 0).sum())}"
+                if g["delay_lo"].notna().any() else "no interval from fewer than 3 seeds")
         out.append(f"{group} BE jobs {mech.minutes(lo['delay'])} ({_where(lo)}) to "
-                   f"{mech.minutes(hi['delay'])} ({_where(hi)}) per job, a later finish by "
-                   f"its interval in {int((signed['delay'] > 0).sum())} of {len(g)} cells and "
-                   f"an earlier one in {int((signed['delay'] < 0).sum())}")
+                   f"{mech.minutes(hi['delay'])} ({_where(hi)}) per job, {told}")
     return ("Each BE job's delay (completion minus submission minus run time), FitGpp minus "
             "FIFO on the same jobs: " + "; ".join(out) + ".")
 
@@ -307,7 +325,9 @@ def finding(r) -> str:
     items = [verdict_item(cells, jobs), sign_item(cells)]
     if rid is not None:
         items += [ridge_item(rid.crossings, rid.points, rid.jobs), knob_item(rid.crossings)]
-    items += [ledger_item(d["signs"], d["agreement"], d["lost_vs_fifo"]),
+    items += [ledger_item(d["signs"], d["agreement"],
+                          pd.concat([d["lost_vs_fifo"], d["idle_split"]]),
+                          len(r.config.get("seeds", []))),
               who_pays_item(d["signs"], cells, d["delays"], d["lost_vs_fifo"]),
               delays_item(d["delays"]), steady_item(cells)]
     return head + "".join(f"\n- {i}" for i in items if i)
