@@ -32,7 +32,7 @@ def one(key: str, size) -> dict:
         w = st.run(size, cache=cache)
         st.analysis(w)
         warm = time.process_time() - c0
-    ridge = r.config.get("ridge", {}).get("cells", {}).get("unique", 0)
+    ridge = (r.config.get("ridge") or {}).get("cells", {}).get("unique", 0)
     n = o.stats["unique"] + ridge
     return {"cells": f"{o.stats['unique']}+{ridge}" if ridge else str(n), "sim": sim,
             "cold": cold / n, "warm_computed": w.stats["computed"], "warm": warm}

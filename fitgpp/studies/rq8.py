@@ -147,7 +147,10 @@ def _scheduler(size):
 
 def find_ridge(o: Outcome):
     """The ridge at the outcome's size (:func:`fitgpp.studies.rq8_ridge.find`, on its cell
-    cache), found once per outcome."""
+    cache), found once per outcome; None from one seed (a panel's first draw, which is to be
+    quick: a bisection on one seed's means is not worth its probes)."""
+    if len(o.study.seeds(o.size)) < 2:
+        return None
     if "ridge" not in o.memo:
         o.memo["ridge"] = ridge.find(o.size, cache=o.cache_dir if o.cache_dir else False,
                                      scheduler=_scheduler(o.size))
@@ -183,14 +186,16 @@ def _rq8(o: Outcome) -> RQResult:
     r = RQResult(st.key, st.title, st.question, table, charts(o, cells, lost, delays, rid), {},
                  "", _config(o, model=ridge.MODEL, knobs={k: list(v) for k, v in
                                                           st.knobs.items()},
-                             ridge={"pairs": len(rid.plan.pairs()), "jobs": list(rid.jobs),
-                                    "coarse_min": list(rid.plan.coarse),
-                                    "cells": rid.stats}))
+                             ridge=None if rid is None else
+                             {"pairs": len(rid.plan.pairs()), "jobs": list(rid.jobs),
+                              "coarse_min": list(rid.plan.coarse), "cells": rid.stats}))
     r.datasets = {"cells": cells, "lost_vs_fifo": lost,
                   "idle_split": mech.lost_vs_fifo(runs, mech.IDLE_SPLIT), "delays": delays,
                   "signs": mech.cell_signs(cells, lost), "agreement": mech.agreement(o, runs),
-                  "ridge": rid, "ridge_crossings": rid.crossings, "ridge_points": rid.points,
-                  "ridge_probes": rid.probes}
+                  "ridge": rid}
+    if rid is not None:
+        r.datasets.update(ridge_crossings=rid.crossings, ridge_points=rid.points,
+                          ridge_probes=rid.probes)
     r.finding = text.finding(r)
     r.details = text.details(r)
     r.report_columns = (["load", "te_fraction", "overhead_min", "policy"],

@@ -382,3 +382,11 @@ def test_its_report_table_has_every_column_with_intervals(result):
     said = _md_table(result.table, *result.report_columns)
     assert "GPU-hours reloading" in said and "GPU-hours idle, a waiting job fits" in said
     assert len(said.splitlines()) == 2 + len(result.table)
+
+
+def test_a_panels_first_draw_from_one_seed_skips_the_ridge(result, cache):
+    """A cold panel draws first from one seed, to be quick: no bisection on one seed's means."""
+    one = STUDIES["rq8"].result(dataclasses.replace(TINY, seeds=(0,)), cache=cache)
+    assert one.datasets["ridge"] is None and "rq8_ridge" not in one.charts
+    assert "The ridge" not in one.finding and one.details == ""
+    assert one.config["ridge"] is None and result.config["ridge"]["cells"]["unique"] > 0
