@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from fitgpp.analysis import delays
@@ -87,8 +86,7 @@ def ledger_charts(lost: pd.DataFrame, key: str = "rq8") -> dict:
 
 
 def _target_label(t: float) -> str:
-    return "BE median cost appears (0)" if t == 0 else \
-        f"BE median at the paper's {100 * t:+.0f} %"
+    return "0 (a cost appears)" if t == 0 else f"{100 * t:+.0f} % (the paper's)"
 
 
 def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds: int):
@@ -114,18 +112,15 @@ def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds: int):
     df = pd.DataFrame(rows, columns=["te_fraction", "target", "value", "lo", "hi", "metric"])
     if not len(df):
         return None   # nothing crossed within the probes: the table says so
-    title = (f"Restart cost at which the BE median change against FIFO crosses 0 and "
-             f"{100 * PAPER['be_median']:+.0f} % ({jobs:,} jobs, {seeds} seeds)")
-    notes = []
+    title = (f"Where FitGpp's BE median change against FIFO crosses 0 and "
+             f"{100 * PAPER['be_median']:+.0f} %")
+    notes = [f"{jobs:,} jobs, {seeds} seeds."]
     if beyond:
-        from fitgpp.figures.plots.page import MAX_SUBTITLE
-        note = f"Not reached by {top:g} min: " + "; ".join(beyond) + "."
-        notes.append(note if len(note) <= MAX_SUBTITLE // 2 else
-                     f"Not reached by {top:g} min in {len(beyond)} cases (listed in the table).")
+        notes.append(f"Not reached by {top:g} min: {len(beyond)} (see the table).")
     if (d["side"] != "crosses").any() or d["hi"].isna().any() or d["lo"].isna().any():
-        notes.append(f"An interval reaching past the probes is drawn to 0 or {top:g} min.")
-    return plots.metric_lines(df, x="te_fraction", series="target", x_title="TE share of jobs",
-                              y_title="restart cost (min)", series_title="where",
+        notes.append(f"Intervals past the probes drawn to 0 or {top:g} min.")
+    return plots.metric_lines(df, x="te_fraction", series="target", x_title="TE share",
+                              y_title="restart cost (min)", series_title="BE median reaches",
                               title=title, log_x=False, notes=notes)
 
 
@@ -136,23 +131,21 @@ def delays_chart(table: pd.DataFrame, load: float, share: float):
     d = table[(table["load"] == load) & (table["te_fraction"] == share)]
     titles = {"delay": "all of it", "queued": "queued first", "grace": "grace",
               "requeued": "waiting again", "reload": "reloading"}
+    panels = {"preempted": "BE jobs FitGpp preempted", "never preempted": "BE jobs never preempted"}
     rows = []
     for _, r in d.iterrows():
-        panel = f"{r['group']} ({100 * r['share']:.0f} % of BE jobs)" \
-            if np.isfinite(r["share"]) else r["group"]
         for part, title in titles.items():
             rows.append({"overhead_min": r["overhead_min"], "part": title,
-                         "metric": r["group"], "panel_title": panel,
-                         "value": r[part] / 60, "lo": r[f"{part}_lo"] / 60,
-                         "hi": r[f"{part}_hi"] / 60})
-    df = pd.DataFrame(rows, columns=["overhead_min", "part", "metric", "panel_title", "value",
-                                     "lo", "hi"]).dropna(subset=["value"])
+                         "metric": panels[r["group"]], "value": r[part] / 60,
+                         "lo": r[f"{part}_lo"] / 60, "hi": r[f"{part}_hi"] / 60})
+    df = pd.DataFrame(rows, columns=["overhead_min", "part", "metric", "value", "lo", "hi"]
+                      ).dropna(subset=["value"])
     if not len(df):
         return None   # no BE job in either group (a tiny run)
-    order = {g: i for i, g in enumerate(delays.GROUPS)}
+    order = {panels[g]: i for i, g in enumerate(delays.GROUPS)}
     df = df.sort_values("metric", key=lambda s: s.map(order), kind="stable")
     return plots.metric_lines(df, x="overhead_min", series="part",
                               x_title=names.title("restart_overhead"),
                               y_title="min per job", series_title="delay, FitGpp minus FIFO",
                               title=f"BE jobs' delay against FIFO at load {load:g}, TE share "
-                                    f"{share:g}: preempted and never-preempted jobs")
+                                    f"{share:g}")
