@@ -33,7 +33,7 @@ KEYS = (("te_p95", "TE", "slowdown_p95"), ("be_median", "BE", "slowdown_median")
 #: Short forms of :func:`fitgpp.analysis.verdicts.against_paper`'s verdicts for the table.
 SHORT = {"matches": "match", "same sign, larger": "larger", "same sign, smaller": "smaller",
          "differs in sign": "sign", "no detectable change": "none", "cannot tell": "?",
-         "not measured": "n/a"}
+         "not measured": "n/a", "consistent": "wide", "inconclusive": "near"}
 
 
 def seeds_at(n: int, seeds: int) -> int:

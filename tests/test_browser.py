@@ -22,8 +22,11 @@ this view", the notebook's only one) must write the figures at a column's width 
 checked: 3.3 in) and the tables, with a manifest naming them. One JupyterLab serves them
 all.
 
-A saved notebook (02, run and saved in JupyterLab) reopened without its kernel, by the same
-user and by a colleague, shows its panel's static copy and no "Error displaying widget".
+A saved notebook (02 and 00, run and saved in JupyterLab) reopened without its kernel, by the
+same user and by a colleague, and converted by nbconvert into HTML opened in Chromium, shows
+every widget's static copy and no "Error displaying widget". Each widget cell is laid out with
+nothing cut at the side at 1,400 and 1,000 px with the file browser open (screenshots in
+test-artifacts/layout-*.png). In 02, "add a value" with another seed drawn ends on every seed.
 
 Every wait waits on what it checks (a condition polled in the page or, for the files an
 export writes, on disk) with a generous limit; none sleeps for a fixed time.
@@ -276,6 +279,61 @@ def _open_and_run_all(page, lab, console: list[str], notebook: str):
     _mark(f"all cells run: {result}")
 
 
+# ------------------------------------------------------------------ nothing cut at the side
+# What is cut in the outputs of a cell: an element that scrolls sideways or hides what it
+# holds (a control grid wider than the notebook, a label cut to "thr…"), or that reaches
+# past the right edge of its output area (a chart cut at the side), with its text.
+CUT_JS = """cell => { const out = [];
+  for (const area of cell.querySelectorAll('.jp-OutputArea-output')) {
+    if (!area.checkVisibility()) continue;
+    const right = area.getBoundingClientRect().right;
+    for (const e of area.querySelectorAll('*')) {
+      if (!e.checkVisibility()) continue;
+      const r = e.getBoundingClientRect();
+      if (!r.width) continue;
+      const what = (e.getAttribute('class') || e.tagName).slice(0, 50) + ': ' +
+                   (e.innerText || e.getAttribute('aria-label') || '').slice(0, 30);
+      if (e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0 &&
+          getComputedStyle(e).overflowX !== 'visible')
+        out.push(`scrolls or cuts (${e.clientWidth} of ${e.scrollWidth} px) ${what}`);
+      else if (r.right > right + 1)
+        out.push(`past the right edge (${Math.round(r.right)} > ${Math.round(right)}) ${what}`);
+    } }
+  return out.slice(0, 12); }"""
+#: The widths a page must be laid out at: a laptop with the file browser open, and a narrow
+#: window (also with it open, JupyterLab's default).
+WIDTHS = (1400, 1000)
+
+
+def _check_layout(page, console, name: str) -> None:
+    """At each of :data:`WIDTHS` with the file browser open, nothing in any widget cell's
+    outputs is cut at the side; a screenshot of each such cell's top goes to
+    test-artifacts/layout-NAME-CELL-WIDTH.png."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    from browser_util import ARTIFACTS
+    ARTIFACTS.mkdir(exist_ok=True)
+    assert page.locator("#jp-left-stack").is_visible(), "the file browser is not open"
+    cells = page.locator(f"{PANEL} .jp-CodeCell").filter(has=page.locator(".jupyter-widgets"))
+    try:
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 1400})
+            for i in range(cells.count()):
+                cell = cells.nth(i)
+                cell.evaluate("el => el.scrollIntoView({block: 'start'})")
+                try:     # the page reflows after the resize: give it a moment to settle
+                    page.wait_for_function(f"el => ({CUT_JS})(el).length === 0",
+                                           arg=cell.element_handle(), timeout=10_000)
+                except PlaywrightTimeout:
+                    pass  # still cut: said below
+                cut = cell.evaluate(CUT_JS)
+                page.screenshot(path=str(ARTIFACTS / f"layout-{name}-cell{i}-{width}.png"))
+                assert not cut, f"{name} at {width} px with the file browser open: {cut}"
+            _mark(f"{name}: {cells.count()} widget cells, nothing cut at {width} px")
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def _drive(page, lab, export_dir: Path, console: list[str]):
     _mark("browser up")
     _open_and_run_all(page, lab, console, NOTEBOOK)
@@ -294,14 +352,23 @@ def _drive(page, lab, export_dir: Path, console: list[str]):
     _mark(f"widgets and {nb.locator('.vega-embed').count()} charts drawn")
 
     _wait(page, console, "the workbench's printed summary (GPU utilization) to show",
-          """el => [...el.querySelectorAll('.widget-output')]
+          """el => [...el.querySelectorAll('.widget-html')]
                      .some(o => o.innerText.includes('GPU utilization'))""", wb.element_handle())
-    summary = wb.locator(".widget-output").filter(has_text="GPU utilization")
+    summary = wb.locator(".widget-html").filter(has_text="GPU utilization")
     assert summary.count() == 1, f"expected one summary output, found {summary.count()}"
     before_text = summary.inner_text()
     before_chart = wb.evaluate(CHART_PRINT_JS)
     assert before_chart and "none" not in before_chart, f"chart not drawn: {before_chart!r:.200}"
     _check_charts(page, console, wb, "workbench at open")
+    # only FitGpp's fields (issue 35: LAS's and Gittins' thresholds, demotion, scan, delta,
+    # distribution and mode were shown, disabled, beside them)
+    labels = wb.locator(".widget-gridbox .widget-label").evaluate_all(
+        "els => els.filter(e => e.checkVisibility()).map(e => e.innerText.trim())")
+    assert {"threshold s", "P (max preemptions)", "load"} <= set(labels), labels
+    others = {"thresholds (GPU-s)", "demotion", "scan", "ties", "delta (GPU-s)", "distribution",
+              "mode"} & set(labels)
+    assert not others, f"controls of other policies shown while FitGpp is chosen: {others}"
+    _check_layout(page, console, "00")
 
     # ---- move s with the keyboard: focus the handle, ArrowRight a few times
     s_slider = wb.locator(".widget-slider").filter(
@@ -446,6 +513,8 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
         [getComputedStyle(c).display, c.querySelectorAll('img').length])""")
     assert copies and all(d == "none" and n >= 2 for d, n in copies), copies
     _check_charts(page, console, panel, f"{notebook} panel at open")
+    _check_layout(page, console, notebook[:2])
+    panel.scroll_into_view_if_needed()
     cells = panel.evaluate(STATUS_JS)
     assert "read from the cache" in cells, f"no cell count shown: {cells!r}"
     control = panel.locator(".widget-dropdown").filter(
@@ -472,6 +541,54 @@ def _drive_panel(page, lab, console: list[str], notebook: str, export_dir: Path)
         _move_p_then_click(page, console, panel)
     _export_rq(page, console, nb, panel, export_dir)
     _assert_no_error_text(page, f"after moving {label} to {option}")
+    if notebook.startswith("02_"):
+        _add_with_another_seed_drawn(page, console, panel)
+
+
+def _control(page, panel, label: str):
+    return panel.locator(".widget-dropdown, .widget-text").filter(
+        has=page.locator(".widget-label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")))
+
+
+def _add_with_another_seed_drawn(page, console, panel, seed: str = "1", s: str = "8"):
+    """Issue 35, item 2: with "seed drawn" other than 0, "add a value" (s=8, cells not yet
+    computed) said "0 cells match ... seed=1" and the panel stayed on a one-seed draw for
+    good. Now it ends on every seed: the numbers name s=8 over all the seeds, the note is
+    gone, no error, the seed drawn kept, the charts draw their data, and the static copy
+    says the same."""
+    for label, option in (("policy", "FitGpp"), ("seed drawn", seed)):
+        _control(page, panel, label).locator("select").select_option(label=option)
+        _wait(page, console, f"the kernel to go idle after choosing {label} {option}",
+              "sel => !!document.querySelector(sel)", IDLE)
+    _control(page, panel, "add a value to").locator("select").select_option(label="threshold s")
+    box = _control(page, panel, "value").locator("input")
+    box.fill(s)
+    box.press("Enter")
+    panel.locator("button", has_text="add and run").click()
+    want = f"FitGpp s={s}"
+    now = _wait(page, console, f"the numbers to show {want} over every seed",
+                f"""([el, want]) => {{ const now = ({NUMBERS_JS})(el);
+                     return now.startsWith(want + ' ') && /mean over \\d+ seeds/.test(now)
+                            ? now : false; }}""", [panel.element_handle(), want],
+                timeout=2 * STEP_TIMEOUT)
+    # the note is cleared just after the numbers are drawn (the same handler, a message
+    # later): wait for it rather than read the page at once
+    _wait(page, console, "the note of the one-seed draw to go",
+          "el => !el.innerText.includes('Drawn from')", panel.element_handle())
+    _wait(page, console, "the kernel to go idle after adding the value",
+          "sel => !!document.querySelector(sel)", IDLE)
+    text = panel.inner_text()
+    assert "error:" not in text and "0 cells match" not in text, text[-2000:]
+    assert "one run" not in now, now
+    shown = _control(page, panel, "seed drawn").locator("select").evaluate(
+        "el => el.options[el.selectedIndex].text")
+    assert shown == seed, f"the seed drawn moved from {seed} to {shown}"
+    _check_charts(page, console, panel, f"02 after adding s={s} with seed {seed} drawn")
+    _wait(page, console, "the static copy to show the whole declaration",
+          f"""el => {{ const c = el.querySelector('.fitgpp-static');
+                 return !!c && c.innerHTML.includes({json.dumps(want)}) &&
+                        !c.innerHTML.includes('Drawn from'); }}""", panel.element_handle())
+    _mark(f"added s={s} with seed {seed} drawn: {now[:60]!r}")
 
 
 # The FitGpp points of the trade-off that a click reaches (no other mark drawn over their
@@ -645,98 +762,143 @@ WIDGET_OUTPUTS_JS = """panel => [...document.querySelectorAll(panel + ' .fitgpp-
           live: !!o.querySelector('.jupyter-widgets'),
           seen: o.checkVisibility() ? o.innerText.trim() : '',
           all: o.textContent.trim().slice(0, 200)}; })"""
-SAVED = "02_rq1_te_latency.ipynb"
+#: notebook -> what each static copy in it holds, in order: (charts, tables); 02 has its
+#: panel (the trade-off, the CDFs, the study's figures: 3 or more charts), 00 its one chart
+#: and the workbench (the CDFs and both utilizations, and the numbers).
+SAVED = {"02_rq1_te_latency.ipynb": [(3, 1)], "00_quickstart.ipynb": [(1, 0), (3, 1)]}
+#: What a saved notebook must never show where a widget was (nbconvert wrote the objects'
+#: reprs: "<altair.jupyter.jupyter_chart.JupyterChart object at 0x...>", "Workbench(...").
+DEAD = ("model not found", "object at 0x", "Workbench(children", "GridBox(")
 
 
-def test_a_saved_notebook_reopened_shows_its_figures_and_no_error(tmp_path):
-    """02 run at the quick size in JupyterLab and saved there (which signs it: trusted by
-    whoever saved it; no widget state, JupyterLab's default), JupyterLab stopped, then
-    reopened: by the same user in the same JupyterLab, and by a colleague (another
-    JupyterLab: untrusted). Each sees the panel's static copy (numbers table, SVG charts
-    that draw marks) and no "Error displaying widget" (the widget manager has answered:
-    the widget output is settled), and no cell runs. nbconvert's HTML of the saved file
-    (nbviewer, a PDF) holds the copy and no error either. A screenshot of each reopened
-    copy goes to test-artifacts/saved-notebook-02-*.png."""
+@pytest.mark.parametrize("notebook", list(SAVED), ids=[n[:2] for n in SAVED])
+def test_a_saved_notebook_reopened_shows_its_figures_and_no_error(tmp_path, notebook):
+    """A notebook run at the quick size in JupyterLab and saved there (which signs it:
+    trusted by whoever saved it; no widget state, JupyterLab's default), JupyterLab stopped,
+    then reopened: by the same user in the same JupyterLab, and by a colleague (another
+    JupyterLab: untrusted). Each sees every widget's static copy (numbers tables, SVG charts
+    that draw marks) and no "Error displaying widget" (the widget manager has answered: the
+    widget output is settled), and no cell runs. nbconvert's HTML of the saved file
+    (nbviewer, a PDF), opened in Chromium, shows the copies and no error either. Screenshots
+    of each reopened copy and of the HTML go to test-artifacts/saved-notebook-NN-*.png."""
     require_browser()
     nb_dir = tmp_path / "notebooks"
     nb_dir.mkdir()
-    copy_quick(SAVED, nb_dir)
-    path = nb_dir / SAVED
+    copy_quick(notebook, nb_dir)
+    path = nb_dir / notebook
     lab = JupyterLab(nb_dir, tmp_path / "jupyter-home")
     lab.start()
     try:
-        with _lab_page("browser-saved-notebook-02", lab) as (page, console):
-            _open_and_run_all(page, lab, console, SAVED)
+        with _lab_page(f"browser-saved-notebook-{notebook[:2]}", lab) as (page, console):
+            _open_and_run_all(page, lab, console, notebook)
             _wait(page, console, "every chart (.vega-embed) to draw", CHARTS_DRAWN_JS, PANEL)
             page.locator(f"{PANEL} .jp-Cell").first.click()
             page.keyboard.press("Control+s")
-            _until(f"JupyterLab to save {SAVED} with its outputs",
-                   lambda: "fitgpp-static" in path.read_text())
+            _until(f"JupyterLab to save {notebook} with its outputs",
+                   lambda: path.read_text().count("fitgpp-static") >= len(SAVED[notebook]))
             _mark("run and saved in JupyterLab")
         # later: the server (and the kernel with the panel's widgets) stopped, started again
         # with the same Jupyter directories (the same record of trusted notebooks)
         lab.stop()
         lab.start()
-        results = {"same user": _reopen(lab, "same-user")}
+        results = {"same user": _reopen(lab, "same-user", notebook)}
     finally:
         lab.stop()
     colleague = JupyterLab(nb_dir, tmp_path / "colleague-home")
     colleague.start()
     try:
-        results["colleague"] = _reopen(colleague, "colleague")
+        results["colleague"] = _reopen(colleague, "colleague", notebook)
     finally:
         colleague.stop()
     saved = nbformat.read(path, as_version=4)
-    panels = sum("live panel" in o.get("data", {}).get("text/plain", "")
-                 for c in saved.cells if c.cell_type == "code" for o in c.outputs)
-    assert panels == 1, f"the saved 02 holds {panels} panels, expected one"
+    live = sum("its static copy follows" in o.get("data", {}).get("text/plain", "")
+               for c in saved.cells if c.cell_type == "code" for o in c.outputs)
+    want = SAVED[notebook]
+    assert live == len(want), f"the saved {notebook} holds {live} live widgets, expected {want}"
     for who, (copies, widgets, prompts, text) in results.items():
-        assert len(copies) == panels, f"{who}: {len(copies)} static copies for {panels} panels"
-        for c in copies:
-            assert c["display"] != "none" and c["width"] > 300 and c["height"] > 300, (who, c)
-            assert c["tables"] >= 1 and c["rows"] >= 3, f"{who}: no numbers table: {c}"
-            assert len(c["charts"]) >= 3, f"{who}: expected the trade-off and the CDFs: {c}"
-            for chart in c["charts"]:
-                assert chart["decoded"] and chart["width"] > 200, (who, chart)
-                assert chart["paths"] > 5, f"{who}: a chart with {chart['paths']} paths: {chart}"
-        assert len(widgets) == panels and "missing" not in widgets, (who, widgets)
+        _check_copies(who, copies, want)
+        assert len(widgets) == live and "missing" not in widgets, (who, widgets)
         if who == "same user":   # trusted: the widget manager's renderer drew the output
             assert all("jupyter-widgets" in w["cls"] for w in widgets), (
                 f"the notebook saved in JupyterLab was not drawn as trusted: {widgets}")
         # an untrusted notebook shows the output's text/plain (it says the copy follows)
         shown = [w["seen"] for w in widgets if w["seen"] and (
-            "model not found" in w["seen"] or any(e in w["seen"] for e in ERROR_TEXTS))]
-        assert not shown, (f"{who}: the saved notebook shows {shown} where the live panel "
+            any(d in w["seen"] for d in DEAD) or any(e in w["seen"] for e in ERROR_TEXTS))]
+        assert not shown, (f"{who}: the saved notebook shows {shown} where the live widget "
                            f"was: {widgets}")
-        bad = [e for e in (*ERROR_TEXTS, "model not found") if e in text]
+        bad = [e for e in (*ERROR_TEXTS, *DEAD) if e in text]
         assert not bad, f"{who}: the reopened notebook shows {bad}:\n{text[-3000:]}"
         assert not any(re.search(r"\[\*\]", p) for p in prompts), f"{who}: a cell ran on opening"
     from nbconvert import HTMLExporter
     page_html, _ = HTMLExporter().from_notebook_node(saved)
-    assert "Error displaying widget" not in page_html and "model not found" not in page_html
-    assert page_html.count('class="fitgpp-static"') == panels
-    assert len(static_svgs(page_html)) >= 3, "nbconvert's HTML lost the copy's charts"
-    _mark(f"saved 02 reopened: {results['same user'][1]} / {results['colleague'][1]} "
-          "widget outputs; no error seen")
+    assert not [d for d in ("Error displaying widget", *DEAD) if d in page_html]
+    assert page_html.count('class="fitgpp-static"') == live
+    assert len(static_svgs(page_html)) >= sum(n for n, _ in want), "the HTML lost charts"
+    html_file = tmp_path / f"{notebook[:-6]}.html"
+    html_file.write_text(page_html)
+    _check_copies("nbconvert's HTML", _open_html(html_file, notebook), want)
+    _mark(f"saved {notebook} reopened: {results['same user'][1]} / "
+          f"{results['colleague'][1]} widget outputs; no error seen; its HTML shows the copies")
 
 
-def _reopen(lab, who: str):
+def _check_copies(who: str, copies: list[dict], want: list[tuple[int, int]]) -> None:
+    """Each static copy is shown, holds at least the charts and tables of ``want`` (in
+    order), and every chart image is decoded and draws marks."""
+    assert len(copies) == len(want), f"{who}: {len(copies)} static copies, expected {len(want)}"
+    for c, (charts, tables) in zip(copies, want):
+        assert c["display"] != "none" and c["width"] > 300 and c["height"] > 200, (who, c)
+        assert c["tables"] >= tables and (not tables or c["rows"] >= 3), f"{who}: tables: {c}"
+        assert len(c["charts"]) >= charts, f"{who}: expected {charts} charts or more: {c}"
+        for chart in c["charts"]:
+            assert chart["decoded"] and chart["width"] > 200, (who, chart)
+            assert chart["paths"] > 5, f"{who}: a chart with {chart['paths']} paths: {chart}"
+
+
+def _open_html(html_file: Path, notebook: str) -> list[dict]:
+    """Open nbconvert's HTML of the saved notebook in Chromium (no server: a file), wait for
+    its copies' images, screenshot it (test-artifacts/saved-notebook-NN-nbconvert.png) and
+    return the copies as :data:`STATIC_COPIES_JS` reads them."""
+    from browser_util import ARTIFACTS
+    sync_playwright = require_browser()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(html_file.as_uri(), wait_until="load")
+            page.wait_for_function("""() => [...document.querySelectorAll('.fitgpp-static img')]
+                .every(i => i.complete && i.naturalWidth > 0)""", timeout=STEP_TIMEOUT * 1000)
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"saved-notebook-{notebook[:2]}-nbconvert.png"),
+                            full_page=True)
+            text = page.locator("body").inner_text()
+            bad = [d for d in ("Error displaying widget", *DEAD) if d in text]
+            assert not bad, f"nbconvert's HTML shows {bad}"
+            return page.evaluate(STATIC_COPIES_JS.replace("panel + ' .fitgpp-static'",
+                                                          "'.fitgpp-static'"), "")
+        finally:
+            browser.close()
+
+
+def _reopen(lab, who: str, notebook: str):
     """Open the saved notebook in ``lab`` without running a cell; wait for its static copies
     to show their charts and for the widget manager to settle every widget output; return
     (copies, widget outputs, prompts, the notebook's displayed text)."""
     from browser_util import ARTIFACTS
-    with _lab_page(f"browser-saved-notebook-02-{who}", lab) as (page, console):
-        page.goto(f"{lab.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{SAVED}?reset",
+    with _lab_page(f"browser-saved-notebook-{notebook[:2]}-{who}", lab) as (page, console):
+        page.goto(f"{lab.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{notebook}?reset",
                   wait_until="domcontentloaded")
+        n = len(SAVED[notebook])
         _wait(page, console, "the saved notebook's static copies to show their charts",
               f"""sel => {{ const c = ({STATIC_COPIES_JS})(sel);
-                 return c.length > 0 && c.every(x => x.charts.length > 0 &&
+                 return c.length === {n} && c.every(x => x.charts.length > 0 &&
                                                   x.charts.every(i => i.decoded)); }}""",
               PANEL, timeout=90)
         # a trusted notebook's widget output reads "Loading widget..." until JupyterLab's
         # widget manager has restored what the notebook holds; an untrusted one is drawn as
         # text at once (the widget renderer is not safe): either way, settled now
-        widgets = _wait(page, console, "the widget manager to settle the panel's output",
+        widgets = _wait(page, console, "the widget manager to settle the widgets' outputs",
                         f"sel => {{ const w = ({WIDGET_OUTPUTS_JS})(sel);"
                         " return w.includes('loading') ? false : JSON.stringify(w); }",
                         PANEL, timeout=90)
@@ -744,15 +906,16 @@ def _reopen(lab, who: str):
         copies = page.evaluate(STATIC_COPIES_JS, PANEL)
         # tall enough for the whole copy: JupyterLab does not draw cells far off screen
         page.set_viewport_size({"width": 1400, "height": 4000})
-        copy = page.locator(f"{PANEL} .fitgpp-static").first
-        copy.scroll_into_view_if_needed()
-        _wait(page, console, "the copy to be on screen with its images drawn",
-              """el => { const r = el.getBoundingClientRect();
-                 return r.top >= 0 && r.bottom <= innerHeight &&
-                        [...el.querySelectorAll('img')].every(i => i.complete && i.naturalWidth); }""",
-              copy.element_handle())
         ARTIFACTS.mkdir(exist_ok=True)
-        copy.screenshot(path=str(ARTIFACTS / f"saved-notebook-02-{who}.png"))
+        for i in range(n):
+            copy = page.locator(f"{PANEL} .fitgpp-static").nth(i)
+            copy.scroll_into_view_if_needed()
+            _wait(page, console, "the copy to be on screen with its images drawn",
+                  """el => { const r = el.getBoundingClientRect();
+                     return r.top >= 0 && r.bottom <= innerHeight &&
+                            [...el.querySelectorAll('img')].every(i => i.complete && i.naturalWidth); }""",
+                  copy.element_handle())
+            copy.screenshot(path=str(ARTIFACTS / f"saved-notebook-{notebook[:2]}-{who}-{i}.png"))
         prompts = page.locator(f"{PANEL} .jp-CodeCell .jp-InputArea-prompt").all_inner_texts()
         text = page.locator(PANEL).inner_text()   # what is displayed (innerText)
         assert not [line for line in console if "[pageerror]" in line], console

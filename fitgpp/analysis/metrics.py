@@ -26,6 +26,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,7 +71,8 @@ class Metric:
     ``better``: ``"lower"`` or ``"higher"``; ``vs_baseline``: whether a change against a
     baseline means something (preemptions against FIFO, which never preempts, do not);
     ``lowest``: the least value it can take, when it has one (1 for a slowdown: a job never
-    finishes before its work is done), where intervals over seeds are cut.
+    finishes before its work is done), and ``highest`` the largest (1 for the GPU
+    utilization), where intervals over seeds are cut.
     """
 
     name: str
@@ -83,6 +86,7 @@ class Metric:
     short: str = ""
     brief: bool = True      # in the short tables, the panels and results.md
     lowest: float | None = None
+    highest: float | None = None
     #: The per-job columns of the simulation Dataset ``per_run`` reads, when it reads
     #: nothing else: a table then gives it a Dataset of only those (a whole run rebuilt per
     #: cell took most of a warm RQ6 panel's table, issue 26). Empty: the whole run.
@@ -146,7 +150,7 @@ for _m in (
                var="preemptions_per_job", vs_baseline=False, short="preempt/BE job",
                lowest=0.0),
         Metric("gpu_util", "GPU utilization", var="gpu_util", better="higher", brief=False,
-               lowest=0.0),
+               lowest=0.0, highest=1.0),
         Metric("be_long_p95", "p95 slowdown of the longest 25 % of BE jobs",
                per_run=_long_be_p95, short="long BE p95", brief=False, lowest=1.0,
                columns=("cls", "duration", "slowdown")),
@@ -286,6 +290,29 @@ def percent(x, digits: int = 1, *, sign: bool = True) -> str:
 
 
 # ------------------------------------------------------------------ intervals
+_LEVEL = contextvars.ContextVar("fitgpp_interval_level", default=LEVEL)
+
+
+def interval_level() -> float:
+    """The level of every Student-t interval computed now: :data:`LEVEL`, unless
+    :func:`at_level` says otherwise (a study whose seeds were added in rounds is judged at
+    the level its stopping rule spends per look, :mod:`fitgpp.analysis.looks`)."""
+    return _LEVEL.get()
+
+
+@contextlib.contextmanager
+def at_level(level: float):
+    """Within this block every interval (:func:`t_interval`, :func:`mean_ci`) and every paired
+    test of :mod:`fitgpp.analysis.verdicts` is at ``level`` (a float in (0, 1))."""
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"an interval level is a number in (0, 1), got {level!r}")
+    token = _LEVEL.set(float(level))
+    try:
+        yield
+    finally:
+        _LEVEL.reset(token)
+
+
 def _t_half(sd, n):
     """Half-width of the Student-t interval of a mean; NaN where n < MIN_CI_VALUES.
     The quantile is ``scipy.stats.t.ppf``'s own function, ``scipy.special.stdtrit`` (the
@@ -294,7 +321,7 @@ def _t_half(sd, n):
     from scipy import special
     n = np.asarray(n, dtype=float)
     ok = n >= MIN_CI_VALUES
-    q = special.stdtrit(np.where(ok, n - 1, 1), 0.5 + LEVEL / 2)
+    q = special.stdtrit(np.where(ok, n - 1, 1), 0.5 + interval_level() / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(ok, q * np.asarray(sd, dtype=float) / np.sqrt(np.maximum(n, 1)), np.nan)
 
@@ -362,6 +389,9 @@ SLOWDOWN_RANGE = (1.0, math.inf)
 CHANGE_RANGE = (-1.0, math.inf)
 COUNT_RANGE = (0.0, math.inf)
 UNBOUNDED = (-math.inf, math.inf)
+#: Range of RQ6's net, TE gain (at most 1) minus BE p95 cost (at least -1): at most 2, and no
+#: floor (a BE tail four times PRIO's is a net of -300 % or less).
+NET_RANGE = (-math.inf, 2.0)
 CLIP_NOTE = ("* an interval bound cut at the quantity's limit (a slowdown is at least 1, "
              "a change at least -100 %, a count or share at least 0)")
 
@@ -403,20 +433,34 @@ class Interval:
 
 
 def value_range(name: str) -> tuple[float, float]:
-    """The range of the quantity in column ``name``: ``change_*`` (a change against a
-    baseline) at least -1; a declared metric from its :attr:`~fitgpp.analysis.metrics.Metric.lowest`
-    (1 for a slowdown, 0 for a count or share); RQ6's ``te_gain`` (at most 1: TE p95 cannot
-    fall below 0) and ``be_*_cost`` (a change: at least -1); else unbounded."""
+    """The range of the quantity in column ``name`` (its ``_lo``/``_hi`` bounds alike):
+
+    - a change against a baseline (``change_*``, RQ6's ``*_cost`` and ``be_p95_growth``) at
+      least -1 (nothing falls by more than all of it), unbounded above;
+    - RQ6's ``te_gain`` (``1 - TE p95 / PRIO's``) at most 1, unbounded below, and its ``net``
+      (TE gain minus BE p95 cost) at most 2 and unbounded below: a net has no -100 % floor;
+    - a declared metric from its :attr:`~fitgpp.analysis.metrics.Metric.lowest` (1 for a
+      slowdown, 0 for a count, a share or GPU-hours) and
+      :attr:`~fitgpp.analysis.metrics.Metric.highest` (1 for the GPU utilization);
+    - RQ6's findings name a quantity at no overhead and at the largest (``te_gain_0``,
+      ``reload_gpu_h_max``): the range of the quantity itself;
+    - anything else unbounded."""
     base = name.removesuffix("_lo").removesuffix("_hi")
-    if base.startswith("change_") or base.endswith("_cost") or "_cost_" in base:
+    if base not in METRICS:
+        for end in ("_0", "_max"):
+            base = base.removesuffix(end)
+    if base.startswith("change_") or base.endswith("_cost") or base == "be_p95_growth":
         return CHANGE_RANGE
-    if base.startswith("te_gain"):
+    if base == "te_gain":
         return (-math.inf, 1.0)
-    if base.startswith("reload_share") or base.startswith("preemptions_per"):
+    if base == "net":
+        return NET_RANGE
+    if base.startswith("preemptions_per"):
         return COUNT_RANGE
     m = METRICS.get(base)
-    if m is not None and m.lowest is not None:
-        return (float(m.lowest), math.inf)
+    if m is not None and (m.lowest is not None or m.highest is not None):
+        return (-math.inf if m.lowest is None else float(m.lowest),
+                math.inf if m.highest is None else float(m.highest))
     return UNBOUNDED
 
 

@@ -2,28 +2,36 @@
 
 One set of rules (stated for people in ``docs/verdicts.md``, "How findings are worded"):
 
-- **A measured number** is an :class:`Estimate`: a mean over seeds with its Student-t interval
-  (:func:`fitgpp.analysis.metrics.t_interval`) and the number of seeds behind it. With fewer than
-  :data:`MIN_SEEDS` seeds (one run included) there is no interval, and every verdict on it is
-  "cannot tell": no sign, no "improves", no "matches". A bare float is one run.
-- **Against the paper** (:func:`against_paper`): "matches" when the paper's value lies inside
-  the interval and the interval excludes 0, or when the whole interval lies within the
-  closeness band (the paper's value +- the narrower of :data:`CLOSE_PP` and :data:`CLOSE_REL`
-  of its size; the sentence then says so). Otherwise, when the interval excludes 0: "same
-  sign, larger/smaller" or "differs in sign". When it includes 0: "no detectable change",
-  then "does not reproduce the paper's cost/gain" when the paper's value lies outside the
-  interval, "cannot tell" when inside. "Agrees with the paper" (:func:`paper_summary`) only
-  when every number it rests on matches.
+- **A measured number** is an :class:`Estimate` (:mod:`fitgpp.analysis.estimate`): a mean over
+  seeds with its Student-t interval (:func:`fitgpp.analysis.metrics.t_interval`) and the number
+  of seeds behind it, which its text states (``n = 5``). With fewer than :data:`MIN_SEEDS`
+  seeds (one run included) there is no interval, and every verdict on it is "cannot tell": no
+  sign, no "improves", no "matches". A bare float is one run.
+- **Three categories**: every verdict object has a ``category``, ``confirmed``,
+  ``contradicted`` or ``undecided`` (:data:`CATEGORIES`), and every count of cells or settings
+  states all three (:func:`count_sentence`). Undecided is not "no".
+- **Against the paper** (:func:`against_paper`): the closeness band is the paper's value +-
+  the narrower of :data:`CLOSE_PP` and :data:`CLOSE_REL` of its size. *Confirmed* ("matches")
+  only by the equivalence test: the whole interval lies within the band. *Contradicted* when
+  the interval lies wholly outside the band (no overlap): "differs in sign", "same sign,
+  larger/smaller", or "no detectable change; does not reproduce the paper's cost/gain".
+  Otherwise *undecided*: "consistent, interval too wide to confirm" when the interval contains
+  the paper's value but reaches beyond the band, "inconclusive" when it excludes the paper's
+  value but still overlaps the band, "cannot tell" below 3 seeds. "Agrees with the paper"
+  (:func:`paper_summary`) only when every number it rests on is confirmed.
 - **A change against a baseline** (:func:`change_text`, :func:`cost_or_gain`): a gain or a
   cost only when its interval excludes 0 (a gain in the metric's better direction, a cost
-  against it: a cost is never negative); else "no detectable change".
-- **Between settings over seeds** (:func:`compare`, :func:`best_of`, :func:`order_against`):
-  "better"/"worse", "best", "lower"/"higher" only when a two-sided paired t-test over seeds
-  (``scipy.stats.ttest_rel``; one seed gives both settings the same workload, so the seeds
-  pair) rejects equal means at :data:`ALPHA`; else "no detectable difference" (a tie, named);
-  fewer than :data:`MIN_SEEDS` paired seeds: "cannot tell". The t-test and not Wilcoxon's:
-  with 3-5 seeds Wilcoxon's smallest two-sided p-value (0.25 at 3 pairs, 0.0625 at 5) never
-  reaches 0.05.
+  against it: a cost is never negative); else "no detectable change". A range of changes
+  (:func:`change_range`) is named by each change's interval, never by the point's sign. A
+  direction expected of a change (:func:`direction`) is confirmed by its sign, contradicted by
+  the other sign or by an interval within +-:data:`NEGLIGIBLE` of 0 (no change that large).
+- **Between settings over seeds** (:func:`compare`, :func:`best_of`, :func:`order_against`,
+  :mod:`fitgpp.analysis.comparisons`): "better"/"worse", "best", "lower"/"higher" only when a
+  two-sided paired t-test over seeds rejects equal means; else "no detectable difference";
+  fewer than :data:`MIN_SEEDS` paired seeds: "cannot tell".
+- **Levels**: intervals are 95 % and tests at :data:`ALPHA`, unless a study added seeds in
+  rounds: then every interval and test of its analysis is at the level its stopping rule
+  spends per look (:mod:`fitgpp.analysis.looks`).
 - **Intervals** (:func:`cut_interval`, the one function that does it): every interval shown is
   cut at its quantity's range (:func:`value_range`: a slowdown is at least 1, a change at least
   -100 %, a count or share at least 0) and every cut bound is marked ``*`` (:data:`CLIP_NOTE`).
@@ -31,104 +39,39 @@ One set of rules (stated for people in ``docs/verdicts.md``, "How findings are w
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
+from fitgpp.analysis.comparisons import (ALPHA, Best, Better, Comparison, best_of,  # noqa: F401
+                                         compare, current_alpha, holm, order_against)
+from fitgpp.analysis.estimate import MIN_SEEDS, Estimate, _few, _seeds, as_estimate  # noqa: F401
 from fitgpp.analysis.metrics import (CHANGE_RANGE, CLIP_NOTE, COUNT_RANGE, METRICS,  # noqa: F401
                                      MIN_CI_VALUES, SLOWDOWN_RANGE, UNBOUNDED, Interval, _g, _nan,
-                                     bounded_interval, cut_interval, interval_cell, paired_p,
-                                     percent, percent_values, t_interval, value_range)
+                                     at_level, bounded_interval, cut_interval, interval_cell,
+                                     interval_level, paired_p, percent, percent_values, t_interval,
+                                     value_range)
+from fitgpp.errors import FitgppError
 
-Better = Literal["lower", "higher"]
-#: Level of the paired test between settings.
-ALPHA = 0.05
-#: Fewest seeds (paired seeds, for a comparison) a verdict is made from.
-MIN_SEEDS = MIN_CI_VALUES
 #: The closeness band around a paper's value: this many percentage points (as a fraction) ...
 CLOSE_PP = 0.05
 #: ... or this share of the paper's size, whichever is narrower.
 CLOSE_REL = 0.25
+#: A change whose whole interval lies within +- this (a fraction: 5 percentage points) is
+#: negligible: no change that large, a decided answer (:func:`decided_change`).
+NEGLIGIBLE = 0.05
 #: Kept for older callers: a change smaller than this is shown as no change in point words.
 NO_CHANGE = 0.005
+CONFIRMED, CONTRADICTED, UNDECIDED = "confirmed", "contradicted", "undecided"
+#: The category of every verdict, in the order counts state them.
+CATEGORIES = (CONFIRMED, CONTRADICTED, UNDECIDED)
+Category = Literal["confirmed", "contradicted", "undecided"]
 
 
-# ---------------------------------------------------------------- what is measured
-@dataclass(frozen=True)
-class Estimate:
-    """A measured number: its ``mean`` over ``seeds`` runs and the interval ``low``..``high``
-    (NaN with fewer than :data:`MIN_SEEDS` seeds). ``values``: the per-seed values when known
-    (to say their range when there is no interval)."""
-    mean: float
-    low: float = math.nan
-    high: float = math.nan
-    seeds: int = 1
-    values: tuple = ()
-
-    @classmethod
-    def of(cls, values) -> Estimate:
-        """From per-seed values (NaNs dropped): mean, Student-t interval, count."""
-        x = np.asarray(values, dtype=float).ravel()
-        x = x[~np.isnan(x)]
-        m, lo, hi = t_interval(x)
-        return cls(m, lo, hi, len(x), tuple(float(v) for v in x))
-
-    @classmethod
-    def from_row(cls, row, col: str, seeds: int | None = None) -> Estimate:
-        """``row[col]`` with ``row[col_lo]``, ``row[col_hi]`` (a table of
-        :meth:`fitgpp.studies.Outcome.table`); seeds from ``seeds``, else ``row["seeds"]``,
-        else 3 when the bounds are there and 1 when not."""
-        m, lo, hi = (float(row.get(c, math.nan)) for c in (col, f"{col}_lo", f"{col}_hi"))
-        if seeds is None:
-            seeds = int(row["seeds"]) if "seeds" in row and not _nan(row["seeds"]) else \
-                (MIN_SEEDS if not (_nan(lo) or _nan(hi)) else 1)
-        return cls(m, lo, hi, int(seeds))
-
-    @property
-    def known(self) -> bool:
-        """Whether there is an interval to judge from (enough seeds, finite bounds)."""
-        return self.seeds >= MIN_SEEDS and not (_nan(self.low) or _nan(self.high))
-
-    @property
-    def sign(self) -> int:
-        """+1 or -1 when the interval excludes 0, else 0 (also when it cannot tell)."""
-        if not self.known:
-            return 0
-        return 1 if self.low > 0 else -1 if self.high < 0 else 0
-
-    def text(self, *, as_percent: bool = True, value_range=CHANGE_RANGE) -> str:
-        """``-6.8 % [-18.1 %, +4.5 %]`` (bounds cut and marked by :func:`cut_interval`), or,
-        without an interval, the mean and the seeds' range (``-63.7 % (2 seeds: -78.0 % to
-        -50.0 %)``)."""
-        if self.known:
-            return cut_interval(self.mean, self.low, self.high, value_range).text(
-                as_percent=as_percent)
-        f = percent if as_percent else _g
-        if len(self.values) >= 2:
-            return (f"{f(self.mean)} ({self.seeds} seeds: {f(min(self.values))} to "
-                    f"{f(max(self.values))})")
-        return f"{f(self.mean)} ({_seeds(self.seeds)})"
-
-
-def as_estimate(x) -> Estimate:
-    """An :class:`Estimate` as is; per-seed values (a sequence or array) through
-    :meth:`Estimate.of`; a bare number as one run."""
-    if isinstance(x, Estimate):
-        return x
-    if np.ndim(x) == 0:
-        return Estimate(float(x), seeds=1, values=(float(x),))
-    return Estimate.of(x)
-
-
-def _seeds(n: int) -> str:
-    return "one run" if n == 1 else f"{n} seeds"
-
-
-def _few(n: int) -> str:
-    return f"cannot tell ({_seeds(n)}: fewer than {MIN_SEEDS})"
+class VerdictError(FitgppError):
+    """Something that is not a verdict was given where verdicts are counted."""
 
 
 # ---------------------------------------------------------------- against the paper
@@ -162,17 +105,17 @@ def _kind(x: float, better: Better) -> str:
     return "none" if x == 0 else "gain" if (x < 0) == (better == "lower") else "cost"
 
 
-Verdict = Literal["matches", "same sign, larger", "same sign, smaller", "differs in sign",
-                  "no detectable change", "cannot tell", "not measured"]
+Verdict = Literal["matches", "consistent", "inconclusive", "same sign, larger",
+                  "same sign, smaller", "differs in sign", "no detectable change", "cannot tell",
+                  "not measured"]
 
 
 @dataclass(frozen=True)
 class PaperVerdict:
     """A measured change against one of the paper's numbers. ``verdict`` is one of
-    :data:`Verdict`; ``phrase`` adds which way a match holds ("inside the interval" or
-    "within the closeness band") or, for no detectable change, whether the paper's value
-    is outside the interval ("does not reproduce the paper's cost") or inside ("cannot
-    tell"); ``sentence`` says it all with the numbers."""
+    :data:`Verdict`, ``category`` one of :data:`CATEGORIES`; ``phrase`` says why (where the
+    interval lies against the closeness band, and whether it holds the paper's value);
+    ``sentence`` says it all with the numbers."""
     key: str
     title: str
     measured: Estimate
@@ -180,44 +123,52 @@ class PaperVerdict:
     verdict: Verdict
     phrase: str
     sentence: str
+    category: Category = UNDECIDED
 
     @property
     def matches(self) -> bool:
+        """Confirmed: the whole interval lies within the closeness band."""
         return self.verdict == "matches"
 
 
-def _paper_phrase(e: Estimate, claim: Claim) -> tuple[Verdict, str]:
+def _paper_phrase(e: Estimate, claim: Claim) -> tuple[Verdict, str, Category]:
     c, kind = claim.change, _kind(claim.change, claim.better)
     if _nan(e.mean):
-        return "not measured", "not measured"
+        return "not measured", "not measured", UNDECIDED
     if not e.known:
-        return "cannot tell", _few(e.seeds)
-    inside = e.low <= c <= e.high
-    if e.sign and inside:
-        return "matches", "matches (the paper's value lies inside the interval)"
+        return "cannot tell", _few(e.seeds), UNDECIDED
     w = band(claim)
-    if c - w <= e.low and e.high <= c + w:
-        return "matches", (f"matches within the closeness band of +-{100 * w:.1f} pp (the "
-                           "paper's value lies outside the interval)")
-    if e.sign:
-        if e.sign != int(np.sign(c)):
-            return "differs in sign", "differs in sign"
-        size = "larger" if e.low > 0 and e.low > c or e.high < 0 and e.high < c else "smaller"
-        return f"same sign, {size}", f"same sign, {size}"  # type: ignore[return-value]
-    if inside:
-        return "no detectable change", "no detectable change; cannot tell"
-    return "no detectable change", (f"no detectable change; does not reproduce the paper's "
-                                    f"{kind}")
+    lo, hi = c - w, c + w
+    pp = f"the closeness band of +-{100 * w:.1f} pp"
+    where = "inside" if e.low <= c <= e.high else "outside"
+    if lo <= e.low and e.high <= hi:
+        return "matches", (f"matches: the interval lies within {pp} (the paper's value lies "
+                           f"{where} the interval)"), CONFIRMED
+    if e.high < lo or e.low > hi:     # no overlap with the band
+        if e.sign and e.sign != int(np.sign(c)):
+            return "differs in sign", "differs in sign", CONTRADICTED
+        if e.sign:
+            size = "larger" if (e.low > hi) == (c > 0) else "smaller"
+            return (f"same sign, {size}",  # type: ignore[return-value]
+                    f"same sign, {size} (the interval lies wholly outside {pp})", CONTRADICTED)
+        return "no detectable change", (f"no detectable change; does not reproduce the "
+                                        f"paper's {kind}"), CONTRADICTED
+    none = "" if e.sign else "no detectable change; "
+    if where == "inside":
+        return "consistent", (f"{none}consistent, interval too wide to confirm (it holds the "
+                              f"paper's value but reaches beyond {pp})"), UNDECIDED
+    return "inconclusive", (f"{none}inconclusive (the paper's value lies outside the interval, "
+                            f"which still overlaps {pp})"), UNDECIDED
 
 
 def against_paper(measured, claim: Claim) -> PaperVerdict:
     """The verdict on ``measured`` (an :class:`Estimate`, per-seed values, or a bare number:
     one run) against ``claim``, by the rules of this module."""
     e = as_estimate(measured)
-    verdict, phrase = _paper_phrase(e, claim)
+    verdict, phrase, cat = _paper_phrase(e, claim)
     sentence = (f"{claim.title} {e.text(value_range=CHANGE_RANGE)} against the paper's "
                 f"{percent(claim.change)}: {phrase}.")
-    return PaperVerdict(claim.key, claim.title, e, claim.change, verdict, phrase, sentence)
+    return PaperVerdict(claim.key, claim.title, e, claim.change, verdict, phrase, sentence, cat)
 
 
 def against_paper_all(measured: Mapping, claims: Sequence[Claim] = PAPER_CLAIMS
@@ -232,23 +183,20 @@ def against_paper_row(row, claims: Sequence[Claim] = PAPER_CLAIMS) -> list[Paper
 
 
 def holds_together(verdicts: Sequence[PaperVerdict]) -> bool:
-    """Whether every number matches the paper's under the rule (the only ground for
-    "agrees with the paper")."""
-    return bool(verdicts) and all(v.matches for v in verdicts)
+    """Whether every number is confirmed (the only ground for "agrees with the paper")."""
+    return category(verdicts) == CONFIRMED
 
 
 def contradicts(verdicts: Sequence[PaperVerdict]) -> bool:
-    """Whether some number is detectably off the paper's: a different sign, the same sign but
-    larger or smaller by its interval, or no detectable change where the paper's value lies
-    outside the interval (the only ground for "does not reproduce")."""
-    return any(v.verdict in ("differs in sign", "same sign, larger", "same sign, smaller")
-               or "does not reproduce" in v.phrase for v in verdicts)
+    """Whether some number is contradicted: its interval lies wholly outside the closeness
+    band (the only ground for "does not reproduce")."""
+    return category(verdicts) == CONTRADICTED
 
 
 def paper_summary(verdicts: Sequence[PaperVerdict]) -> str:
     """One sentence over all claims: "Agrees with the paper on all N numbers" only when every
-    one matches; "Does not reproduce the paper's headline" when some number is detectably
-    off; else "Cannot tell whether ..."; the claims grouped by phrase."""
+    one is confirmed; "Does not reproduce the paper's headline" when some number is
+    contradicted; else "Cannot tell whether ..."; the claims grouped by phrase."""
     if holds_together(verdicts):
         return f"Agrees with the paper on all {len(verdicts)} numbers."
     groups: dict[str, list[str]] = {}
@@ -258,6 +206,44 @@ def paper_summary(verdicts: Sequence[PaperVerdict]) -> str:
     head = ("Does not reproduce the paper's headline" if contradicts(verdicts) else
             "Cannot tell whether this reproduces the paper's headline")
     return f"{head} ({parts})."
+
+
+# ---------------------------------------------------------------- counting verdicts
+def category(item) -> Category:
+    """The category of ``item``: a verdict object (its ``category``), a category itself, or
+    several verdicts held together (a cell's three numbers): confirmed only when each is,
+    contradicted when one is, else undecided (an empty set is undecided)."""
+    if isinstance(item, str):
+        if item not in CATEGORIES:
+            raise VerdictError(f"{item!r} is not a verdict category (one of "
+                               f"{', '.join(CATEGORIES)})")
+        return item  # type: ignore[return-value]
+    if hasattr(item, "category"):
+        return category(item.category)
+    if not isinstance(item, Iterable):
+        raise VerdictError(f"cannot count {type(item).__name__} {item!r}: give verdicts, "
+                           "categories, or sequences of verdicts")
+    cats = [category(i) for i in item]
+    if cats and all(c == CONFIRMED for c in cats):
+        return CONFIRMED
+    return CONTRADICTED if CONTRADICTED in cats else UNDECIDED
+
+
+def tally(items) -> dict[str, int]:
+    """``{category: how many}`` of ``items`` (see :func:`category`), every category present."""
+    out = dict.fromkeys(CATEGORIES, 0)
+    for i in items:
+        out[category(i)] += 1
+    return out
+
+
+def count_sentence(items, noun: str, claim: str = "the paper's numbers") -> str:
+    """The one way a count of verdicts is said, all three numbers: ``"of 18 settings judged
+    against the paper's numbers: 0 confirmed, 14 contradicted, 4 undecided"``. ``items``: one
+    per cell or setting, each a verdict, a category or a cell's verdicts held together."""
+    t = tally(items)
+    return (f"of {sum(t.values())} {noun} judged against {claim}: {t[CONFIRMED]} confirmed, "
+            f"{t[CONTRADICTED]} contradicted, {t[UNDECIDED]} undecided")
 
 
 # ---------------------------------------------------------------- a change against a baseline
@@ -285,34 +271,53 @@ def change_text(change, title: str, better: Better = "lower") -> str:
     if kind == "cannot tell":
         return f"{title} changes by {e.text()}: {_few(e.seeds)}"
     if kind == "none":
-        return f"{title}: no detectable change ({e.text()})"
+        return f"{title}: no detectable change ({e.text(seeds=False)}, n = {e.seeds})"
     cut = cut_interval(e.mean, e.low, e.high, CHANGE_RANGE)
     size = Interval(abs(e.mean), *sorted((abs(cut.low), abs(cut.high))))
     verb = "improves" if kind == "gain" else "worsens"
     marks = "*" if cut.clipped else ""
     return (f"{title} {verb} by {percent(size.mean, sign=False)} "
-            f"[{percent(size.low, sign=False)}, {percent(size.high, sign=False)}]{marks}")
+            f"[{percent(size.low, sign=False)}, {percent(size.high, sign=False)}]{marks} "
+            f"(n = {e.seeds})")
 
 
 #: The old name: a change in words (now always from its interval).
 describe_change = change_text
 
 
-def change_range(changes: Sequence[float], title: str, better: Better = "lower",
+def change_range(changes: Sequence, title: str, better: Better = "lower",
                  digits: int = 0) -> str:
-    """A range of point changes named by what they are: ``"BE p95 cost 6 % to 10 %"`` when all
-    are costs, ``"BE p95 gain 6 % to 10 %"`` when all are gains (a cost is never given as a
-    negative number), else ``"BE p95 change -10 % to +6 %"``."""
-    x = np.asarray(changes, dtype=float) + 0.0     # no "-0 %"
-    x = x[~np.isnan(x)]
-    if not len(x):
+    """A range of changes, each named by its interval (:func:`cost_or_gain`), never by its
+    point's sign: ``"BE p95 cost 6 % to 10 %"`` when every interval makes its change a cost
+    (a cost is never given as a negative number), ``"... gain ..."`` likewise, else each kind
+    with its count: ``"BE p95: cost 40 % to 110 % in 3, no detectable change in 3 (-37 % to
+    +8 %)"``. ``changes``: estimates (or per-seed values); a bare number is one run, which has
+    no interval, so bare numbers are named only "change", with their signs."""
+    est = [e for e in map(as_estimate, changes) if not _nan(e.mean)]
+    if not est:
         return f"{title}: not measured"
-    kinds = {_kind(v, better) for v in x}
-    if kinds <= {"cost"} or kinds <= {"gain"}:
-        word = "cost" if kinds == {"cost"} else "gain"
-        lo, hi = sorted((float(np.min(np.abs(x))), float(np.max(np.abs(x)))))
-        return f"{title} {word} {percent(lo, digits, sign=False)} to {percent(hi, digits, sign=False)}"
-    return f"{title} change {percent(float(x.min()), digits)} to {percent(float(x.max()), digits)}"
+    kinds = [cost_or_gain(e, better) for e in est]
+
+    def span(group, signed):
+        x = np.array([e.mean for e in group]) + 0.0     # no "-0 %"
+        x = np.sort(x if signed else np.abs(x))
+        a, b = (percent(float(v), digits, sign=signed) for v in (x[0], x[-1]))
+        return a if a == b else f"{a} to {b}"
+
+    if set(kinds) in ({"cost"}, {"gain"}):
+        return f"{title} {kinds[0]} {span(est, False)}"
+    if set(kinds) == {"cannot tell"}:
+        return f"{title} change {span(est, True)}"
+    words = {"cost": "cost", "gain": "gain", "none": "no detectable change",
+             "cannot tell": "cannot tell"}
+    parts = []
+    for kind, word in words.items():
+        group = [e for e, k in zip(est, kinds) if k == kind]
+        if group:
+            signed = kind in ("none", "cannot tell")
+            parts.append(f"{word} {span(group, False)} in {len(group)}" if not signed else
+                         f"{word} in {len(group)} ({span(group, True)})")
+    return f"{title}: " + ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -344,150 +349,61 @@ def extremes(changes: Mapping, *, title: str, better: Better = "lower") -> Extre
     return Extremes(worst, best, sentence[0].upper() + sentence[1:])
 
 
-def size_phrase(jobs: int, seeds: int) -> str:
-    """``"(6,957 jobs, 1 seed)"``: the size of what was run, from the run itself."""
-    return f"({int(jobs):,} job{'s' * (jobs != 1)}, {int(seeds)} seed{'s' * (seeds != 1)})"
+def size_phrase(jobs: int, seeds) -> str:
+    """``"(6,957 jobs, 1 seed)"``: the size of what was run, from the run itself; ``seeds``: a
+    count, or the counts of the configurations (``"(10,000 jobs, 5 to 20 seeds per
+    configuration)"`` when they differ: seeds added in rounds)."""
+    counts = sorted({int(n) for n in np.atleast_1d(seeds)})
+    jobs_text = f"{int(jobs):,} job{'s' * (jobs != 1)}"
+    if len(counts) > 1:
+        return f"({jobs_text}, {counts[0]} to {counts[-1]} seeds per configuration)"
+    n = counts[0]
+    return f"({jobs_text}, {n} seed{'s' * (n != 1)})"
 
 
+# ---------------------------------------------------------------- a direction, and when it is decided
+def negligible(change, margin: float = NEGLIGIBLE) -> bool:
+    """Whether the whole interval of ``change`` lies within +-``margin`` of 0 (an equivalence
+    test: no change as large as ``margin``); False without an interval."""
+    e = as_estimate(change)
+    return e.known and -margin <= e.low and e.high <= margin
 
-# ---------------------------------------------------------------- between settings over seeds
+
+def decided_change(change, margin: float = NEGLIGIBLE) -> bool:
+    """Whether more seeds could still change what is said of ``change``: decided when its
+    sign is shown (the interval excludes 0) or it is :func:`negligible`; a change whose true
+    value is 0 is decided by the second, so a null effect stops instead of taking every seed."""
+    e = as_estimate(change)
+    return e.known and (e.sign != 0 or negligible(e, margin))
+
+
 @dataclass(frozen=True)
-class Comparison:
-    """Setting ``a`` against setting ``b`` on one metric over paired seeds.
-
-    ``diff`` is the mean of ``a - b`` over seeds with its interval ``diff_low``..``diff_high``
-    (NaN with fewer than :data:`MIN_SEEDS`); ``pvalue`` of the paired t-test (NaN when none)."""
-    a: str
-    b: str
+class DirectionVerdict:
+    """A change against a direction expected of it (``expect``: "gain" or "cost"): ``kind``
+    is :func:`cost_or_gain`'s answer, or "negligible"; ``category`` as the rules say."""
     title: str
-    verdict: Literal["better", "worse", "no detectable difference", "cannot tell"]
-    seeds: int
-    diff: float
-    diff_low: float
-    diff_high: float
-    pvalue: float
-    sentence: str
-    test: str = "two-sided paired t-test over seeds (scipy.stats.ttest_rel)"
-    level: float = ALPHA
-
-
-def _number(x: float, as_percent: bool) -> str:
-    return percent(x) if as_percent else f"{x:.3g}"
-
-
-def _diff_text(x: float, as_percent: bool) -> str:
-    return f"{100 * x:+.1f} pp" if as_percent else f"{x:+.3g}"
-
-
-def compare(a_values, b_values, *, a: str, b: str, title: str, better: Better = "lower",
-            as_percent: bool = False, alpha: float = ALPHA,
-            min_seeds: int = MIN_SEEDS) -> Comparison:
-    """Compare setting ``a`` with ``b`` over seeds (``a_values[i]`` and ``b_values[i]`` from
-    seed i; pairs with a NaN are dropped). ``as_percent``: the values are fractions (changes),
-    shown in percent and their differences in percentage points. Below ``min_seeds`` pairs
-    the sentence gives both means and "cannot tell", and no order ("equal", "lower")."""
-    x, y = np.atleast_1d(np.asarray(a_values, dtype=float)), \
-        np.atleast_1d(np.asarray(b_values, dtype=float))
-    keep = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[keep], y[keep]
-    n = len(x)
-    if n < min_seeds:
-        means = (f"{a} {_number(x.mean(), as_percent) if n else 'n/a'}, "
-                 f"{b} {_number(y.mean(), as_percent) if n else 'n/a'}")
-        sentence = f"{title}: {means}: {_few(n)}, so no order between them is claimed."
-        return Comparison(a, b, title, "cannot tell", n, float(np.mean(x - y)) if n else math.nan,
-                          math.nan, math.nan, math.nan, sentence)
-    d = x - y
-    # the t statistic is undefined when every seed gives the same difference: equal values
-    # are no difference (p = 1), the same nonzero difference on 3+ seeds a detectable one
-    p = paired_p(d) if np.any(d != d[0]) else (1.0 if d[0] == 0 else 0.0)
-    mean, lo, hi = t_interval(d)
-    if p < alpha:
-        verdict = "better" if (mean < 0) == (better == "lower") else "worse"
-        word = f"{a} is {verdict} than {b}"
-    else:
-        verdict, word = "no detectable difference", f"no detectable difference between {a} and {b}"
-    sentence = (f"{title}: {word} over {_seeds(n)} (mean paired difference "
-                f"{_diff_text(mean, as_percent)} [{_diff_text(lo, as_percent)}, "
-                f"{_diff_text(hi, as_percent)}], paired t-test p = {p:.2g} at level {alpha:g}).")
-    return Comparison(a, b, title, verdict, n, mean, lo, hi, p, sentence)
-
-
-@dataclass(frozen=True)
-class Best:
-    """Which of several settings is best on one metric: ``best`` (None: none is detectably
-    better than every other), ``ties`` (the settings not detectably different from the
-    leader, the leader first) and the sentence."""
-    best: str | None
-    ties: tuple
+    measured: Estimate
+    expect: str
+    kind: str
+    category: Category
     sentence: str
 
 
-def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> list[bool]:
-    """Which of ``pvalues`` the Holm step-down correction rejects at family level ``alpha``:
-    the j-th smallest (from 0) is compared with ``alpha / (m - j)``, stopping at the first
-    that is not below it (so the chance of any false "better" over the m tests stays at most
-    ``alpha``)."""
-    m = len(pvalues)
-    out = [False] * m
-    for j, i in enumerate(sorted(range(m), key=lambda i: pvalues[i])):
-        if not pvalues[i] < alpha / (m - j):
-            break
-        out[i] = True
-    return out
-
-
-def best_of(values: Mapping, *, title: str, better: Better = "lower", fmt=_g) -> Best:
-    """The best of ``values`` (label -> per-seed values, seed i at index i in each) on one
-    metric: the setting with the best mean is called best only when the paired tests
-    (:func:`compare`) against every other find it better after the Holm correction over
-    those comparisons (:func:`holm`: several tests at once would otherwise find a "best" by
-    chance more often than ``ALPHA``); the settings it cannot be told from are named as a
-    tie; with fewer than :data:`MIN_SEEDS` seeds: "cannot tell"."""
-    est = {k: as_estimate(v) for k, v in values.items()}
-    sign = 1 if better == "lower" else -1
-    order = sorted(est, key=lambda k: sign * est[k].mean)
-    lead = order[0]
-    shown = lambda ks: ", ".join(f"{k} ({fmt(est[k].mean)})" for k in ks)  # noqa: E731
-    seeds = min(e.seeds for e in est.values())
-    if len(order) == 1:
-        return Best(None, (lead,), f"{title}: only {shown(order)}, nothing to compare.")
-    if seeds < MIN_SEEDS:
-        return Best(None, tuple(order), f"{title}: {_few(seeds)} which is best; means "
-                    f"{shown(order)}.")
-    said = [compare(values[lead], values[k], a=lead, b=k, title=title, better=better)
-            for k in order[1:]]
-    kept = holm([c.pvalue for c in said])
-    ties = (lead, *[c.b for c, r in zip(said, kept) if not (r and c.verdict == "better")])
-    m = len(said)
-    how = (f"paired t-tests over {_seeds(seeds)}, Holm-corrected over the {m} comparison"
-           f"{'s' * (m != 1)} with {lead}, family level {ALPHA:g}")
-    if len(ties) == 1:
-        return Best(lead, ties, f"{title}: best {shown([lead])}, better than each other "
-                    f"setting ({how}).")
-    rest = [k for k in order if k not in ties]
-    text = f"{title}: no single best; {shown(ties)} cannot be told apart ({how})"
-    return Best(None, ties, text + (f"; the others are worse: {shown(rest)}." if rest else "."))
-
-
-def order_against(values: Mapping, ref: str, ref_values, *, title: str,
-                  better: Better = "lower", group: str = "setting", fmt=_g) -> str:
-    """Where each of ``values`` (label -> per-seed values, or a bare number: one run) sits
-    against ``ref`` (its per-seed values): "lower"/"higher" only by the paired test of
-    :func:`compare`, else "no detectable difference" or "cannot tell"."""
-    r = as_estimate(ref_values)
-    groups: dict[str, list[str]] = {}
-    for k, v in values.items():
-        c = compare(v, r.values or [r.mean], a=k, b=ref, title=title, better=better)
-        word = ("cannot tell" if c.verdict == "cannot tell" else
-                "no detectable difference" if c.verdict == "no detectable difference" else
-                "lower" if c.diff < 0 else "higher")
-        groups.setdefault(word, []).append(f"{k} ({fmt(as_estimate(v).mean)})")
-    plural = group[:-1] + "ies" if group.endswith("y") else group + "s"
-    words = [w for w in ("lower", "higher", "no detectable difference", "cannot tell")
-             if w in groups]
-    parts = [f"{w} than {ref}: {', '.join(groups[w])}" if w in ("lower", "higher") else
-             f"{_few(r.seeds) if w == 'cannot tell' else w}: {', '.join(groups[w])}"
-             for w in words]
-    return (f"{title}, each of {len(values)} {plural} against {ref} ({fmt(r.mean)}): "
-            + "; ".join(parts) + ".")
+def direction(change, title: str, expect: str = "gain", better: Better = "lower",
+              margin: float = NEGLIGIBLE) -> DirectionVerdict:
+    """``change`` against the direction ``expect``: confirmed when its interval makes it that
+    kind, contradicted when it makes it the other kind or lies within +-``margin`` of 0 (no
+    change that large), else undecided (no detectable change beyond the margin, or fewer
+    than :data:`MIN_SEEDS` seeds)."""
+    if expect not in ("gain", "cost"):
+        raise VerdictError(f"an expected direction is 'gain' or 'cost', got {expect!r}")
+    e = as_estimate(change)
+    kind = cost_or_gain(e, better)
+    if kind == "none" and negligible(e, margin):
+        kind = "negligible"
+    cat = (CONFIRMED if kind == expect else
+           CONTRADICTED if kind in ("gain", "cost", "negligible") else UNDECIDED)
+    why = (f"no change beyond +-{100 * margin:.1f} pp" if kind == "negligible" else
+           f"a {kind}" if kind in ("gain", "cost") else "no sign")
+    sentence = f"{change_text(e, title, better)}; expected a {expect}: {why}, {cat}"
+    return DirectionVerdict(title, e, expect, kind, cat, sentence)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from fitgpp.cli.common import path_arg, workers_int
+from fitgpp.cli.common import int_at_least, path_arg, workers_int
 
 
 
@@ -31,6 +31,11 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=workers_int, metavar="N",
                    help="Dask workers for the cells not in the cache (0: in this process; default: "
                         "every CPU at full size, in process with --quick)")
+    # 1000: fitgpp.studies.size.MAX_SEED_BUDGET (not imported to build the parser)
+    p.add_argument("--max-seeds", type=int_at_least(1, 1000), metavar="N",
+                   help="seed budget: a configuration whose verdict is undecided gets more seeds "
+                        "in rounds (doubling), up to N (default: 30 at the full size, off with "
+                        "--quick; at most the seeds asked: off). See docs/verdicts.md")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor keep sweep cells (default: $FITGPP_CACHE or ~/.cache/fitgpp)")
     p.set_defaults(run=run)
@@ -53,6 +58,8 @@ def run(args) -> int:
     size = QUICK if args.quick else FULL
     if args.workers is not None:
         size = dataclasses.replace(size, workers=args.workers)
+    if args.max_seeds is not None:
+        size = dataclasses.replace(size, max_seeds=args.max_seeds)
     _check_environment(args.no_cache, size.workers)
     made = not out.exists()
     try:

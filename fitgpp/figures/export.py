@@ -278,28 +278,42 @@ def git_commit() -> str | None:
     return commit if ok and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit) else None
 
 
-def git_dirty(commit: str | None = "") -> bool | None:
-    """Whether the package's tracked files differ from :func:`git_commit` (edits not yet
-    committed, so the commit alone does not say what ran); None where there is no commit.
+def git_modified(commit: str | None = "") -> list[str] | None:
+    """The files of the whole package (``fitgpp/``, not only this folder: an edited
+    ``fitgpp/sim/engine.py`` changes every result) that differ from :func:`git_commit`:
+    modified, staged, deleted or new and not ignored, as git names them from the
+    repository's root (``["fitgpp/sim/engine.py"]``); None where there is no commit.
     ``commit``: :func:`git_commit`'s answer when the caller has it already."""
     if (git_commit() if commit == "" else commit) is None:
         return None
-    here = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     try:
-        r = subprocess.run(["git", "-C", str(here), "status", "--porcelain",
-                            "--untracked-files=no", "--", "."], capture_output=True, text=True,
-                           timeout=10)
+        r = subprocess.run(["git", "-C", str(package), "status", "--porcelain",
+                            "--untracked-files=all", "--no-renames", "--", "."],
+                           capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
-    return bool(r.stdout.strip()) if r.returncode == 0 else None
+    if r.returncode != 0:
+        return None
+    return sorted(line[3:].strip('"') for line in r.stdout.splitlines() if len(line) > 3)
+
+
+def git_dirty(commit: str | None = "") -> bool | None:
+    """Whether the package's files differ from :func:`git_commit` (edits not yet committed,
+    so the commit alone does not say what ran; :func:`git_modified` says which); None where
+    there is no commit."""
+    modified = git_modified(commit)
+    return None if modified is None else bool(modified)
 
 
 def provenance() -> dict:
-    """What a manifest entry records about the code: the package version, the git commit
-    and whether the package's files differ from it."""
+    """What a manifest entry records about the code: the package version, the git commit,
+    whether the package's files differ from it and which (``git_modified``)."""
     from fitgpp.sim.run import __version__
     commit = git_commit()
-    return {"fitgpp_version": __version__, "git_commit": commit, "git_dirty": git_dirty(commit)}
+    modified = git_modified(commit)
+    return {"fitgpp_version": __version__, "git_commit": commit,
+            "git_dirty": None if modified is None else bool(modified), "git_modified": modified}
 
 
 def _caption(chart) -> str:

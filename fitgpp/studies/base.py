@@ -27,10 +27,11 @@ import pandas as pd
 import xarray as xr
 
 from fitgpp.figures import plots
-from fitgpp._version import __version__
-from fitgpp.analysis.metrics import (METRICS, Metric, brief, paired_change,
+from fitgpp.analysis.metrics import (METRICS, Metric, at_level, brief, paired_change,
                                      t_interval, value_range)
 from fitgpp.studies._lazy import shared
+from fitgpp.studies.figure_data import _long, changes  # noqa: F401  (their old home)
+from fitgpp.studies.generic import generic
 from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 
 NAMES = plots.FAMILIES
@@ -51,6 +52,10 @@ class Study:
     policy name or ``{"policy": name, field: value, ...}`` (a configuration). ``columns``:
     metrics (names in :data:`fitgpp.analysis.metrics.METRICS`) its tables show besides the brief
     ones. ``captions``: ``{figure name without the key: caption}`` of its own figures.
+    ``undecided``: ``Outcome -> configurations`` whose verdicts more seeds could still decide
+    (with the partners each is compared with), for a size with a seed budget
+    (:mod:`fitgpp.studies.adaptive`; None: the sign of each headline change against the
+    baseline, :func:`fitgpp.studies.adaptive.undecided_changes`).
     Adding a research question or a knob is one
     declaration; :func:`dataclasses.replace` (or :meth:`replace`) varies one.
     """
@@ -69,6 +74,7 @@ class Study:
     baseline: str | Mapping = "fifo"
     columns: tuple[str, ...] = ()
     captions: Mapping[str, str] = field(default_factory=dict)
+    undecided: Callable[[Outcome], list] | None = None
 
     def analysis(self, o: Outcome) -> RQResult:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
@@ -76,7 +82,9 @@ class Study:
         configuration reached a steady state (:mod:`fitgpp.studies.steady`; the last item
         of a finding written as a Markdown list)."""
         from fitgpp.studies.steady import steadiness, steady_sentence
-        r = (self.analyze or generic)(o)
+        with at_level(o.level):   # the level its stopping rule spends per look, if any
+            r = (self.analyze or generic)(o)
+        r.config = r.config or _config(o)
         r.steadiness = steadiness(o)
         sep = "\n- " if "\n- " in r.finding else " "   # a list: one more item
         r.finding = f"{r.finding}{sep}{steady_sentence(r.steadiness)}"
@@ -158,21 +166,32 @@ class Study:
         default, False for none; ``scheduler``: a Dask address, or a callable returning
         one when a cell must be computed. None: as ``size.workers`` says (0: in this
         process; else ``$FITGPP_SCHEDULER``, or one LocalCluster for all the variants,
-        started only if some cell is not cached)."""
+        started only if some cell is not cached). With a seed budget
+        (``size.max_seeds``), the configurations left undecided get more seeds in rounds
+        (:func:`fitgpp.studies.adaptive.run`; the rounds in :attr:`Outcome.rounds`)."""
         if self.at_size(size) is not self:
             return self.at_size(size).run(size, cache=cache, scheduler=scheduler,
                                           progress=progress)
+        from fitgpp.studies import adaptive
+        if scheduler is None and size.workers != 0:  # one cluster per session, if needed
+            scheduler = os.environ.get("FITGPP_SCHEDULER") or shared(size.workers)
+        return adaptive.run(self, size, lambda at, plan, store: self._sweep(
+            at, plan, cache=store, scheduler=scheduler, progress=progress), cache)
+
+    def _sweep(self, size: Size, plan: dict | None, *, cache, scheduler, progress) -> Outcome:
+        """Every cell at ``size`` (``plan``: only each configuration's first ``plan[key]``
+        seeds, :func:`fitgpp.studies.adaptive.cell_filter`), through the sweep and its cache."""
+        from fitgpp.studies.adaptive import cell_filter
         from fitgpp.sweep import run_sweep
         exps = self.experiments(size)
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
-        if scheduler is None and size.workers != 0:  # one cluster per session, if needed
-            scheduler = os.environ.get("FITGPP_SCHEDULER") or shared(size.workers)
         how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
         for label, exp in exps.items():
             got, st = {}, {}
+            only = None if plan is None else cell_filter(self, size, plan, label)
             grids[label] = run_sweep(exp, cache=cache, progress=progress, runs=got, stats=st,
-                                     **how)
+                                     only=only, **how)
             runs.update({(label, c): r for c, r in got.items()})
             for k in stats:
                 stats[k] += st[k]
@@ -182,7 +201,7 @@ class Study:
             grid = xr.concat(list(grids.values()), dim=pd.Index(list(grids), name=self.variant_dim),
                              combine_attrs="drop_conflicts")
         from fitgpp.sweep import cache_dir_for
-        return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache))
+        return Outcome(self, size, grid, runs, stats, exps, cache_dir_for(cache), plan=plan)
 
     def pending(self, size: Size = QUICK, *, cache=None) -> tuple[int, int]:
         """``(distinct cells, of which cached)`` of :meth:`run` at ``size``, nothing computed
@@ -197,6 +216,8 @@ class Study:
         r = self.analysis(o)
         r.grid, r.stats = o.grid, o.stats
         r.columns, r.baseline = self.columns, o.baseline_label()
+        if o.rounds is not None:   # which configurations got how many seeds, in which round
+            r.rounds, r.config["adaptive"] = o.rounds, o.rounds.to_dict()
         return r
 
 
@@ -212,6 +233,24 @@ class Outcome:
     experiments: dict
     cache_dir: Path | None = None   # the sweep cache's root (derived numbers are kept there)
     memo: dict = field(default_factory=dict, repr=False)   # per-run metric values
+    #: seeds per configuration (:func:`fitgpp.studies.adaptive.conf_key` -> the first n of
+    #: the size's seeds) when seeds were added in rounds; None: every seed of the size
+    plan: dict | None = None
+    level: float = 0.95                # the level of its intervals and tests
+    rounds: object = None              # :class:`fitgpp.studies.adaptive.Rounds`, or None
+
+    def seeds_of(self, conf: dict) -> tuple[int, ...]:
+        """The seeds configuration ``conf`` ran (all of the size's unless some were added in
+        rounds: then the first ``plan[key]``; a seed not run is NaN in its arrays)."""
+        seeds = self.study.seeds(self.size)
+        if self.plan is None:
+            return tuple(seeds)
+        from fitgpp.studies.adaptive import conf_key
+        return tuple(seeds[:self.plan[conf_key(conf)]])
+
+    def seed_counts(self) -> list[int]:
+        """How many seeds each configuration rests on, in :meth:`configurations` order."""
+        return [len(self.seeds_of(c)) for c in self.configurations()]
 
     def jobs(self) -> int:
         """The number of jobs a cell of this outcome ran (of its first cell: every cell of a
@@ -331,7 +370,9 @@ class Outcome:
                                                       conf["variant"]], default=str))
         if key not in self.memo:
             where = dict(variant=conf["variant"], **conf["params"], **conf["knobs"])
+            ran = self.seeds_of(conf)
             self.memo[key] = np.array([self._of_run(metric, conf["name"], s, where)
+                                       if s in ran else np.nan
                                        for s in self.study.seeds(self.size)])
         return self.memo[key]
 
@@ -382,8 +423,11 @@ class Outcome:
         study lists in ``columns`` (and each ``extra`` ``column: Dataset -> float``) the
         mean over seeds with ``_lo``/``_hi`` bounds (NaN below 3 seeds), and its change
         against the baseline (``change_<name>``)."""
-        rows = []
-        seeds, fields = self.study.seeds(self.size), self.params()
+        with at_level(self.level):
+            return pd.DataFrame(self._rows(extra))
+
+    def _rows(self, extra) -> list[dict]:
+        rows, fields = [], self.params()
         shown = {m.name: m for m in METRICS.values()
                  if m.var in self.grid or m in brief(self.study.columns)}
         shown.update({c: Metric(c, c, per_run=fn, vs_baseline=False)
@@ -397,7 +441,7 @@ class Outcome:
             row.update(conf["knobs"])
             if conf["variant"] is not None:
                 row[self.study.variant_dim] = conf["variant"]
-            row["seeds"] = len(seeds)
+            row["seeds"] = len(self.seeds_of(conf))
             at = self.at(conf)
             cols = {}
             for name, m in shown.items():
@@ -407,7 +451,7 @@ class Outcome:
             for c, x in cols.items():
                 row[c], row[f"{c}_lo"], row[f"{c}_hi"] = t_interval(x)
             rows.append(row)
-        return pd.DataFrame(rows)
+        return rows
 
     def kept(self, **where) -> dict[str, xr.Dataset]:
         """``{label: Dataset}`` of the first seed, one per policy configuration (knobs and
@@ -429,53 +473,7 @@ def label_of(name: str, params: dict, exp) -> str:
     return plots.config_label(name, params, [k for k, v in grid.values if len(v) > 1])
 
 
-def generic(o: Outcome) -> RQResult:
-    """The analysis of a study that declares none: its table, no figures, and a finding
-    computed from the per-seed values: for each brief metric, which configuration is best by
-    the paired test (:func:`fitgpp.analysis.verdicts.best_of`: "best" only when it is detectably better
-    than every other, ties named, "cannot tell" below 3 seeds), and the change of the
-    best-mean configuration against the baseline in the words its interval earns."""
-    from fitgpp.analysis.verdicts import Estimate, best_of, change_text
-    t = o.table()
-    confs = o.configurations()
-    parts = []
-    for m in brief(o.study.columns):
-        if m.name not in t or t[m.name].isna().all():
-            continue
-        vals = {c["label"]: o.metric_values(c, m) for c in confs}
-        best = best_of(vals, title=m.title, better=m.better)
-        text = best.sentence.rstrip(".")
-        lead = t.loc[t["policy"] == best.ties[0]].iloc[0]
-        if f"change_{m.name}" in t and not np.isnan(lead[f"change_{m.name}"]) \
-                and lead["policy"] != o.baseline_label():
-            e = Estimate.of(o.change(confs[int(lead.name)], m))
-            text += (f"; {change_text(e, f'{best.ties[0]} against {o.baseline_label()}', m.better)}")
-        parts.append(text)
-    st = o.study
-    return RQResult(st.key, st.title, st.question, t, {}, finding=". ".join(parts) + ".",
-                    config=_config(o))
-
-
 # ---------------------------------------------------------------- helpers for the analyses
-def _long(table: pd.DataFrame, metrics: dict, id_vars: list[str]) -> pd.DataFrame:
-    """The long table :func:`fitgpp.figures.plots.metric_lines` draws: per column ``c`` of
-    ``metrics`` its mean, interval and ``lowest``, the least value its quantity can take (1 for
-    a slowdown, 0 for a count; NaN for a change, whose whiskers stop at -100 % anyway)."""
-    parts = []
-    for c, name in metrics.items():
-        low = value_range(c)[0]
-        parts.append(table[id_vars].assign(
-            metric=name, value=table[c], lo=table[f"{c}_lo"], hi=table[f"{c}_hi"],
-            lowest=low if np.isfinite(low) and not c.startswith("change_") else np.nan))
-    return pd.concat(parts, ignore_index=True)
-
-
-def changes(o: Outcome, keys=("te_p95", "be_median", "be_p95")) -> dict[str, str]:
-    """Figure series: the changes of metrics ``keys`` against the study's baseline, titled
-    from their declarations."""
-    return {f"change_{k}": f"{METRICS[k].title} vs {o.baseline_label()}" for k in keys}
-
-
 def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None,
          name: str | None = None) -> str:
     """A mean with its interval; a change (a fraction) in percent. The interval is cut at the
@@ -490,11 +488,10 @@ def _fmt(m, lo, hi, is_change: bool = False, floor: float | None = None,
 
 
 def _config(o: Outcome, **extra) -> dict:
+    """What ran (:func:`fitgpp.studies.manifest.record`: the grid's dimensions as swept, every
+    configuration's policy, code digest and own fields, the tick), the knobs and variants as
+    declared, and ``extra``."""
+    from fitgpp.studies.manifest import record
     st = o.study
-    return {"model": "(real trace)" if st.trace else (st.model or o.size.model),
-            "n_jobs": o.size.n_jobs, "seeds": list(st.seeds(o.size)), "load": o.size.load,
-            "cluster": o.size.cluster.describe(), "tick_s": 60, "max_preemptions": 3,
-            "policies": {k: dict(v) for k, v in st.policies.items()},
-            "knobs": {k: list(v) for k, v in st.knobs.items()},
-            **({st.variant_dim: list(st.variants)} if st.variants else {}),
-            "fitgpp_version": __version__, **extra}
+    return {**record(o), "knobs": {k: list(v) for k, v in st.knobs.items()},
+            **({st.variant_dim: list(st.variants)} if st.variants else {}), **extra}

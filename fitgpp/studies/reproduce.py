@@ -101,8 +101,8 @@ def run_length_note(r1: RQResult) -> str:
                  if p in st.index)
     return (f"Run length: {jobs:,} jobs per run; {', '.join(parts)}. "
             + ("Both were judged steady: no growth of the queue was detectable, so these "
-               "changes do not grow with the run through a queue that never settles. That is "
-               "not convergence: a short run still starts on an empty cluster, and the "
+               "changes are not shown to grow with the run through a queue that never settles. "
+               "That is not convergence: a short run still starts on an empty cluster, and the "
                "run-length study shows how far these numbers move with the number of jobs."
                if steady else
                "A run that is not steady has a queue that grows for the whole run: these "
@@ -165,9 +165,12 @@ def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = 
     head = id_cols + [heads.get(c, c) for c in cols]
     # the range of each column (fitgpp.analysis.metrics.value_range): a slowdown at least 1, a change
     # at least -100 %, a count or share at least 0; every cut bound marked *
+    seeds = "seeds" in table and "seeds" not in id_cols   # what every row's numbers rest on
+    head[len(id_cols):len(id_cols)] = ["seeds"] * seeds
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
         cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
+        cells += [f"{int(r['seeds'])}"] if seeds else []
         cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_") or c in fractions,
                        name=c) for c in cols]
         lines.append("| " + " | ".join(cells) + " |")
@@ -182,10 +185,15 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     md = [f"# fitgpp reproduce: results ({'quick' if size == QUICK else 'full'} size)", "",
           f"fitgpp {__version__}; {seconds:.0f} s; seeds {list(size.seeds)}; workload model "
           f"`{size.model}`, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
-          f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated.",
-          f"Means over seeds; {CI_NOTE}. Changes against FIFO are paired per seed and shown in "
+          f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated"
+          + (f"; seed budget {size.budget}: undecided configurations get more seeds in rounds"
+             if size.budget > len(size.seeds) else "") + ".",
+          f"Means over seeds; {CI_NOTE}; a study whose seeds were added in rounds states the "
+          f"level of its intervals in its section, and every table gives each row's seeds. "
+          f"Changes against FIFO are paired per seed and shown in "
           f"percent. {CLIP_NOTE}. Verdicts follow the grammar of `fitgpp.analysis.verdicts` "
-          "(docs/verdicts.md, \"How findings are worded\").", ""]
+          "(docs/verdicts.md, \"How findings are worded\"); every count of cells or settings "
+          "says how many are confirmed, contradicted and undecided.", ""]
     if "rq1" in results:
         md += ["## Headline: FitGpp (s = 4) against FIFO", "", headline_table(results["rq1"]), "",
                run_length_note(results["rq1"]), "", *_rq8_note(results), ""]
@@ -208,6 +216,7 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
                            baseline=r.baseline) if r.report_columns is None else
                  _md_table(r.table, *r.report_columns))
         md += [f"## {r.title}", "", r.question, "", *([r.details, ""] if r.details else []),
+               *([r.rounds.text(), ""] if r.rounds is not None else []),
                "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, "",
                *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
         for n, chart in r.charts.items():

@@ -26,11 +26,15 @@ change in fitgpp, fractions from :func:`fitgpp.analysis.metrics.change`, shown i
   tail preemption removes);
 - *BE cost*: ``change(BE p95, PRIO's BE p95) = BE p95 / PRIO's - 1`` (how much longer the BE
   tail gets);
-- the *net* is TE gain minus BE p95 cost, per seed. Preempting *stops paying off* at the first
-  overhead where the net's interval over seeds lies below 0, and *stops helping TE* at the
-  first overhead where the TE gain's interval does not lie above 0 (no detectable TE gain).
-  With fewer than 3 seeds there is no interval and both are "cannot tell"
-  (:mod:`fitgpp.analysis.verdicts`). A BE p95 change below PRIO's is a BE gain, never a negative cost.
+- the *net* is TE gain minus BE p95 cost, per seed (no -100 % floor:
+  :data:`fitgpp.analysis.metrics.NET_RANGE`).
+
+Where preempting stops paying off and stops helping TE is read from the intervals over seeds at
+each overhead, by the rules of :data:`~fitgpp.studies.restart_verdicts.RULES` (stated once, in
+:mod:`fitgpp.studies.restart_verdicts`, which also words them): "does not stop paying off" only
+where the net's interval lies above 0 at every overhead, "cannot tell" where it includes 0, and
+with fewer than 3 seeds everywhere (:mod:`fitgpp.analysis.verdicts`). A BE p95 change below
+PRIO's is a BE gain, never a negative cost.
 """
 
 from __future__ import annotations
@@ -42,10 +46,14 @@ import pandas as pd
 
 from fitgpp.figures import names
 from fitgpp.errors import FitgppError
-from fitgpp.analysis.metrics import (CLASSES, METRICS, class_stats, change, percent, reload_gpu_hours,
+from fitgpp.analysis.metrics import (CI_NOTE, CLASSES, CLIP_NOTE, METRICS, class_stats, change,
+                                     cut_interval, percent, reload_gpu_hours,
                                      t_interval, value_range, work_gpu_hours)
-from fitgpp.analysis.tables import sig
-from fitgpp.analysis.verdicts import MIN_SEEDS, change_range
+from fitgpp.analysis.tables import PeopleTable, sig
+from fitgpp.analysis.verdicts import MIN_SEEDS
+from fitgpp.studies.restart_verdicts import (NET_WORDS, RULES, RULES_NOTE,  # noqa: F401
+                                             helping_phrase, paying_phrase, range_by_interval,
+                                             rules_text)
 
 #: The workloads of RQ6: shipped model names.
 WORKLOADS = ("paper-default", "paper-wide-te", "philly-chronus-mix1")
@@ -167,49 +175,68 @@ def _first(ovh, cond) -> float:
     return float(hit[0]) if hit else math.nan
 
 
+#: The numbers of the findings at no overhead (``_0``) and at the largest (``_max``), with
+#: their intervals: (column of the findings, column of the table).
+_AT_ENDS = (("te_gain_0", "te_gain"), ("te_gain_max", "te_gain"),
+            ("be_p95_cost_0", "be_p95_cost"), ("be_p95_cost_max", "be_p95_cost"),
+            ("be_median_cost_max", "be_median_cost"), ("net_0", "net"), ("net_max", "net"),
+            ("preemptions_per_be_0", "preemptions_per_be"),
+            ("preemptions_per_be_max", "preemptions_per_be"),
+            ("reload_gpu_h_max", "reload_gpu_h"), ("reload_share_max", "reload_share"))
+
+
 def findings_table(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per workload and preempting policy: its numbers at no overhead and at the
-    largest, where it stops paying off against PRIO (the net's interval below 0) and stops
-    helping TE (the TE gain's interval not above 0), the fewest ``seeds`` behind them, and
-    how fast it degrades."""
+    """One row per workload and preempting policy: its numbers at no overhead (``_0``) and at
+    the largest (``_max``) with their intervals, the fewest ``seeds`` behind them, how much
+    its BE p95 grew, the columns of :data:`~fitgpp.studies.restart_verdicts.RULES`
+    (where it stops paying off against PRIO and stops helping TE, by the intervals), and
+    those verdicts in words: ``pays_off`` (:func:`~fitgpp.studies.restart_verdicts.paying_phrase`)
+    and ``helps_te`` (:func:`~fitgpp.studies.restart_verdicts.helping_phrase`)."""
     rows = []
     for (wl, pol), g in table[table["policy"] != "PRIO"].groupby(["workload", "policy"],
                                                                  sort=False):
         g = g.sort_values("overhead_s")
         ovh = g["overhead_min"].to_numpy()
         a, b = g.iloc[0], g.iloc[-1]
-        rows.append({
-            "workload": wl, "policy": pol, "max_overhead_min": b["overhead_min"],
-            "seeds": int(g["seeds"].min()),
-            "te_gain_0": a["te_gain"], "te_gain_max": b["te_gain"],
-            "be_p95_cost_0": a["be_p95_cost"], "be_p95_cost_max": b["be_p95_cost"],
-            "be_median_cost_max": b["be_median_cost"],
-            "net_0": a["net"], "net_0_lo": a["net_lo"], "net_0_hi": a["net_hi"],
-            "net_max": b["net"], "net_max_lo": b["net_lo"], "net_max_hi": b["net_hi"],
+        seeds = int(g["seeds"].min())
+        ends = {k: (a if k.endswith("_0") else b) for k, _ in _AT_ENDS}
+        row = {"workload": wl, "policy": pol, "max_overhead_min": b["overhead_min"],
+               "seeds": seeds}
+        for k, c in _AT_ENDS:
+            row.update({k + end: ends[k][c + end] for end in ("", "_lo", "_hi")})
+        net = (g["net_lo"].to_numpy(float), g["net_hi"].to_numpy(float))
+        te = (g["te_gain_lo"].to_numpy(float), g["te_gain_hi"].to_numpy(float))
+        known = seeds >= MIN_SEEDS
+        none = known and bool((g[["te_gain", "te_gain_lo", "te_gain_hi"]] == 0).all().all())
+        row.update({
             "be_p95_growth": change(b["be_p95"], a["be_p95"]),
-            "preemptions_per_be_0": a["preemptions_per_be"],
-            "preemptions_per_be_max": b["preemptions_per_be"],
-            "reload_gpu_h_max": b["reload_gpu_h"], "reload_share_max": b["reload_share"],
-            "stops_paying_min": _first(ovh, g["net_hi"].to_numpy() < 0),
-            "stops_helping_te_min": _first(ovh, ~(g["te_gain_lo"].to_numpy() > 0)),
-        })
+            "stops_paying_min": _first(ovh, net[1] < 0) if known else math.nan,
+            "not_paying_min": _first(ovh, ~(net[0] > 0)) if known else math.nan,
+            "stops_helping_te_min": _first(ovh, ~(te[0] > 0)) if known else math.nan,
+            "te_gain_none": none,
+            "pays_off": paying_phrase(ovh, *net, seeds, none),
+            "helps_te": helping_phrase(ovh, *te, seeds, none)})
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _when(x: float, top: float, seeds: int = MIN_SEEDS) -> str:
-    """Where preempting stops paying off, as a verb phrase ("stops paying off at 30 min")."""
-    if seeds < MIN_SEEDS:
-        return (f"cannot tell whether it stops paying off ({seeds} seed{'s' * (seeds != 1)}: "
-                f"fewer than {MIN_SEEDS})")
-    return (f"does not stop paying off up to {top:g} min (no detectable net loss)"
-            if math.isnan(x) else "stops paying off already at 0 min" if x == 0
-            else f"stops paying off at {x:g} min")
+def _iv(r, col: str, fmt) -> str:
+    """``r[col]`` with its interval (``col_lo``, ``col_hi``; none below 3 seeds) cut at the
+    quantity's range and marked (:func:`fitgpp.analysis.metrics.cut_interval`)."""
+    return cut_interval(r[col], r.get(f"{col}_lo", math.nan), r.get(f"{col}_hi", math.nan),
+                        value_range(col)).text(fmt=fmt)
 
 
 def describe(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
-    """The finding, in sentences computed from :func:`findings_table` (no fixed result).
-    Changes against PRIO are named "change" (a BE p95 change below 0 is a BE gain, never a
-    negative cost); ``per_seed``: see :func:`summary`."""
+    """The finding, in sentences computed from :func:`findings_table` (no fixed result):
+    per policy its numbers at no overhead and at the largest with their intervals, and where
+    it stops paying off and stops helping TE (:data:`~fitgpp.studies.restart_verdicts.RULES`).
+    Changes against PRIO are named
+    "change" (a BE p95 change below 0 is a BE gain, never a negative cost); ``per_seed``:
+    see :func:`summary`."""
+    def gain(x):
+        return percent(x, 0, sign=False)
+
     def pct(x):
         return percent(x, 0)
     out = []
@@ -219,13 +246,13 @@ def describe(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
         parts = []
         for pol, r in g.iterrows():
             parts.append(
-                f"{pol}: TE gain over PRIO {percent(r['te_gain_0'], 0, sign=False)} -> "
-                f"{percent(r['te_gain_max'], 0, sign=False)}, BE p95 change "
-                f"{pct(r['be_p95_cost_0'])} -> {pct(r['be_p95_cost_max'])}, "
-                f"{r['preemptions_per_be_max']:.2f} preemptions per BE job, "
-                f"{sig(r['reload_gpu_h_max'])} GPU-h lost to reloads "
-                f"({percent(r['reload_share_max'], 1, sign=False)} of BE work); "
-                f"{_when(r['stops_paying_min'], top, int(r['seeds']))}")
+                f"{pol}: TE gain over PRIO {_iv(r, 'te_gain_0', gain)} -> "
+                f"{_iv(r, 'te_gain_max', gain)}, BE p95 change {_iv(r, 'be_p95_cost_0', pct)} "
+                f"-> {_iv(r, 'be_p95_cost_max', pct)}, "
+                f"{_iv(r, 'preemptions_per_be_max', lambda x: f'{x:.2f}')} preemptions per BE "
+                f"job, {_iv(r, 'reload_gpu_h_max', sig)} GPU-h lost to reloads "
+                f"({_iv(r, 'reload_share_max', lambda x: percent(x, 1, sign=False))} of BE "
+                f"work); {r['pays_off']}; {r['helps_te']}")
         verdict = _verdict(g, top, (per_seed or {}).get(wl))
         out.append(f"{wl}, restart overhead 0 -> {top:g} min. " + "; ".join(parts) + "."
                    + (f" {verdict}" if verdict else ""))
@@ -303,8 +330,11 @@ def charts(table: pd.DataFrame) -> dict:
         out[f"rq6_{wl}"] = workload_chart(table, wl)
         out[f"rq6_{wl}_reloads"] = workload_chart(table, wl, reloads=True)
     net = table[table["policy"] != "PRIO"]
+    # the net's own range (no floor: a BE tail five times PRIO's is a net of -400 %), not a
+    # change's -100 %, so each whisker reaches its interval's end
     long = net[["overhead_min", "policy"]].assign(metric=net["workload"], value=net["net"],
-                                                  lo=net["net_lo"], hi=net["net_hi"])
+                                                  lo=net["net_lo"], hi=net["net_hi"],
+                                                  lowest=value_range("net")[0])
     out["rq6_net"] = plots.metric_lines(long, x="overhead_min",
                                         x_title=names.title("restart_overhead"),
                                         y_title="net gain vs PRIO", percent=True,
@@ -313,49 +343,67 @@ def charts(table: pd.DataFrame) -> dict:
     return out
 
 
-def readable(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` for reading: the fractions (:data:`FRACTIONS`, and their ``_lo``/``_hi``) in
-    percent through :func:`fitgpp.analysis.metrics.percent`, other numbers to 3 significant digits;
-    the restart overhead in minutes, headed as the controls name it ("restart cost (min)")."""
+def readable(df: pd.DataFrame) -> PeopleTable:
+    """``df`` for reading, as a :class:`fitgpp.analysis.tables.PeopleTable` (``.shown`` the
+    cells, ``.full`` the numbers): each quantity with its interval (``<c>``, ``<c>_lo``,
+    ``<c>_hi``) in one cell ``x [lo, hi]``, cut at the quantity's range and each cut bound
+    marked ``*`` (:func:`fitgpp.analysis.metrics.cut_interval`, the notes say so); the
+    fractions (:data:`FRACTIONS`) in percent through :func:`fitgpp.analysis.metrics.percent`,
+    other numbers to 3 significant digits; the restart overhead in minutes, headed as the
+    controls name it ("restart cost (min)")."""
     out = df.copy()
     if "restart_overhead" in out:
         out["restart_overhead"] = out["restart_overhead"] / 60.0
         out = out.rename(columns={"restart_overhead": names.title("restart_overhead")})
+    bounded = {c for c in out.columns if f"{c}_lo" in out and f"{c}_hi" in out}
+    shown, cut = {}, False
     for c in out.columns:
-        if not pd.api.types.is_float_dtype(out[c]):
-            continue
         base = c.removesuffix("_lo").removesuffix("_hi")
-        if base in FRACTIONS:
-            share = base.startswith("reload_share")    # a share, not a change: no sign
-            out[c] = [percent(x, sign=not share) for x in out[c]]
-        else:
-            out[c] = [sig(x) for x in out[c]]
-    return out
+        if base != c and base in bounded:
+            continue                                # shown in its quantity's cell
+        if not pd.api.types.is_float_dtype(out[c]):
+            shown[c] = out[c].to_numpy()
+            continue
+        share = base.startswith("reload_share")     # a share, not a change: no sign
+        fmt = (lambda x, sh=share: percent(x, sign=not sh)) if base in FRACTIONS else sig
+        lo, hi = ((out[f"{c}_lo"], out[f"{c}_hi"]) if c in bounded else
+                  (out[c], out[c]) if base != c else (np.full(len(out), np.nan),) * 2)
+        ivs = [cut_interval(*v, value_range(c)) for v in zip(out[c], lo, hi)]
+        cut |= any(iv.clipped for iv in ivs)
+        shown[c] = [iv.text(fmt=fmt) if c in bounded else
+                    fmt(iv.low if base != c and c.endswith("_lo") else
+                        iv.high if base != c else iv.mean) + "*" * iv.clipped for iv in ivs]
+    shown_any = any(out[[f"{c}_lo", f"{c}_hi"]].notna().all(axis=1).any() for c in bounded)
+    notes = ["Cells: value [95 % interval]."] if shown_any else []
+    notes += [CLIP_NOTE[0].upper() + CLIP_NOTE[1:] + "."] if cut else []
+    notes += [CI_NOTE[0].upper() + CI_NOTE[1:] + "."] if bounded else []
+    return PeopleTable(pd.DataFrame(shown), df.copy(), notes=notes)
 
 
 def summary(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
-    """The finding in one sentence per workload (computed from :func:`findings_table`): where
-    preempting stops paying off against PRIO (the net's interval below 0), by policy, the
-    TE and BE p95 changes at the largest overhead (a BE p95 below PRIO's is a gain, never a
-    negative cost), and the GPU-hours FitGpp loses to reloads against LRTP and RAND
-    (``per_seed``: :func:`per_seed_at_max`, for the paired test)."""
+    """The finding in one sentence per workload (computed from :func:`findings_table`):
+    whether preempting pays off against PRIO, by policy (``pays_off``, from the net's
+    interval at each overhead), the TE p95, BE p95 and net changes at the largest overhead,
+    each policy's named by its own interval
+    (:func:`~fitgpp.studies.restart_verdicts.range_by_interval`: a BE p95 below
+    PRIO's is a gain, never a negative cost), and the GPU-hours FitGpp loses to reloads
+    against LRTP and RAND (``per_seed``: :func:`per_seed_at_max`, for the paired test)."""
     out = []
     for wl, g in findings.groupby("workload", sort=False):
         top = float(g["max_overhead_min"].iloc[0])
         when: dict[str, list] = {}
         for _, r in g.iterrows():
-            when.setdefault(_when(r["stops_paying_min"], top, int(r["seeds"])),
-                            []).append(r["policy"])
+            when.setdefault(r["pays_off"], []).append(r["policy"])
         text = (f"{wl}, preempting against PRIO: "
                 + "; ".join(f"{k} for {', '.join(v)}" for k, v in when.items())
-                + f" (at {top:g} min: "
-                + change_range(-g["te_gain_max"].to_numpy(float), "TE p95")
-                + ", " + change_range(g["be_p95_cost_max"].to_numpy(float), "BE p95")
-                + ", net (TE gain - BE p95 cost) "
-                + f"{percent(g['net_max'].min(), 0)} to {percent(g['net_max'].max(), 0)}")
+                + f" (at {top:g} min" + (", each change named by its own 95 % interval: "
+                                          if g["seeds"].min() >= MIN_SEEDS else ": ")
+                + range_by_interval(g, "te_gain_max", "TE p95", flip=True) + "; "
+                + range_by_interval(g, "be_p95_cost_max", "BE p95") + "; "
+                + range_by_interval(g, "net_max", "net", better="higher", words=NET_WORDS)
+                + ").")
         fit = g[g["policy"].str.startswith("FitGpp")]
         oth = g[~g["policy"].str.startswith("FitGpp")]
-        text += ")."
         if len(fit) and len(oth):
             text += " " + _each_against(fit.set_index("policy"), oth.set_index("policy"),
                                         "reload_gpu_h_max",
@@ -367,20 +415,19 @@ def summary(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
 
 def details(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
     """Markdown for ``results.md``: how FitGpp fares against LRTP and RAND on each workload,
-    then the findings table (fractions in percent)."""
+    then the findings table (fractions in percent, intervals cut and marked as
+    :func:`readable` shows them) and the rules of its verdict columns
+    (:data:`~fitgpp.studies.restart_verdicts.RULES`)."""
     cols = {"workload": "workload", "policy": "policy",
             "te_gain_0": "TE gain at 0", "te_gain_max": "TE gain at max",
             "be_p95_cost_0": "BE p95 change at 0", "be_p95_cost_max": "BE p95 change at max",
             "preemptions_per_be_max": "preemptions per BE job at max",
             "reload_gpu_h_max": "GPU-h lost to reloads at max",
             "reload_share_max": "share of BE work at max",
-            "stops_paying_min": "stops paying off",
-            "stops_helping_te_min": "stops helping TE"}
-    t = readable(findings[list(cols)])
-    for c in ("stops_paying_min", "stops_helping_te_min"):
-        t[c] = [_when(x, top, int(n)) for x, top, n in
-                zip(findings[c], findings["max_overhead_min"], findings["seeds"])]
-    t = t.rename(columns=cols)
+            "pays_off": "pays off against PRIO", "helps_te": "helps TE"}
+    bounds = [f"{c}{e}" for c in cols for e in ("_lo", "_hi") if f"{c}{e}" in findings]
+    shown = readable(findings[list(cols) + bounds])
+    t = shown.shown.rename(columns=cols)
     lines = []
     for wl, g in findings.groupby("workload", sort=False):
         v = _verdict(g.set_index("policy"), float(g["max_overhead_min"].iloc[0]),
@@ -391,4 +438,6 @@ def details(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
               "overhead, max):", "",
               "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False)]
+    lines += ["", *shown.notes, "", rules_text()]
     return "\n".join(lines)
+

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fitgpp.figures import plots
 
 from fitgpp.analysis.metrics import METRICS
+from fitgpp.studies.adaptive import against_paper_undecided
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
-from fitgpp.analysis.verdicts import (MIN_SEEDS, against_paper_row, compare, contradicts,
-                                      holds_together, size_phrase)
+from fitgpp.analysis.verdicts import (CONFIRMED, CONTRADICTED, MIN_SEEDS, against_paper_row,
+                                      compare, count_sentence, holds_together, size_phrase, tally)
 
 
 S_VALUES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -29,12 +30,17 @@ def s_tradeoff_verdict(per_seed: dict, s_lo: float, s_hi: float, where: str = ""
                 f"fewer than {MIN_SEEDS} seeds for the paired test.")
     elif te.verdict == "better" and be.verdict == "worse":
         word = f"The paper's direction holds{where}: larger s is better on TE p95 and worse on BE p95."
-    elif te.verdict == "better":
+    elif te.verdict == "better" and be.verdict == "better":
         word = (f"Only half of the paper's direction holds{where}: larger s is better on TE "
-                f"p95, but BE p95 is {be.verdict if be.verdict != 'better' else 'better too'}.")
+                "p95, and on BE p95 too.")
+    elif te.verdict == "better":      # an undecided half is not shown, nor refuted
+        word = (f"Only the TE half of the paper's direction is shown{where}: larger s is better "
+                "on TE p95; on BE p95 no detectable difference, so its BE half cannot be told.")
+    elif te.verdict == "worse":
+        word = f"The paper's direction does not hold{where}: larger s is worse on TE p95."
     else:
-        word = (f"The paper's direction does not hold{where}: TE p95 at larger s: "
-                f"{te.verdict}.")
+        word = (f"The paper's direction is not shown{where}: on TE p95 no detectable "
+                f"difference between the two s, so it cannot be told (BE p95: {be.verdict}).")
     return f"{te.sentence} {be.sentence} {word}"
 
 
@@ -67,7 +73,7 @@ def _rq2(o: Outcome) -> RQResult:
     fit = table[table["family"] == "FitGpp"]
     judged = [against_paper_row(r) for _, r in fit.iterrows()]
     meets = fit[[holds_together(v) for v in judged]]
-    n_off = sum(contradicts(v) for v in judged)
+    counts = tally(judged)
     lines = fit.assign(P=fit["P"].astype(int).astype(str))
     charts[f"{key}_change_vs_s"] = plots.metric_lines(_long(lines, changes(o), ["s", "P"]), x="s",
                                                       series="P", x_title="threshold s",
@@ -86,10 +92,12 @@ def _rq2(o: Outcome) -> RQResult:
                                  and c["params"].get("max_preemptions") == p)
                     for k in ("te_p95", "be_p95") for x in ends}
         verdict.append(s_tradeoff_verdict(per_seed, *ends, where=f" at P={p}"))
-    finding = (f"{len(meets)} of {len(fit)} FitGpp (s, P) settings match all three of the paper's "
-               f"numbers {size_phrase(o.jobs(), len(st.seeds(o.size)))}"
-               + (f" ({', '.join(meets['policy'])})" if len(meets) else "")
-               + _headline_clause(len(fit), len(meets), n_off, len(st.seeds(o.size)))
+    said = count_sentence(judged, "FitGpp (s, P) settings", "the paper's three numbers "
+                          + size_phrase(o.jobs(), o.seed_counts()))
+    finding = (said[0].upper() + said[1:]
+               + (f" (confirmed: {', '.join(meets['policy'])})" if len(meets) else "")
+               + _headline_clause(len(fit), counts[CONFIRMED], counts[CONTRADICTED],
+                                  min(o.seed_counts()))
                + f"; from s={ends[0]:g} to s={ends[1]:g} (means over seeds): "
                + "; ".join(trend) + ". " + " ".join(verdict))
     return RQResult(key, st.title, st.question, table, charts, {"sweep": o.grid}, finding,
@@ -97,17 +105,15 @@ def _rq2(o: Outcome) -> RQResult:
 
 
 def _headline_clause(n: int, n_meet: int, n_off: int, seeds: int) -> str:
-    """What the settings' matches say of the paper's headline: "does not agree" only when
-    every setting is detectably off the paper's numbers; a setting neither matching nor off
-    (an interval that holds the paper's value without a sign, or fewer than 3 seeds) leaves
-    it open."""
+    """What the settings' verdicts say of the paper's headline: "does not agree" only when
+    every setting is contradicted; a setting neither confirmed nor contradicted (an
+    undecided one: an interval too wide, or fewer than 3 seeds) leaves it open."""
     if n_meet:
         return ""
     if n_off == n:
         return ", so this study does not agree with the paper's headline"
     why = f" ({seeds} seed{'s' if seeds != 1 else ''}: fewer than 3)" if seeds < 3 else ""
-    return (f"; {n_off} of them are detectably off the paper's numbers, so whether this study "
-            f"agrees with the paper's headline cannot be told{why}")
+    return f", so whether this study agrees with the paper's headline cannot be told{why}"
 
 
 RQ2 = Study(
@@ -116,6 +122,8 @@ RQ2 = Study(
              "against BE? FitGpp over s x P, with FIFO, LRTP and RAND as fixed points.",
     policies={"fifo": {}, "lrtp": {"max_preemptions": [3]}, "rand": {"max_preemptions": [3]},
               "fitgpp": {"s": list(S_VALUES), "max_preemptions": list(P_VALUES)}},
+    # seeds in rounds go to each FitGpp setting until its three numbers are decided together
+    undecided=against_paper_undecided(lambda c: c["name"] == "fitgpp"),
     captions={"change_vs_s": "Change against FIFO as a function of the threshold s, one line "
                              "per P."},
     analyze=_rq2)

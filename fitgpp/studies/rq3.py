@@ -30,7 +30,8 @@ def s8_against_s4(s8: dict, s4: dict) -> str:
     if all(v == "better" for v in said):
         verdict = "agrees with the paper: s=8 is better on every metric compared."
     elif "better" in said and "worse" not in said:
-        verdict = "partly agrees with the paper: s=8 is better on some metrics and not worse on any."
+        verdict = ("partly agrees with the paper: s=8 is better on some metrics and not "
+                   "detectably worse on any.")
     elif "worse" in said:
         verdict = "does not agree with the paper: s=8 is worse on some metric."
     elif all(v == "cannot tell" for v in said):
@@ -56,7 +57,7 @@ def _rq3(o: Outcome) -> RQResult:
     confs = {c["label"]: c for c in o.configurations() if c["knobs"]["grace_scale"] == g_max}
     per_seed = {p: {k: o.change(confs[p], METRICS[k]) for k in KEYS}
                 for p in ("FitGpp s=4", "FitGpp s=8")}
-    finding = (f"At grace scale x{g_max:g} {size_phrase(o.jobs(), len(st.seeds(o.size)))}: "
+    finding = (f"At grace scale x{g_max:g} {size_phrase(o.jobs(), o.seed_counts())}: "
                + s8_against_s4(per_seed["FitGpp s=8"], per_seed["FitGpp s=4"]))
     return RQResult(st.key, st.title, st.question, table, charts, {}, finding, _config(o))
 

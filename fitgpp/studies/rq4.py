@@ -6,7 +6,8 @@ import dataclasses
 
 from fitgpp.figures import plots
 from fitgpp.analysis.metrics import METRICS, percent
-from fitgpp.analysis.verdicts import Estimate, cost_or_gain, extremes, size_phrase
+from fitgpp.analysis.verdicts import (CONFIRMED, CONTRADICTED, UNDECIDED, Estimate,
+                                      count_sentence, direction, extremes, size_phrase, tally)
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 
 
@@ -33,34 +34,40 @@ def _grace(sigma: float):
     return make
 
 
-def mix_finding(fit, jobs: int, seeds: int) -> str:
+def mix_finding(fit, jobs: int, seeds) -> str:
     """The finding of RQ4 from its table's FitGpp rows (one per TE share and grace
-    distribution, with their changes against FIFO, intervals and ``seeds``): in how many
-    mixes the TE change is a detectable gain (its interval below 0), and the largest BE p95
-    cost and gain, each only among the changes whose interval makes them that kind
-    (:func:`fitgpp.analysis.verdicts.extremes`)."""
+    distribution, with their changes against FIFO, intervals and ``seeds``; ``seeds``: a
+    count, or the configurations' counts): the mixes counted against the paper's direction,
+    a TE gain (:func:`fitgpp.analysis.verdicts.direction`: confirmed, contradicted,
+    undecided), and the largest BE p95 cost and gain, each only among the changes whose
+    interval makes them that kind (:func:`fitgpp.analysis.verdicts.extremes`)."""
     te, be = METRICS["te_p95"], METRICS["be_p95"]
-    kinds = [cost_or_gain(Estimate.from_row(r, "change_te_p95"), te.better)
-             for _, r in fit.iterrows()]
-    gains = kinds.count("gain")
+    said = [direction(Estimate.from_row(r, "change_te_p95"), te.title, "gain", te.better)
+            for _, r in fit.iterrows()]
+    n, t = len(fit), tally(said)
+    few = sum(v.kind == "cannot tell" for v in said)
     labels = [f"TE share {r['te_fraction']:g}, {r['grace']} grace" for _, r in fit.iterrows()]
     ext = extremes({lb: Estimate.from_row(r, "change_be_p95")
                     for lb, (_, r) in zip(labels, fit.iterrows())}, title=be.label,
                    better=be.better)
-    if kinds.count("cannot tell"):
-        verdict = (f"Cannot tell whether FitGpp keeps a TE gain in every mix: "
-                   f"{kinds.count('cannot tell')} of {len(fit)} mixes have fewer than 3 seeds.")
-    elif gains == len(fit):
+    if t[CONFIRMED] == n:
         verdict = ("The paper's direction holds in every mix and grace distribution: each TE "
                    "change is a detectable gain.")
+    elif t[CONTRADICTED]:
+        verdict = (f"The paper's direction does not hold everywhere: {t[CONTRADICTED]} of {n} "
+                   "mixes contradict it (a TE cost, or no change beyond +-5 pp).")
+    elif few:
+        verdict = (f"Cannot tell whether FitGpp keeps a TE gain in every mix: {few} of {n} "
+                   "mixes have fewer than 3 seeds.")
     else:
-        verdict = (f"The paper's direction does not hold everywhere: {len(fit) - gains} of "
-                   f"{len(fit)} mixes show no detectable TE gain.")
+        verdict = (f"Cannot tell whether FitGpp keeps a TE gain in every mix: {t[UNDECIDED]} "
+                   f"of {n} mixes are undecided (no detectable change, not within +-5 pp).")
     means = fit["change_te_p95"].dropna()
     spread = (f" (means over seeds from {percent(means.min())} to {percent(means.max())})"
               if len(means) else "")
-    return (f"{te.title} improves detectably against FIFO in {gains} of {len(fit)} mixes "
-            f"{size_phrase(jobs, seeds)}{spread}. {ext.sentence} {verdict}")
+    count = count_sentence(said, "mixes", "the paper's direction, a TE p95 gain against FIFO "
+                           + size_phrase(jobs, seeds))
+    return f"{count[0].upper()}{count[1:]}{spread}. {ext.sentence} {verdict}"
 
 
 def _rq4(o: Outcome) -> RQResult:
@@ -70,7 +77,7 @@ def _rq4(o: Outcome) -> RQResult:
     long = _long(fit, changes(o), ["grace", "te_fraction"])
     charts = {f"{st.key}_change_vs_mix": plots.metric_lines(
         long, x="te_fraction", series="grace", x_title="TE share of jobs", percent=True)}
-    finding = mix_finding(fit, o.jobs(), len(st.seeds(o.size)))
+    finding = mix_finding(fit, o.jobs(), o.seed_counts())
     return RQResult(st.key, st.title, st.question, table, charts, {}, finding,
                     _config(o, grace_shapes={k: f"lognormal median 60 s sigma {v.sigma:g}, max 1 h"
                                              for k, v in st.variants.items()}))

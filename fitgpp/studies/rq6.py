@@ -36,8 +36,8 @@ def study(overheads=rc.REPRODUCE_OVERHEADS, workloads=rc.WORKLOADS):
                 f"(s = {', '.join(f'{x:g}' for x in fitgpp_s)}), LRTP and RAND against PRIO (TE "
                 f"first, never preempts) on {', '.join(f'`{w}`' for w in workloads)}. TE gain "
                 "= -change(TE p95, PRIO's), BE p95 cost = change(BE p95, PRIO's), paired per "
-                "seed (same workload and overhead); preempting stops paying off where the cost "
-                "exceeds the gain.")
+                "seed (same workload and overhead); preempting stops paying off where the "
+                "interval over seeds of the net, gain minus cost, lies below 0.")
     return Study(key="rq6", title=rc.TITLE, question=question,
                  policies={"prio": {}, "fitgpp": {"s": fitgpp_s}, "lrtp": {}, "rand": {}},
                  knobs={"restart_overhead": tuple(float(x) for x in overheads)},
@@ -48,7 +48,8 @@ def study(overheads=rc.REPRODUCE_OVERHEADS, workloads=rc.WORKLOADS):
 def analyze(o):
     """A :class:`fitgpp.studies.Outcome` of :func:`study` -> its ``RQResult``: the
     across-seed table of this module, the charts, the finding (:func:`fitgpp.studies.restart_cost.summary`) and, as
-    ``details``, the sentences of :func:`fitgpp.studies.restart_cost.describe` and the findings table."""
+    ``details``, FitGpp against LRTP and RAND, the findings table and the rules of its verdict
+    columns (:func:`fitgpp.studies.restart_cost.details`)."""
     runs = rc.runs_of(o)
     table = rc.across_seeds(runs)
     found = rc.findings_table(table)

@@ -148,7 +148,10 @@ def per_seed(o) -> pd.DataFrame:
     for conf in o.configurations():
         vals = {m: o.metric_values(conf, METRICS[m]) for m in COMPARED}
         ro = conf["knobs"].get("restart_overhead", trace_overhead)
+        ran = o.seeds_of(conf)   # seeds added in rounds go to some configurations only
         for k, seed in enumerate(seeds):
+            if seed not in ran:
+                continue
             rows.append({"workload": conf["variant"] or "alibaba-v2023",
                          "overhead_min": float(ro) / 60.0, "policy": conf["label"],
                          "family": conf["name"], "seed": seed,
@@ -158,8 +161,9 @@ def per_seed(o) -> pd.DataFrame:
 
 def comparisons(runs: pd.DataFrame) -> pd.DataFrame:
     """Every FitGpp setting against every LAS setting on each workload and overhead, for each
-    metric of :data:`COMPARED`: :func:`fitgpp.analysis.verdicts.compare` over the paired seeds
-    (``runs`` as :func:`per_seed` gives it; ``family`` tells FitGpp from LAS)."""
+    metric of :data:`COMPARED`: :func:`fitgpp.analysis.verdicts.compare` over the seeds both
+    ran (``runs`` as :func:`per_seed` gives it; ``family`` tells FitGpp from LAS; ``category``:
+    the verdict on "FitGpp is better than LAS")."""
     rows = []
     for (w, ro), g in runs.groupby(["workload", "overhead_min"], sort=False):
         by = {p: d.sort_values("seed") for p, d in g.groupby("policy", sort=False)}
@@ -167,22 +171,27 @@ def comparisons(runs: pd.DataFrame) -> pd.DataFrame:
         lases = [p for p, d in by.items() if d["family"].iloc[0] == "LAS"]
         for a in fits:
             for b in lases:
-                if list(by[a]["seed"]) != list(by[b]["seed"]):
-                    raise ValueError(f"{w}, {ro:g} min: {a} and {b} ran different seeds")
+                # paired on the seeds both ran (a seed added in a round to one of them only
+                # pairs with nothing)
+                both = sorted(set(by[a]["seed"]) & set(by[b]["seed"]))
+                x, y = (by[p].set_index("seed").loc[both] for p in (a, b))
                 for m in COMPARED:
                     met = METRICS[m]
-                    c = verdicts.compare(by[a][m], by[b][m], a=a, b=b, better=met.better,
+                    c = verdicts.compare(x[m], y[m], a=a, b=b, better=met.better,
                                          title=f"{w}, {ro:g} min restarts, {met.title}")
                     rows.append({"workload": w, "overhead_min": ro, "fitgpp": a, "las": b,
-                                 "metric": m, "verdict": c.verdict, "seeds": c.seeds,
+                                 "metric": m, "verdict": c.verdict, "category": c.category,
+                                 "seeds": c.seeds,
                                  "diff": c.diff, "diff_lo": c.diff_low, "diff_hi": c.diff_high,
                                  "pvalue": c.pvalue, "sentence": c.sentence})
     return pd.DataFrame(rows)
 
 
 def summary(comp: pd.DataFrame) -> str:
-    """The finding: for each metric, in how many FitGpp-LAS pairings FitGpp is better, LAS
-    is better, no difference is detectable, or too few seeds cannot tell."""
+    """The finding: for each metric, the FitGpp-LAS pairings counted against "FitGpp is
+    better than LAS" (:func:`fitgpp.analysis.verdicts.count_sentence`: confirmed, contradicted,
+    undecided), and in how many FitGpp is better, LAS is better, no difference is detectable,
+    or too few seeds cannot tell."""
     if comp.empty:
         return "No FitGpp and LAS configurations to compare."
     n_pairs = comp.groupby(["workload", "overhead_min", "fitgpp", "las"]).ngroups
@@ -194,7 +203,9 @@ def summary(comp: pd.DataFrame) -> str:
                 f"no detectable difference in {count.get('no detectable difference', 0)}"]
         if count.get("cannot tell", 0):
             said.append(f"too few seeds to tell in {count['cannot tell']}")
-        parts.append(f"{METRICS[m].title}: " + ", ".join(said))
+        counted = verdicts.count_sentence(g["category"], "pairings",
+                                          "\"FitGpp is better than LAS\"")
+        parts.append(f"{METRICS[m].title}: {counted} (" + ", ".join(said) + ")")
     return (f"FitGpp (told which jobs are TE) against LAS (not told), {n_pairs} pairings of a "
             f"FitGpp and a LAS setting on the same workload, restart overhead and seeds, "
             f"paired t-test at level {verdicts.ALPHA:g}. " + "; ".join(parts) + ".")

@@ -17,8 +17,8 @@ import math
 import pandas as pd
 
 from fitgpp.figures import plots
-from fitgpp.analysis.verdicts import (PAPER_CLAIMS, Estimate, against_paper_row, contradicts,
-                                      holds_together)
+from fitgpp.analysis.verdicts import (PAPER_CLAIMS, Estimate, against_paper_row, category,
+                                      contradicts, count_sentence, holds_together)
 from fitgpp.studies.base import Outcome, RQResult, Study, _config, _long, changes
 from fitgpp.studies.steady import steadiness
 
@@ -43,12 +43,14 @@ def usable_capacity(steady: pd.DataFrame, policy: str = FITGPP) -> float:
 def paper_cells(table: pd.DataFrame) -> pd.DataFrame:
     """FitGpp's rows with the verdict on each of the paper's numbers from its interval
     (``verdicts``: TE p95 / BE median / BE p95, :func:`fitgpp.analysis.verdicts.against_paper_row`) and
-    whether all three hold together (``holds``) or some is detectably off the paper's (``off``)."""
+    whether all three hold together (``holds``: each confirmed) or some is contradicted
+    (``off``); ``category``: the three held together (confirmed, contradicted, undecided)."""
     fit = table[table["policy"] == FITGPP].copy()
     said = [against_paper_row(r) for _, r in fit.iterrows()]
     fit["verdicts"] = [" / ".join(v.phrase for v in vs) for vs in said]
     fit["holds"] = [holds_together(vs) for vs in said]
     fit["off"] = [contradicts(vs) for vs in said]
+    fit["category"] = [category(vs) for vs in said]
     return fit
 
 
@@ -94,6 +96,7 @@ def run_length_finding(table: pd.DataFrame, steady: pd.DataFrame) -> str:
              "against FIFO depends on the run length.")
     cells = paper_cells(table)
     held = cells[cells["holds"]]
+    counted = count_sentence(cells["category"], "cells of the grid", "the paper's three numbers")
     where = ("The paper's three numbers hold together (each matches the paper's by "
              "fitgpp.analysis.verdicts) at " + ", ".join(
                  f"load {r['load']:g} with {int(r['n_jobs']):,} jobs" for _, r in held.iterrows())
@@ -105,6 +108,7 @@ def run_length_finding(table: pd.DataFrame, steady: pd.DataFrame) -> str:
              "BE p95 against the paper's):\n" + "\n".join(
                  f"  - load {r['load']:g}, {int(r['n_jobs']):,} jobs: {r['verdicts']}."
                  for _, r in cells.iterrows()))
+    where = f"{counted[0].upper()}{counted[1:]}. {where}"
     return f"{head}\n\n- {above}\n- {where}\n- {movement(table, steady)}"
 
 

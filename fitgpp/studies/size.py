@@ -20,6 +20,10 @@ class ReproduceError(FitgppError):
     """A research question cannot run as asked (e.g. its input trace is missing)."""
 
 
+#: The largest seed budget (:attr:`Size.max_seeds`): seeds per configuration.
+MAX_SEED_BUDGET = 1000
+
+
 @dataclass(frozen=True)
 class Size:
     """How big the runs are. ``QUICK`` is for tests and a first look, ``FULL`` for the paper.
@@ -27,7 +31,9 @@ class Size:
     ``workers``: 0 runs the cells in this process; None on a Dask LocalCluster with one
     worker per CPU (started only if some cell is not cached; ``$FITGPP_SCHEDULER`` names
     an existing cluster instead); N on N workers. ``timeline_jobs``: the node timeline
-    shows the run until the N-th arrival.
+    shows the run until the N-th arrival. ``max_seeds``: the seed budget of adaptive
+    replication (:mod:`fitgpp.studies.adaptive`): a configuration whose verdict is undecided
+    gets more seeds in rounds, up to this many; None, or no more than the seeds: off.
     """
 
     n_jobs: int
@@ -47,12 +53,25 @@ class Size:
     #: the later warm-up end of the run and its baseline's and the last arrival, see
     #: :func:`fitgpp.studies.steady.window_values`); False: over all jobs.
     steady_window: bool = False
+    max_seeds: int | None = None
+
+    def __post_init__(self):
+        m = self.max_seeds
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int)
+                              or not 1 <= m <= MAX_SEED_BUDGET):
+            raise ReproduceError(f"Size.max_seeds is the seed budget, a whole number from 1 to "
+                                 f"{MAX_SEED_BUDGET} (or None: off), got {m!r}"[:300])
+
+    @property
+    def budget(self) -> int:
+        """The most seeds a configuration may get: ``max_seeds``, at least the seeds asked."""
+        return max(self.max_seeds or 0, len(self.seeds))
 
 
 QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)
 FULL = Size(n_jobs=10000, seeds=(0, 1, 2, 3, 4), timeline_jobs=400, real_jobs=None, workers=None,
             run_lengths=(1000, 3000, 10000, 30000, 100000),
-            run_loads=(0.5, 0.7, 0.8, 0.85, 0.9, 1.0))
+            run_loads=(0.5, 0.7, 0.8, 0.85, 0.9, 1.0), max_seeds=30)
 
 
 @dataclass
@@ -76,3 +95,6 @@ class RQResult:
     #: results.md columns when they are not the metrics and their changes: (id columns,
     #: columns, the columns that are fractions)
     report_columns: tuple | None = None
+    #: the rounds of adaptive replication (:class:`fitgpp.studies.adaptive.Rounds`; None: the
+    #: seeds asked, no rounds)
+    rounds: object = None

@@ -65,8 +65,11 @@ def window_values(o, conf, metric) -> np.ndarray:
     the last arrival. The rule of each bound is :mod:`fitgpp.analysis.stability`'s. A run that is not
     steady stays not steady in any window (its ``steadiness`` says so)."""
     base = o.baseline(conf)
-    out = []
+    out, ran = [], o.seeds_of(conf)
     for seed in o.study.seeds(o.size):
+        if seed not in ran:   # a seed this configuration did not run (adaptive rounds)
+            out.append(float("nan"))
+            continue
         st = _judged(o, conf, seed)[1]
         ds = o.run(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
                    **conf["knobs"])
@@ -86,8 +89,8 @@ def steadiness(o) -> pd.DataFrame:
     if "steadiness" in o.memo:
         return o.memo["steadiness"]
     rows = []
-    seeds = o.study.seeds(o.size)
     for conf in o.configurations():
+        seeds = o.seeds_of(conf)
         runs, judged = zip(*(_judged(o, conf, s) for s in seeds))
         row = {"policy": conf["label"], **conf["knobs"]}
         if conf["variant"] is not None:

@@ -62,7 +62,8 @@ def machine_workers() -> int:
 
 def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | None = None,
               cache=None, progress=True, serial: bool = False,
-              stats: dict | None = None, runs: dict | None = None) -> xr.Dataset:
+              stats: dict | None = None, runs: dict | None = None,
+              only=None) -> xr.Dataset:
     """Run every cell of ``exp`` (an Experiment, or the path of its TOML file) and
     return one Dataset (see fitgpp.sweep.summary and docs/experiments.md).
 
@@ -79,7 +80,9 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     a dict, receives ``cells`` (grid points), ``unique`` (distinct computations),
     ``cached``, ``computed`` and ``seconds``. ``runs``, if a dict, receives each
     :class:`Cell`'s result, per-job columns and time series included; turn one into a
-    simulation Dataset with :func:`fitgpp.sweep.run_dataset`.
+    simulation Dataset with :func:`fitgpp.sweep.run_dataset`. ``only``: a predicate on a
+    :class:`Cell`; the cells it refuses are neither run nor read and are NaN in the Dataset
+    (adaptive replication runs some configurations on more seeds than others).
 
     A script that starts a LocalCluster must guard its entry point with
     ``if __name__ == "__main__":`` (workers are spawned processes).
@@ -88,7 +91,7 @@ def run_sweep(exp: Experiment, *, workers: int | None = None, scheduler: str | N
     t0 = time.perf_counter()
     store = None if cache is False else CellCache(None if cache is True else cache)
     source = resolve_source(exp)
-    cells = cells_of(exp)
+    cells = [c for c in cells_of(exp) if only is None or only(c)]
     keys = [cell_key(exp, source, c) for c in cells]
     results, todo = _lookup(store, keys, cells, source)
     cell_of = dict(zip(keys, cells))

@@ -112,6 +112,12 @@ async function render({ model, el }) {
         if (shown) shown.finalize();
         shown = api;
         el.replaceChildren(box);
+        // a chart wider than the notebook (a narrow window, the file browser open) is drawn
+        // smaller to fit, not cut at the right (events reach its marks as before: the SVG
+        // renderer finds an item from the element clicked)
+        box.style.maxWidth = "100%";
+        const svg = box.querySelector("svg.marks");
+        if (svg) { svg.style.maxWidth = "100%"; svg.style.height = "auto"; }
         el.fitgpp = {view: api.view, drawn: spec, spec: () => model.get("spec")};
         watchSelections(model, api.view, lodashDebounce);
     };

@@ -33,11 +33,20 @@ WIDTHS = {"full width (7 in)": "full", "column (3.3 in)": "column"}
 
 
 def view_config(panel) -> dict:
-    """The declaration and selection the panel shows: study, model, its dimensions at the
-    current size (values added included) and the value of every control."""
-    dims = panel.study.dimensions(panel.size)
-    return {"study": panel.study.key, "model": panel.study.model, "size": panel.size_name,
-            "dimensions": dims, "selection": panel.selection()}
+    """What the panel shows, as its manifest records it: what ran
+    (:func:`fitgpp.studies.manifest.record` of the outcome shown: the grid's dimensions as
+    swept, values added included, the size, seeds, tick and every configuration's policy,
+    code digest and own fields), the size's name, the ``selection`` (the controls that
+    pick the configuration shown: its policy and only the fields that policy has, the
+    workload, the seed drawn and the number of seeds) and the ``selected`` configuration's
+    record."""
+    from fitgpp.studies.manifest import configuration, record
+    from fitgpp.workbook.views import conf_of
+    sel = panel._selection_for_outcome()
+    full = panel.selection()
+    return {**record(panel.o), "size": panel.size_name,
+            "selection": sel | {k: full[k] for k in ("seed", "seeds") if k in full},
+            "selected": configuration(panel.o, conf_of(panel.o, sel))}
 
 
 def view_charts(panel, width: str = "full") -> dict:
@@ -136,6 +145,6 @@ def export_area(panel, out_dir: str = "figures") -> W.VBox:
                 print(f"error: {exc}")
 
     button.on_click(click)
-    area = W.VBox([W.HBox([box, width, button]), out])
+    area = W.VBox([W.HBox([box, width, button], layout=W.Layout(flex_flow="row wrap")), out])
     area.export, area.folder, area.width = click, box, width
     return area

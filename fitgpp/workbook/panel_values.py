@@ -98,6 +98,24 @@ def _add_param(study: Study, dim: str, value) -> Study:
     return study.replace(policies=pols)
 
 
+def opening_value(dim: str, dims: dict, size):
+    """The value a panel's control of ``dim`` (values ``dims[dim]``) opens at: the first,
+    except: the policy is FitGpp, ``s`` 4 and ``P`` 3 when computed, the load the size's
+    (0.8, where the effects show; 10 opened at 0.5, where every number was 1) and the
+    longest run (the steadiest)."""
+    if dim == "policy" and "fitgpp" in dims[dim]:
+        return "fitgpp"
+    if dim == "s" and 4.0 in dims[dim]:
+        return 4.0
+    if dim == "max_preemptions" and 3 in dims[dim]:
+        return 3
+    if dim == "load" and size.load in dims[dim]:
+        return size.load
+    if dim == "n_jobs":
+        return max(dims[dim])
+    return dims[dim][0]
+
+
 def clip_note(nums: pd.DataFrame) -> str:
     """The note under a numbers table when some interval bound in it was cut at its range
     (marked ``*``, :data:`fitgpp.analysis.metrics.CLIP_NOTE`), else nothing."""

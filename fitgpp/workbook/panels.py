@@ -45,7 +45,8 @@ from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import MIN_CI_VALUES
 from fitgpp.sim.policies import registry
 from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
-from fitgpp.workbook.panel_values import SIZE_DIMS, cast_value, clip_note, extend  # noqa: F401
+from fitgpp.workbook.panel_values import (SIZE_DIMS, cast_value, clip_note, extend,  # noqa: F401
+                                          opening_value)
 from fitgpp.figures import names
 from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html, label, progress_text,
                                    model_matters, partial_note, selection_numbers, specs,
@@ -54,12 +55,17 @@ from fitgpp.workbook.views import (PanelError, caption, cell_view, finding_html,
 if TYPE_CHECKING:  # the annotations name the class by its full path (two classes are "Size")
     import fitgpp.studies.reproduce
 
+#: A row of widgets that continues on the next line rather than being cut at the right.
+ROW = {"flex_flow": "row wrap"}
 #: The sizes a panel offers.
 SIZES = {"quick": QUICK, "full": FULL}
 #: The controls' description column and width: the longest name
 #: (:func:`fitgpp.figures.names.title`, "grace-period distribution") fits at 13 px.
 STYLE = {"description_width": "190px"}
 CONTROL_WIDTH = "450px"
+#: The controls' grid: as many columns of one control as the notebook's width holds, never
+#: scrolled sideways (two columns needed 920 px, cut at 1,000 px with the file browser open).
+GRID = f"repeat(auto-fill, {int(CONTROL_WIDTH[:-2]) + 10}px)"
 
 
 # ------------------------------------------------------------------ the widgets
@@ -84,7 +90,7 @@ class Panel(W.VBox):
         self.o = self.result = None
         style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
         self.size_w = W.ToggleButtons(options=list(self.sizes), value=size, description="size",
-                                      style=style)
+                                      style={**style, "button_width": "80px"})
         self.progress = W.IntProgress(value=0, min=0, max=1, description="cells",
                                       style=style, layout=W.Layout(width="330px",
                                                                    visibility="hidden"))
@@ -100,8 +106,7 @@ class Panel(W.VBox):
         self.numbers = W.HTML()
         self.finding = W.HTML()
         self.controls: dict[str, W.Widget] = {}
-        self.controls_box = W.GridBox(layout=W.Layout(
-            grid_template_columns=f"repeat(2, {int(CONTROL_WIDTH[:-2]) + 10}px)"))
+        self.controls_box = W.GridBox(layout=W.Layout(grid_template_columns=GRID))
         self.views: dict[str, live.LiveChart] = {}
         self.study_box = W.VBox()
         self._quiet = False
@@ -114,7 +119,7 @@ class Panel(W.VBox):
         self.static = static.StaticCopy(self)
         # the bar and, beside it, how many cells are done and the time left
         self.eta = W.HTML("")
-        self.progress_box = W.HBox([self.progress, self.eta])
+        self.progress_box = W.HBox([self.progress, self.eta], layout=W.Layout(**ROW))
         #: Said above the numbers (and the study's figures) while they are drawn from the
         #: first seed only, the others computing: see :meth:`declare`.
         self.partial = W.HTML("")
@@ -135,8 +140,10 @@ class Panel(W.VBox):
         """The panel's children, once its views exist."""
         if self.children:
             return
-        self.children = [W.HBox([self.size_w, self.progress_box]), self.controls_box,
-                         W.HBox([self.add_dim, self.add_value, self.add_button]),
+        self.children = [W.HBox([self.size_w, self.progress_box], layout=W.Layout(**ROW)),
+                         self.controls_box,
+                         W.HBox([self.add_dim, self.add_value, self.add_button],
+                                layout=W.Layout(**ROW)),
                          self.status, self.messages, self.partial, self.numbers,
                          self.views["tradeoff"], self.views["cell"], self.finding,
                          self.study_box, panel_export.export_area(self)]
@@ -148,11 +155,14 @@ class Panel(W.VBox):
 
     def declare(self, *, shown=None, then=None) -> None:
         """Compute the current declaration and draw it. When some of its cells must be
-        simulated and it has several seeds, it is drawn first from the first seed alone, as
-        soon as that seed's cells are in (a declaration of its own, so every number, interval
-        and sentence is what one seed allows), with :attr:`partial` saying so, then again from
-        all the seeds. ``shown()`` is called once the panel can be shown (the first draw);
-        ``then()`` after the controls are rebuilt, before each draw."""
+        simulated and it has several seeds, it is drawn first from one seed alone (the seed
+        drawn, when it is one of the declaration's, else the first), as soon as that seed's
+        cells are in (a declaration of its own, so every number, interval and sentence is
+        what one seed allows), with :attr:`partial` saying so, then again from all the
+        seeds. A first draw that fails is given up, not kept: the panel always ends on the
+        whole declaration (:attr:`partial` empty). ``shown()`` is called once the panel can
+        be shown (the first draw); ``then()`` after the controls are rebuilt, before each
+        draw."""
         t0 = time.perf_counter()
         seeds = self.study.seeds(self.size)
         self.draw_times, self.simulated = [], 0
@@ -160,26 +170,41 @@ class Panel(W.VBox):
         if len(seeds) > 1 and self.key() not in self._outcomes:
             total, cached = self.study.pending(self.size, cache=self.cache)
             if cached < total:
-                early = dataclasses.replace(self.size, seeds=seeds[:1])
-        for size in ((early, self.size) if early is not None else (self.size,)):
-            self._early = size is not self.size
-            if self._early:   # said until the last draw is done (it stays on screen meanwhile)
-                self.partial.value = partial_note(len(self.study.seeds(size)), len(seeds))
-            self.compute(size)
-            self._build_controls()
-            if then is not None:
-                then()
-            self._draw_selection()
-            if not self._early:
-                self.partial.value = ""
-            self._assemble()
-            if early is not None and size is self.size:   # the first seed's were simulated too
-                self.status.value += f"<small> (and just before, for the first draw: " \
-                    f"{self._outcomes[self.key(early)][0].stats['computed']} simulated)</small>"
-            self.draw_times.append((time.perf_counter() - t0, len(self.study.seeds(size))))
-            if shown is not None:
-                shown()
-                shown = None
+                drawn = self.controls["seed"].value if "seed" in self.controls else None
+                early = dataclasses.replace(self.size, seeds=(
+                    drawn if drawn in seeds else seeds[0],), max_seeds=None)
+        try:
+            for size in ((early, self.size) if early is not None else (self.size,)):
+                self._early = size is not self.size
+                if self._early:   # said until the last draw is done (on screen meanwhile)
+                    self.partial.value = partial_note(len(self.study.seeds(size)), len(seeds))
+                try:
+                    self._draw_declaration(size, then)
+                except FitgppError:
+                    if not self._early:
+                        raise
+                    continue    # the first draw only: the whole declaration is drawn next
+                if early is not None and size is self.size:   # the first seed's were simulated too
+                    self.status.value += f"<small> (and just before, for the first draw: " \
+                        f"{self._outcomes[self.key(early)][0].stats['computed']} simulated)</small>"
+                self.draw_times.append((time.perf_counter() - t0, len(self.study.seeds(size))))
+                if shown is not None:
+                    shown()
+                    shown = None
+        finally:
+            self._early = False
+            self.partial.value = ""
+
+    def _draw_declaration(self, size, then) -> None:
+        """Compute the declaration at ``size`` and draw it (see :meth:`declare`)."""
+        self.compute(size)
+        self._build_controls()
+        if then is not None:
+            then()
+        self._draw_selection()
+        if not self._early:
+            self.partial.value = ""
+        self._assemble()
 
     def compute(self, size: fitgpp.studies.reproduce.Size | None = None) -> Outcome:
         """Run the current declaration, or the same at ``size`` (cells from the cache, the
@@ -231,7 +256,7 @@ class Panel(W.VBox):
         old = self.selection()
         self._quiet = True
         ws = {}
-        style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
+        style = dict(STYLE)
         pols = specs(self.study)
         if "model" in dims and not model_matters(self.study, self.size):
             dims.pop("model")    # its variants load their own models: a control would lie
@@ -240,7 +265,7 @@ class Panel(W.VBox):
             if dim == "seed":
                 ws["seeds"] = W.BoundedIntText(value=len(values), min=1, max=100,
                                                description="seeds (count)", style=style,
-                                               layout=lay)
+                                               layout=W.Layout(width=CONTROL_WIDTH))
                 desc = "seed drawn"
             if dim == "model":
                 from fitgpp.workload import list_models
@@ -251,9 +276,9 @@ class Panel(W.VBox):
                 opts = [(names.shown(dim, v, pols), v) for v in values]
             value = old.get(dim)
             if value not in [v for _, v in opts]:
-                value = self._default(dim, dims)
+                value = opening_value(dim, dims, self.size)
             ws[dim] = W.Dropdown(options=opts, value=value, description=desc, style=style,
-                                 layout=lay)
+                                 layout=W.Layout(width=CONTROL_WIDTH))   # one each: see _enable
         self.controls = ws
         self.controls_box.children = list(ws.values())
         self.add_dim.options = [(names.title(d, pols), d) for d in dims
@@ -263,33 +288,19 @@ class Panel(W.VBox):
         self._enable()
         self._quiet = False
 
-    def _default(self, dim: str, dims: dict):
-        """The first value, except: the policy is FitGpp, ``s`` 4 and ``P`` 3 when computed,
-        the load the size's (0.8, where the effects show; 10 opened at 0.5, where every
-        number was 1) and the longest run (the steadiest)."""
-        if dim == "policy" and "fitgpp" in dims[dim]:
-            return "fitgpp"
-        if dim == "s" and 4.0 in dims[dim]:
-            return 4.0
-        if dim == "max_preemptions" and 3 in dims[dim]:
-            return 3
-        if dim == "load" and self.size.load in dims[dim]:
-            return self.size.load
-        if dim == "n_jobs":
-            return max(dims[dim])
-        return dims[dim][0]
-
     def _fields(self, policy: str) -> dict[str, tuple]:
         """``{field: values}`` that policy ``policy`` runs (its grid in the study)."""
         exp = next(iter(self.o.experiments.values()))
         return next((g.params for g in exp.policies if g.name == policy), {})
 
     def _enable(self) -> None:
-        """A policy field's control is disabled while the chosen policy does not take it."""
+        """A policy field's control is shown only while the chosen policy takes it (as in
+        the workbench: SRTF's ``ties`` is not shown beside FitGpp's ``s``)."""
         fields = self._fields(self.controls["policy"].value)
         for d in self.study.params():
             if d in self.controls:
                 self.controls[d].disabled = d not in fields
+                self.controls[d].layout.display = None if d in fields else "none"
 
     def _selection_for_outcome(self) -> dict:
         sel = self.selection()
@@ -400,15 +411,28 @@ class Panel(W.VBox):
 
         def go():
             if dim == "seeds":
-                self.study, self.size = extend(self.study, self.size, "seed", value)
+                self._redeclare(*extend(self.study, self.size, "seed", value))
             elif dim in SIZE_DIMS or dim == "model":
-                self.study, self.size = extend(self.study, self.size, dim, value)
+                self._redeclare(*extend(self.study, self.size, dim, value))
             else:
                 self._enable()
                 self._draw_selection()
-                return
-            self.declare()
         self._run(go)
+
+    def _redeclare(self, study: Study, size, then=None, name: str | None = None) -> None:
+        """Change the declaration to ``study`` at ``size`` (``name``: the size's) and draw it;
+        if that fails, draw the declaration shown before again (from memory) and raise."""
+        before = self.study, self.size, self.size_name
+        self.study, self.size = study, size
+        self.size_name = self.size_name if name is None else name
+        try:
+            self.declare(then=then)
+        except FitgppError:
+            self.study, self.size, self.size_name = before
+            self._quiet, self.size_w.value = True, self.size_name
+            self._quiet = False
+            self.declare()
+            raise
 
     def _add(self) -> None:
         def go():
@@ -419,7 +443,7 @@ class Panel(W.VBox):
                 except ValueError as exc:
                     raise PanelError(f"add a value to {exc}") from None
             value = cast_value(self.study, dim, text)
-            self.study, self.size = extend(self.study, self.size, self.add_dim.value, value)
+            study, size = extend(self.study, self.size, self.add_dim.value, value)
 
             def select():
                 w = self.controls.get(dim)
@@ -428,14 +452,13 @@ class Panel(W.VBox):
                     self._quiet = True
                     w.value = match[0]
                     self._quiet = False
-            self.declare(then=select)
+            self._redeclare(study, size, then=select)
         self._run(go)
 
     def _change_size(self, name: str) -> None:
-        def go():
-            self.size_name, self.size = name, self.sizes[name]
-            self.declare()
-        self._run(go)
+        if self._quiet:
+            return
+        self._run(lambda: self._redeclare(self.study, self.sizes[name], name=name))
 
     def _picked(self, change) -> None:
         """A click on the trade-off: select that point's policy and ``s``."""

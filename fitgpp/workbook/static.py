@@ -70,8 +70,8 @@ def _svg(chart) -> str:
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
     svg = vlc.vegalite_to_svg(spec)
     alt = html.escape(_title(spec), quote=True)
-    return (f'<img alt="{alt}" src="data:image/svg+xml;base64,'
-            f'{base64.b64encode(svg.encode()).decode()}">')
+    return (f'<img alt="{alt}" style="max-width: 100%; height: auto" '
+            f'src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}">')
 
 
 def _title(spec: dict) -> str:
@@ -96,6 +96,16 @@ def hide_dead_panel(key: str) -> str:
     return (f"<style>html:not(:has(#fitgpp-static-{key})) .jp-OutputArea-child:has(> {dead})"
             f':has(+ .jp-OutputArea-child .fitgpp-static[data-fitgpp-for="{key}"])'
             " { display: none; }</style>")
+
+
+def _output(out: dict) -> str:
+    """One output of an ``Output`` widget as HTML: printed text as ``<pre>``, HTML as it is."""
+    data = out.get("data") or {}
+    if "text/html" in data:
+        return f"<div>{data['text/html']}</div>"
+    text = out.get("text", data.get("text/plain", ""))
+    text = "".join(text) if isinstance(text, list) else str(text)
+    return f"<pre>{html.escape(text)}</pre>" if text else ""
 
 
 def live_charts(widget):
@@ -135,6 +145,8 @@ class StaticCopy:
             return f"<div>{got[1]}</div>"
         if isinstance(w, W.HTML):
             return f"<div>{w.value}</div>"
+        if isinstance(w, W.Output):      # what was printed into it (an error message)
+            return "".join(_output(o) for o in w.outputs)
         if isinstance(w, W.Box):
             return "".join(self._part(c) for c in w.children
                            if getattr(c.layout, "display", None) != "none")
@@ -204,12 +216,29 @@ def shown_while(widget):
             handle.update({"text/plain": ""}, raw=True)
 
 
-def display_with_copy(widget: W.Widget, copy: StaticCopy) -> None:
-    """Display ``widget`` (live) and then ``copy`` below it, as two outputs of the cell."""
+def display_with_copy(widget: W.Widget, copy: StaticCopy, what: str = "panel") -> None:
+    """Display ``widget`` (live) and then ``copy`` below it, as two outputs of the cell.
+    ``what`` the widget is, in the text shown where the widget cannot be (nbconvert)."""
     data = dict(widget._repr_mimebundle_())
-    data["text/plain"] = "(live panel: needs its running kernel; its static copy follows)"
+    data["text/plain"] = f"(live {what}: needs its running kernel; its static copy follows)"
     _display(data, raw=True)
     copy.show()
+
+
+class Figure(W.VBox):
+    """One chart, live (:func:`fitgpp.workbook.live.show`), that keeps a static copy in the
+    notebook as a panel does: ``Figure(plots.slowdown_cdf(runs))`` as a cell's last line
+    draws it; a saved notebook reopened without its kernel, or converted by nbconvert,
+    shows the copy (``alt.JupyterChart(chart)`` left "Error displaying widget: model not
+    found" there, and nbconvert wrote ``<altair...JupyterChart object at 0x...>``)."""
+
+    def __init__(self, chart):
+        self.view = live.show(chart)
+        super().__init__([self.view])
+        self.static = StaticCopy(self, note="")
+
+    def _ipython_display_(self):
+        display_with_copy(self, self.static, what="chart")
 
 
 @contextmanager

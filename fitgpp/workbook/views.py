@@ -14,6 +14,7 @@ variant.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import altair as alt
@@ -135,7 +136,9 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
         keep &= (t["P"].isna() | (t["P"] == sel["max_preemptions"]) | (t["family"] != "FitGpp")
                  ).to_numpy()
     sub = t[keep].copy()
-    sub["policy"] = [p.split(" P=")[0] for p in sub["policy"]]
+    # at one P (the title says which) P names no point: its token is dropped from the labels,
+    # and nothing else (a field of a researcher's policy after it, "patience=5", is kept)
+    sub["policy"] = [re.sub(r" P=\S+", "", p) for p in sub["policy"]]
     at = [names.phrase("max_preemptions", sel["max_preemptions"])] if len(st.dimensions(o.size).get(
         "max_preemptions", ())) > 1 and "max_preemptions" in sel else []
     at += [names.phrase(k, float(sel[k])) for k in st.knobs]

@@ -8,7 +8,7 @@ side over several seeds, every run through the sweep's cell cache.
 The controls set the *current* configuration (:class:`fitgpp.workbook.workbench.Values`): the
 policy (the registry's, plus any given as ``Workbench(policies=[MyPolicy])``), one
 control per dataclass field of those policies (type, default and the range a field
-declares in ``metadata``; disabled while the chosen policy lacks it), the workload and
+declares in ``metadata``; shown only while the chosen policy has it), the workload and
 how many seeds. It is compared with a *pinned* configuration: FIFO on the same workload
 until "Pin as baseline" keeps the current one (any policy, fields and workload); "Unpin"
 returns to FIFO. Each configuration is an ad-hoc study run by
@@ -20,6 +20,8 @@ are named by :func:`fitgpp.figures.plots.config_label` with what differs between
 "Export figures" writes the charts through :func:`fitgpp.figures.export.export`, recording both
 configurations and their labels. :func:`export_panel` gives any notebook the same control
 over its own charts. Charts are fitgpp.workbook.live views (drawn offline, see ../shared/NOTES.md).
+Displayed, the workbench also leaves a static copy (:mod:`fitgpp.workbook.static`: the summary
+and every chart as SVG) that a saved notebook shows without its kernel.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pathlib import Path
 import ipywidgets as W
 
 from fitgpp.figures import export as _export
-from fitgpp.workbook import live
+from fitgpp.workbook import live, static
 from fitgpp.figures import names, plots
 from fitgpp.workbook import workbench as wbf
 from fitgpp.sim.cluster import DEFAULT_CLUSTER, Cluster
@@ -48,6 +50,11 @@ __all__ = ["Values", "Workbench", "export_panel", "param_control", "param_contro
 #: (:func:`fitgpp.figures.names.title`, e.g. "P (max preemptions)") at JupyterLab's 13 px font.
 STYLE = {"description_width": "160px"}
 CONTROL_WIDTH = "380px"
+#: The controls' grid: as many columns of one control as the notebook's width holds (two
+#: at 1,400 px with the file browser open, one in a narrow window), never scrolled sideways.
+GRID = f"repeat(auto-fill, {int(CONTROL_WIDTH[:-2]) + 10}px)"
+#: A row of widgets that continues on the next line rather than being cut at the right.
+ROW = {"flex_flow": "row wrap"}
 
 
 def policy_choices(extra=()) -> list[tuple[str, object]]:
@@ -114,8 +121,15 @@ def param_controls(specs, params=(), **kw) -> dict[str, W.Widget]:
         for name, (_kind, default) in registry.declared(spec).items():
             if name == "seed" or name in out:
                 continue
-            out[name] = param_control(spec, name, given.get(name, default), **kw)
+            own = {**kw, "layout": _own(kw["layout"])} if kw.get("layout") else kw
+            out[name] = param_control(spec, name, given.get(name, default), **own)
     return out
+
+
+def _own(layout: W.Layout) -> W.Layout:
+    """A copy of ``layout``: each control gets its own, so one can be hidden alone."""
+    return W.Layout(**{k: v for k, v in layout.get_state().items()
+                       if not k.startswith("_") and v is not None})
 
 
 class Workbench(W.VBox):
@@ -146,7 +160,7 @@ class Workbench(W.VBox):
         self.pin_button.on_click(lambda _b: self.pin())
         self.unpin_button.on_click(lambda _b: self.unpin())
         self.pinned: Values | None = None     # the pinned configuration, once pinned
-        self.summary, self.messages = W.Output(), W.Output()
+        self.summary, self.messages = W.HTML(), W.Output()
         self.last_seconds, self.text, self.charts = 0.0, "", {}
         self._enable_params()
         self.update()
@@ -155,37 +169,46 @@ class Workbench(W.VBox):
         self._drawn = {k: self.charts.get(k) for k in self.views}   # what each view shows
         for widget in self.w.values():
             widget.observe(lambda _ch: self._redraw(), names="value")
-        grid = W.GridBox(list(self.w.values()), layout=W.Layout(
-            grid_template_columns=f"repeat(2, {int(CONTROL_WIDTH[:-2]) + 10}px)"))
-        self.side = W.HBox()
+        grid = W.GridBox(list(self.w.values()), layout=W.Layout(grid_template_columns=GRID))
+        self.side = W.HBox(layout=W.Layout(**ROW))
         self._show_side()
-        super().__init__([grid, W.HBox([self.pin_button, self.unpin_button]),
-                          W.HBox([self.out_dir, self.export_button]), self.messages,
-                          self.summary, self.views["slowdown_cdf"], self.side])
+        super().__init__([grid, W.HBox([self.pin_button, self.unpin_button],
+                                       layout=W.Layout(**ROW)),
+                          W.HBox([self.out_dir, self.export_button], layout=W.Layout(**ROW)),
+                          self.messages, self.summary, self.views["slowdown_cdf"], self.side])
+        #: The copy a saved notebook keeps (:mod:`fitgpp.workbook.static`): the summary and
+        #: every chart, redrawn after each redraw.
+        self.static = static.StaticCopy(self, static.NOTE.replace("panel", "workbench"))
+
+    def _ipython_display_(self):
+        static.display_with_copy(self, self.static, what="workbench")
 
     def _controls(self, values: Values, policies, models) -> dict[str, W.Widget]:
-        style, lay = dict(STYLE), W.Layout(width=CONTROL_WIDTH)
+        style = dict(STYLE)
         choices = policy_choices([*policies, values.policy])
         self.params = param_controls([c for _, c in choices], values.params, style=style,
-                                     layout=lay)
+                                     layout=W.Layout(width=CONTROL_WIDTH))
+
+        def lay():
+            return W.Layout(width=CONTROL_WIDTH)
 
         def slider(name, lo, hi, step):
             return W.FloatSlider(value=getattr(values, name), min=lo, max=hi, step=step,
                                  description=names.title(name), continuous_update=False,
-                                 style=style, layout=lay)
+                                 style=style, layout=lay())
         return {
             "policy": W.Dropdown(options=choices, value=values.policy, description="policy",
-                                 style=style, layout=lay),
+                                 style=style, layout=lay()),
             **self.params,
             "te_fraction": slider("te_fraction", 0.05, 0.95, 0.05),
             "load": slider("load", 0.3, 1.5, 0.05),
             "grace_scale": slider("grace_scale", 0.25, 16.0, 0.25),
             "seed": W.BoundedIntText(value=values.seed, min=0, max=10**6,
-                                     description=names.title("seed"), style=style, layout=lay),
+                                     description=names.title("seed"), style=style, layout=lay()),
             "model": W.Dropdown(options=models, value=values.model,
-                                description=names.title("model"), style=style, layout=lay),
+                                description=names.title("model"), style=style, layout=lay()),
             "n_seeds": W.BoundedIntText(value=values.n_seeds, min=1, max=50,
-                                        description="seeds (count)", style=style, layout=lay),
+                                        description="seeds (count)", style=style, layout=lay()),
         }
 
     # -------------------------------------------------------------- plain methods
@@ -207,9 +230,12 @@ class Workbench(W.VBox):
         return replace(v, policy="fifo", params=()) if self.baseline_on else None
 
     def _enable_params(self) -> None:
+        """Only the chosen policy's fields are shown (FitGpp's ``s`` and ``P``, not LAS's
+        thresholds); the others keep their values for when their policy is chosen again."""
         fields = registry.declared(self.w["policy"].value)
         for k, w in self.params.items():
             w.disabled = k not in fields
+            w.layout.display = None if k in fields else "none"
 
     def update(self) -> None:
         """Run both configurations (through the cache); refresh numbers, charts and text."""
@@ -222,10 +248,9 @@ class Workbench(W.VBox):
         self.dss = self.cur.runs()
         self.ds = self.dss[0]
         self.charts = wbf.charts(self.cur, self.base)
-        self.text = wbf.summary_text(self.cur, self.base)
-        self.summary.clear_output(wait=True)
-        with self.summary:
-            print(self.text)
+        parts = wbf.summary_parts(self.cur, self.base)
+        self.text = wbf.summary_text(self.cur, self.base, parts)
+        self.summary.value = wbf.summary_html(self.cur, self.base, parts)
         self.last_seconds = time.perf_counter() - t0
 
     def _show_side(self) -> None:
@@ -246,6 +271,7 @@ class Workbench(W.VBox):
                 live.update(view, self.charts[k])
         self._drawn = dict(self.charts)
         self._show_side()
+        self.static.refresh()
         self.last_seconds = time.perf_counter() - t0
 
     def pin(self) -> None:

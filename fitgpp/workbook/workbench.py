@@ -135,6 +135,11 @@ class Values:
         return Size(n_jobs=int(self.n_jobs), seeds=self.seeds(), load=float(self.load),
                     model=self.model, cluster=cluster, workers=0)
 
+    def digest(self) -> str:
+        """The sha256 of the policy's code and field values
+        (:func:`fitgpp.sim.policies.registry.digest`)."""
+        return registry.digest(registry.resolve(self.policy, **self.policy_params()))
+
     def record(self) -> dict:
         """What a result records: the policy (``module:Class`` if not registered), every
         field of it, and the workload values."""
@@ -293,8 +298,9 @@ def in_words(v: Values) -> str:
         names.phrase(k, x, specs) for k, x in rec.items() if x is not None])
 
 
-def summary_text(cur: Side, pin: Side | None) -> str:
-    """What the workbench prints: both configurations, the seeds, the numbers table."""
+def summary_parts(cur: Side, pin: Side | None) -> tuple[list[str], pd.DataFrame]:
+    """What the workbench says: both configurations, the seeds and their steadiness (lines),
+    and the numbers table (:func:`numbers`)."""
     n = len(cur.values.seeds())
     how = ("mean [95 % interval]" if n >= 3 else
            "mean (range; an interval needs 3 seeds)" if n == 2 else "one seed: no interval")
@@ -306,18 +312,38 @@ def summary_text(cur: Side, pin: Side | None) -> str:
                  "the time mean from the first submission to the last finish")
     table = numbers(cur, pin)
     lines += [f"{side.label}: {side.steadiness()}" for side in (cur, pin) if side is not None]
+    return lines, table
+
+
+def summary_text(cur: Side, pin: Side | None, parts=None) -> str:
+    """What the workbench says, as text: both configurations, the seeds, the numbers table;
+    ``parts``: :func:`summary_parts`, if made already."""
+    lines, table = parts or summary_parts(cur, pin)
     text = "\n".join(lines) + "\n" + table.to_string()
     return text + ("\n" + CLIP_NOTE if "*" in table.to_string() else "")
+
+
+def summary_html(cur: Side, pin: Side | None, parts=None) -> str:
+    """:func:`summary_text` as HTML (its lines as paragraphs, the numbers as a table whose
+    cells wrap in a narrow notebook); ``parts``: :func:`summary_parts`, if made already."""
+    import html
+    lines, table = parts or summary_parts(cur, pin)
+    note = f"<p><small>{html.escape(CLIP_NOTE)}</small></p>" if "*" in table.to_string() else ""
+    return (f'<p style="line-height: 1.4">{"<br>".join(html.escape(x) for x in lines)}</p>'
+            + table.to_html(classes="fitgpp-numbers") + note)
 
 
 def export_config(cur: Side, pin: Side | None, cluster: Cluster) -> tuple[dict, dict]:
     """What an export records, and the defaults its file names are told against: the
     current configuration (flat: file names carry each value that differs from the
     workbench as it opens), ``vs``, the pinned one's label (in file names when it is not
-    FIFO), ``pinned``, the pinned configuration complete, and ``labels``, both names as
-    drawn (these two in the files and the manifest, not in file names)."""
+    FIFO), ``pinned``, the pinned configuration complete, ``labels``, both names as drawn,
+    and ``digests``, both policies' code digests (these three in the files and the
+    manifest, not in file names)."""
     both = {"pinned": None if pin is None else pin.values.record(),
-            "labels": {"current": cur.label, "pinned": None if pin is None else pin.label}}
+            "labels": {"current": cur.label, "pinned": None if pin is None else pin.label},
+            "digests": {"current": cur.values.digest(),
+                        "pinned": None if pin is None else pin.values.digest()}}
     config = {**cur.values.record(), "cluster": cluster.describe(),
               "vs": None if pin is None else pin.label, **both}
     first = opening(Values())

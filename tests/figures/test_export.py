@@ -147,8 +147,8 @@ def test_the_manifest_records_the_version_and_the_commit(chart, tmp_path, monkey
     E.export({"f": chart}, tmp_path / "a", config=DEFAULTS, formats=["svg"])
     entry = json.loads((tmp_path / "a" / E.MANIFEST).read_text())["figures"]["f.svg"]
     assert entry["git_commit"] == head and entry["fitgpp_version"] == __version__
-    dirty = subprocess.run(["git", "-C", str(pkg), "status", "--porcelain",
-                            "--untracked-files=no", "--", "."], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", str(pkg.parent), "status", "--porcelain",   # fitgpp/
+                            "--untracked-files=all", "--", "."], capture_output=True, text=True)
     assert entry["git_dirty"] is bool(dirty.stdout.strip())
     # the package's files in a git work tree that does not track them (a venv inside some
     # other project's repository): not that project's commit

@@ -73,21 +73,22 @@ def test_comparisons_against_prio_and_where_preempting_stops_paying():
     assert math.isnan(f.loc["RAND", "stops_helping_te_min"])
     assert f.loc["RAND", "be_p95_growth"] == pytest.approx(1.0)
     text = rc.describe(f.reset_index())
-    assert "stops paying off at 30 min" in text and "80 % -> 80 %" in text
-    assert "BE p95 change +0 % -> +100 %" in text
-    assert "(1.8 % of BE work)" in text       # reload_share 0.018 at 30 min, in percent
-    assert "at 30 min for FitGpp s=1, FitGpp s=4, FitGpp s=8, LRTP, RAND" in \
-        rc.summary(f.reset_index())
+    assert "stops paying off at 30 min" in text and "80 % [80 %, 80 %] -> 80 % [80 %, 80 %]" in text
+    assert "BE p95 change +0 % [+0 %, +0 %] -> +100 % [+100 %, +100 %]" in text
+    # reload_share 0.018 at 30 min, in percent
+    assert "(1.8 % [1.8 %, 1.8 %] of BE work)" in text
+    assert ("stops paying off at 30 min (the net's interval: above 0 at 0, 10 min; below 0 at "
+            "30 min) for FitGpp s=1, FitGpp s=4, FitGpp s=8, LRTP, RAND") in rc.summary(f.reset_index())
 
 
 def test_tables_for_reading_show_fractions_in_percent():
-    df = pd.DataFrame({"te_gain": [0.8], "te_gain_lo": [0.75], "reload_share": [0.05],
-                       "be_p95": [2.345678], "policy": ["LRTP"]})
-    r = rc.readable(df).iloc[0]
-    assert (r["te_gain"], r["te_gain_lo"]) == ("+80.0 %", "+75.0 %")
+    df = pd.DataFrame({"te_gain": [0.8], "te_gain_lo": [0.75], "te_gain_hi": [0.85],
+                       "reload_share": [0.05], "be_p95": [2.345678], "policy": ["LRTP"]})
+    r = rc.readable(df).shown.iloc[0]
+    assert r["te_gain"] == "+80.0 % [+75.0 %, +85.0 %]" and "te_gain_lo" not in r
     assert r["reload_share"] == "5.0 %" and r["be_p95"] == "2.35" and r["policy"] == "LRTP"
     # 07 showed the overhead as 600 (seconds) while its prose says minutes
-    o = rc.readable(pd.DataFrame({"restart_overhead": [0.0, 600.0], "policy": ["A", "B"]}))
+    o = rc.readable(pd.DataFrame({"restart_overhead": [0.0, 600.0], "policy": ["A", "B"]})).shown
     assert list(o.columns) == ["restart cost (min)", "policy"]
     assert list(o["restart cost (min)"]) == ["0", "10"]
 
@@ -97,7 +98,8 @@ def test_a_policy_that_never_helps_te_is_named_at_zero():
     f = rc.findings_table(rc.across_seeds(runs)).set_index("policy")
     assert f.loc["FitGpp s=4", "stops_helping_te_min"] == 0.0
     assert f.loc["FitGpp s=4", "stops_paying_min"] == 0.0
-    assert "already at 0 min" in rc.describe(f.reset_index())
+    assert "never pays off: a net loss already at 0 min" in rc.describe(f.reset_index())
+    assert "no detectable TE gain even at 0 min" in rc.describe(f.reset_index())
 
 
 def test_charts_have_one_panel_per_metric_and_the_net_chart():
@@ -238,12 +240,12 @@ def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
     r = st.result(size, cache=False)
     md = reproduce.write_results({"rq6": r}, tmp_path, size, 1.0, []).read_text()
     # declared metrics are headed by their titles (fitgpp.analysis.metrics.METRICS)
-    head = ("| workload | overhead_min | policy | TE p95 slowdown | BE median slowdown | "
+    head = ("| workload | overhead_min | policy | seeds | TE p95 slowdown | BE median slowdown | "
             "BE p95 slowdown | preemptions per BE job")
     assert head + " | GPU-hours lost to reloads | te_gain | be_p95_cost |" in md
     row = r.table[(r.table["policy"] == "LRTP") & (r.table["overhead_s"] == 900.0)].iloc[0]
     from fitgpp.analysis.metrics import percent
-    assert (f"| paper-wide-te | 15 | LRTP | {row['te_p95']:.3g} |" in md
+    assert (f"| paper-wide-te | 15 | LRTP | 1 | {row['te_p95']:.3g} |" in md
             and f"| {percent(row['te_gain'])} | {percent(row['be_p95_cost'])} |" in md)
     assert "change_te_p95" not in md and "stops paying off" in md
 
@@ -257,8 +259,10 @@ def test_a_be_gain_is_no_negative_cost_and_pays_off_on_net():
     assert f["stops_paying_min"].isna().all()       # the net's interval lies above 0
     text = rc.summary(f)
     assert "already at 0 min" not in text and "cost -" not in text
-    assert "does not stop paying off up to 30 min (no detectable net loss)" in text
-    assert "BE p95 gain 25 % to 25 %" in text
+    assert ("never pays off for TE (TE p95 as PRIO's in every seed at every overhead), and the "
+            "net is the BE p95 change alone (the net's interval lies above 0 at every overhead)") \
+        in text
+    assert "BE p95 gain 25 %" in text
     assert "BE p95 cost -" not in rc.describe(f)
 
 
@@ -305,3 +309,176 @@ def test_a_value_added_to_s_and_a_users_policy_get_rows_of_their_own():
     for key, chart in r.charts.items():
         spec = json.dumps(chart.to_dict())
         assert "FitGpp s=2" in spec and all(x in spec for x in mine), key
+
+
+# ---------------------------------------------------------------- issue 35: words by interval
+def _seeded(te, be, ovh=(0.0, 600.0, 1800.0), seeds=(0, 1, 2)):
+    """Runs where PRIO has TE p95 10 and BE p95 20 and each preempting policy's TE and BE p95
+    are ``te(label, overhead, seed)`` and ``be(label, overhead, seed)``."""
+    rows = []
+    for label, _, _ in rc.POLICIES:
+        for o in ovh:
+            for seed in seeds:
+                prio = label == "PRIO"
+                rows.append({"workload": "w", "policy": label, "overhead_s": o, "seed": seed,
+                             "te_p95": 10.0 if prio else te(label, o, seed), "be_median": 5.0,
+                             "be_p95": 20.0 if prio else be(label, o, seed),
+                             "preemptions_per_be": 0.0 if prio else 0.5,
+                             "reload_gpu_h": 0.0 if prio else o / 100,
+                             "reload_share": 0.0 if prio else o / 100_000})
+    return pd.DataFrame(rows)
+
+
+#: RAND at full size: net -392.1 % [-799.5 %, +15.2 %] at 60 min, "does not stop paying
+#: off up to 60 min (no detectable net loss)"; here its BE p95 cost at 30 min is +20 %, +90 %
+#: and +160 % over the seeds (a net of +60 %, -10 %, -80 %: an interval through 0).
+def _rand_like(label, o, seed):
+    return 20.0 * (1 + (0.2 + 0.7 * seed if o == 1800 else 0.1 * seed) * (label == "RAND"))
+
+
+def test_a_net_whose_interval_includes_0_is_cannot_tell_not_does_not_stop():
+    f = rc.findings_table(rc.across_seeds(_seeded(lambda *a: 2.0, _rand_like))).set_index("policy")
+    rand, fit = f.loc["RAND"], f.loc["FitGpp s=4"]
+    assert rand["net_max_lo"] < 0 < rand["net_max_hi"]
+    assert math.isnan(rand["stops_paying_min"]) and rand["not_paying_min"] == 30.0
+    assert rand["pays_off"] == ("pays off up to 10 min, then cannot tell whether it stops paying "
+                                "off (the net's interval: above 0 at 0, 10 min; includes 0 at "
+                                "30 min)")
+    assert "does not stop paying off" not in rand["pays_off"]
+    # shown: the net's interval lies above 0 at every overhead
+    assert fit["pays_off"] == ("does not stop paying off up to 30 min (the net's interval lies "
+                               "above 0 at every overhead)")
+    text = rc.summary(f.reset_index())
+    assert "then cannot tell whether it stops paying off" in text and "no detectable net loss" \
+        not in text
+
+
+def test_each_verdict_column_holds_its_own_phrase():
+    """results.md's "stops helping TE" column held "stops paying off" phrases (both columns
+    went through one formatter): "does not stop paying off up to 60 min | stops paying off
+    already at 0 min"."""
+    def te(label, o, seed):       # LRTP's TE gain ends at 30 min; everyone else's holds
+        return 10.0 + seed if label == "LRTP" and o == 1800 else 2.0
+    f = rc.findings_table(rc.across_seeds(_seeded(te, _rand_like)))
+    md = rc.details(f)
+    head = next(ln for ln in md.splitlines() if ln.startswith("| workload"))
+    cols = [c.strip() for c in head.strip("|").split("|")]
+    pay, helps = cols.index("pays off against PRIO"), cols.index("helps TE")
+    rows = {r.split("|")[2].strip(): [c.strip() for c in r.strip("|").split("|")]
+            for r in md.splitlines() if r.startswith("| w |")}
+    assert set(rows) == set(f["policy"])
+    for r in rows.values():
+        assert "pay" in r[pay] and "helping TE" not in r[pay], r[pay]
+        assert "helping TE" in r[helps] and "pay" not in r[helps], r[helps]
+    assert rows["LRTP"][helps].startswith("stops helping TE at 30 min")
+    assert rows["FitGpp s=1"][helps].startswith("does not stop helping TE up to 30 min")
+
+
+def test_a_te_gain_of_exactly_0_says_preempting_never_paid_off_for_te():
+    """paper-default at full size: TE gain +0.0 % [+0.0, +0.0] and "does not stop paying off
+    up to 60 min (no detectable net loss)"."""
+    def be(label, o, seed):
+        return 20.0 * (1 + 0.3 * (seed - 1))          # BE p95 change -30 %, 0, +30 %
+    f = rc.findings_table(rc.across_seeds(_seeded(lambda *a: 10.0, be))).iloc[0]
+    assert f["te_gain_none"] and f["te_gain_max_lo"] == f["te_gain_max_hi"] == 0
+    assert f["pays_off"].startswith("never pays off for TE (TE p95 as PRIO's in every seed at "
+                                    "every overhead)")
+    assert f["helps_te"] == "never helps TE (TE p95 as PRIO's in every seed at every overhead)"
+
+
+def test_a_range_of_changes_is_named_by_each_change_s_interval():
+    """Full size: "BE p95 cost 8 % to 110 %" where three of those changes have intervals through
+    0 (+8.5 % [-37.4 %, +54.4 %], ...)."""
+    spread = {"FitGpp s=1": 0.9, "FitGpp s=4": 0.8, "FitGpp s=8": 1.1, "LRTP": 0.05, "RAND": 0.1}
+    mean = {"FitGpp s=1": 0.085, "FitGpp s=4": 0.3, "FitGpp s=8": 1.1, "LRTP": 0.5, "RAND": 1.0}
+
+    def be(label, o, seed):
+        return 20.0 * (1 + mean[label] + spread[label] * (seed - 1)) if o == 1800 else 20.0
+    f = rc.findings_table(rc.across_seeds(_seeded(lambda *a: 2.0, be)))
+    text = rc.summary(f)
+    assert ("BE p95 cost 50 % to 100 % for LRTP, RAND; BE p95: no detectable change (+8 % to "
+            "+110 %) for FitGpp s=1, FitGpp s=4, FitGpp s=8") in text, text
+    assert "BE p95 cost 8 %" not in text
+    two = rc.findings_table(rc.across_seeds(_seeded(lambda *a: 2.0, be, seeds=(0, 1))))
+    said = rc.summary(two)     # two seeds: no interval, so no cost, gain or "no change"
+    assert re.search(r"BE p95 change [-+]\d+ % to [-+]\d+ % \(cannot tell: 2 seeds: fewer than "
+                     r"3\)", said) and "BE p95 cost" not in said and "detectable" not in said
+
+
+def test_readable_cuts_every_interval_at_its_quantity_s_range_and_marks_it():
+    """07's rc.readable(r.table) printed TE p95 lower bounds of -2.65 and -4.21 and change
+    bounds of -117.8 % and -238.7 %, unmarked; RQ6's net has no floor and is not cut."""
+    df = pd.DataFrame({"policy": ["RAND"], "seeds": [5],
+                       "te_p95": [1.5], "te_p95_lo": [-2.65], "te_p95_hi": [5.65],
+                       "be_p95_cost": [0.4], "be_p95_cost_lo": [-1.178], "be_p95_cost_hi": [2.0],
+                       "net": [-3.921], "net_lo": [-7.995], "net_hi": [0.152]})
+    t = rc.readable(df)
+    row = t.shown.iloc[0]
+    assert row["te_p95"] == "1.5 [1*, 5.65]"
+    assert row["be_p95_cost"] == "+40.0 % [-100.0 %*, +200.0 %]"
+    assert row["net"] == "-392.1 % [-799.5 %, +15.2 %]"
+    assert any(n.startswith("* an interval bound cut") for n in t.notes)
+    assert "Cells: value [95 % interval]." in t.notes
+    pd.testing.assert_frame_equal(t.full, df)
+    two = df.assign(seeds=2, **{c: np.nan for c in df.columns if c.endswith(("_lo", "_hi"))})
+    t2 = rc.readable(two)      # two seeds: no interval shown, and no note that says one is
+    assert t2.shown.iloc[0]["te_p95"] == "1.5" and "Cells: value [95 % interval]." not in t2.notes
+
+
+def test_every_quantity_of_rq6_declares_a_range_its_values_keep():
+    """RQ6's net (TE gain minus BE p95 cost) has no -100 % floor, the BE p95 growth is a
+    change (at least -100 %), GPU-hours lost are at least 0; and every number of a run's table
+    and findings lies in its declared range."""
+    from fitgpp.analysis.metrics import CHANGE_RANGE, COUNT_RANGE, value_range
+    assert value_range("net") == value_range("net_max_lo") == (-math.inf, 2.0)
+    assert value_range("be_p95_growth") == CHANGE_RANGE
+    assert value_range("reload_gpu_h_max") == value_range("reload_gpu_h_max_hi") == COUNT_RANGE
+    assert value_range("te_gain_0") == (-math.inf, 1.0)
+    assert value_range("te_p95_lo") == (1.0, math.inf)
+    from fitgpp.studies.reproduce import Size
+    st = rq6.study(overheads=(0.0, 1800.0), workloads=("paper-wide-te",))
+    r = st.analyze(st.run(Size(n_jobs=150, seeds=(0, 1, 2)), cache=False))
+    for df in (r.table, r.datasets["findings"]):
+        for c in df.columns:
+            if pd.api.types.is_float_dtype(df[c]) and not c.endswith(("_lo", "_hi")):
+                lo, hi = value_range(c)
+                x = df[c].dropna()
+                assert ((x >= lo - 1e-12) & (x <= hi + 1e-12)).all(), (c, x.min(), x.max())
+
+
+def test_the_net_figure_draws_each_whisker_to_its_interval_s_end():
+    """rq6_net cut RAND's whisker at -100 % while its point sat at -392 %."""
+    def be(label, o, seed):
+        return 20.0 * (1 + (4.7 + 2.0 * (seed - 1)) * (label == "RAND" and o == 1800))
+    table = rc.across_seeds(_seeded(lambda *a: 5.0, be))
+    low = table["net_lo"].min()
+    assert low < -4
+    spec = json.dumps(rc.charts(table)["rq6_net"].to_dict())
+    drawn = [v for k, v in re.findall(r'"(lo_c|cut)": (-?[\d.e+-]+)', spec) if k == "lo_c"]
+    assert min(map(float, drawn)) == pytest.approx(low)
+    assert '"cut": -1' not in spec and "cut at -100 %" not in spec
+
+
+@pytest.mark.parametrize("nets, head", [
+    ("+++", "does not stop paying off up to 60 min"),
+    ("-++", "never pays off: a net loss already at 0 min"),
+    ("++-", "stops paying off at 60 min"),
+    ("+0-", "stops paying off between 0 and 60 min"),
+    ("++0", "pays off up to 10 min, then cannot tell whether it stops paying off"),
+    ("+00", "pays off at 0 min, then cannot tell whether it stops paying off"),
+    ("000", "cannot tell whether it pays off at any overhead"),
+    ("0+0", "cannot tell whether it pays off at 0 min, and no detectable net loss up to 60 min"),
+    ("00-", "cannot tell whether it pays off at 0 min, and a net loss at 60 min"),
+])
+def test_each_course_of_the_net_gets_the_words_its_intervals_earn(nets, head):
+    """Above 0 (+), includes 0 (0), below 0 (-) at 0, 10 and 60 min: the head says no more
+    than the intervals, and the parenthesis gives every one."""
+    iv = {"+": (0.1, 0.3), "0": (-0.1, 0.3), "-": (-0.3, -0.1)}
+    lo, hi = zip(*(iv[c] for c in nets))
+    text = rc.paying_phrase([0.0, 10.0, 60.0], lo, hi, 5)
+    assert text.startswith(head + " ("), text
+    said = {"+": "above 0", "0": "includes 0", "-": "below 0"}
+    for c in set(nets):
+        assert said[c] in text
+    assert rc.paying_phrase([0.0, 10.0, 60.0], lo, hi, 2).startswith("cannot tell") and \
+        "2 seeds: fewer than 3" in rc.paying_phrase([0.0, 10.0, 60.0], lo, hi, 2)

@@ -116,7 +116,8 @@ def test_the_finding_says_las_is_better_when_its_numbers_are():
     te = comp[comp["metric"] == "te_p95"].iloc[0]
     assert te["verdict"] == "worse"   # FitGpp worse than LAS
     text = rq7.summary(comp)
-    assert "TE p95 slowdown: FitGpp better in 0, LAS better in 1" in text
+    assert ("TE p95 slowdown: of 1 pairings judged against \"FitGpp is better than LAS\": 0 "
+            "confirmed, 1 contradicted, 0 undecided (FitGpp better in 0, LAS better in 1") in text
     assert "LAS threshold=3250 is better" not in te["sentence"]   # sentences say a vs b
     assert "FitGpp s=4 is worse than LAS threshold=3250" in te["sentence"]
 
@@ -124,13 +125,23 @@ def test_the_finding_says_las_is_better_when_its_numbers_are():
 def test_the_finding_says_fitgpp_is_better_when_its_numbers_are():
     comp = rq7.comparisons(_runs(fit_te=1.2, las_te=3.0))
     text = rq7.summary(comp)
-    assert "TE p95 slowdown: FitGpp better in 1, LAS better in 0" in text
+    assert "1 confirmed, 0 contradicted, 0 undecided (FitGpp better in 1, LAS better in 0" in text
     # identical numbers are no detectable difference, never "better"
-    assert "BE median slowdown: FitGpp better in 0, LAS better in 0, no detectable " \
-           "difference in 1" in text
+    assert "0 confirmed, 0 contradicted, 1 undecided (FitGpp better in 0, LAS better in 0, " \
+           "no detectable difference in 1" in text
 
 
 def test_too_few_seeds_cannot_tell():
     comp = rq7.comparisons(_runs(fit_te=1.2, las_te=3.0, seeds=2))
     assert set(comp["verdict"]) == {"cannot tell"}
     assert "too few seeds to tell in 1" in rq7.summary(comp)
+
+
+def test_pairings_use_the_seeds_both_ran():
+    """Seeds added in rounds (issue 34) give some configurations more seeds than others: a
+    FitGpp setting on seeds 0-9 against a LAS setting on 0-4 is compared on 0-4, paired."""
+    runs = _runs(fit_te=1.2, las_te=3.0, seeds=10)
+    runs = runs[(runs["family"] == "fitgpp") | (runs["seed"] < 5)]
+    comp = rq7.comparisons(runs)
+    assert set(comp["seeds"]) == {5}
+    assert set(comp["category"]) <= {"confirmed", "contradicted", "undecided"}

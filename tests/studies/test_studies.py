@@ -216,8 +216,11 @@ def test_the_headline_table_gives_each_number_its_verdict_by_direction():
     r = RQResult("rq1", "t", "q", _rq1_table(-0.175, 0.30), {})
     lines = reproduce.headline_table(r).splitlines()
     said = [ln.rsplit("|", 2)[1].strip() for ln in lines[2:5]]
-    assert said[0].startswith("matches within the closeness band")   # -96.6 % outside [-100, -98.8]
-    assert said[1:] == ["differs in sign", "same sign, larger"]
+    # -96.6 % outside [-100, -98.8], which lies within the band: confirmed by equivalence
+    assert said[0].startswith("matches: the interval lies within the closeness band")
+    assert said[1] == "differs in sign"
+    assert said[2] == "same sign, larger (the interval lies wholly outside the closeness band of " \
+        "+-5.0 pp)"
     assert "Does not reproduce the paper's headline" in lines[-1]
     # a change interval stops at -100 %, its clipped bound marked
     assert "-99.8 % [-100.0 %*, -98.8 %]" in lines[2]
@@ -250,6 +253,34 @@ def test_rq4_never_calls_a_gain_the_largest_cost():
     assert "Largest BE p95 cost: TE share 0.8, narrow grace (+4.0 % [" in mix_finding(fit, 10, 5)
     two = fit.assign(seeds=2)       # the quick size: no interval, no direction
     assert "Cannot tell whether FitGpp keeps a TE gain" in mix_finding(two, 600, 2)
+
+
+def test_rq4_says_the_direction_does_not_hold_only_where_a_mix_refutes_it():
+    """RQ4 said "The paper's direction does not hold everywhere: 1 of 3 mixes show no detectable
+    TE gain" of a mix whose interval runs through 0: undecided is not "no"."""
+    from fitgpp.studies.rq4 import mix_finding
+    rows = [_row("FitGpp s=4", "fitgpp", 1.0, {"te_p95": te, "be_p95": 0.1}, width=w)
+            for te, w in ((-0.9, 0.01), (-0.8, 0.01), (-0.05, 0.2))]
+    fit = pd.DataFrame(rows).assign(te_fraction=[0.2, 0.5, 0.8], grace="narrow", seeds=5)
+    text = mix_finding(fit, 10000, 5)
+    assert "does not hold" not in text
+    assert "2 confirmed, 0 contradicted, 1 undecided" in text
+    assert "Cannot tell whether FitGpp keeps a TE gain in every mix: 1 of 3 mixes are undecided" \
+        in text
+    fit.loc[2, ["change_te_p95", "change_te_p95_lo", "change_te_p95_hi"]] = [0.2, 0.1, 0.3]
+    assert "does not hold everywhere: 1 of 3 mixes contradict it" in mix_finding(fit, 10000, 5)
+
+
+def test_rq2_says_the_direction_does_not_hold_only_when_the_test_refutes_it():
+    from fitgpp.studies.rq2 import s_tradeoff_verdict
+    te, be = np.array([3.0, 3.2, 2.9]), np.array([5.0, 5.5, 4.8])
+    same = {("te_p95", 0.5): te, ("te_p95", 16.0): te + [0.3, -0.4, 0.1],
+            ("be_p95", 0.5): be, ("be_p95", 16.0): be + [0.5, 0.6, 0.45]}
+    text = s_tradeoff_verdict(same, 0.5, 16.0)
+    assert "does not hold" not in text and "The paper's direction is not shown" in text
+    worse = {**same, ("te_p95", 16.0): te + [1.0, 1.1, 0.9]}
+    assert "The paper's direction does not hold: larger s is worse on TE p95." in \
+        s_tradeoff_verdict(worse, 0.5, 16.0)
 
 
 def test_rq5_counts_the_jobs_run_and_names_gains_as_gains():
@@ -353,7 +384,8 @@ def test_rq6_names_the_fitgpp_settings_that_lose_fewer_gpu_hours():
                           "policy": ["FitGpp s=1", "FitGpp s=4", "FitGpp s=8", "LRTP", "RAND"],
                           "reload_gpu_h_max": [540.0, 505.0, 497.0, 450.0, 526.0],
                           "te_gain_max": 0.5, "be_p95_cost_max": [0.3, 0.2, 0.1, 0.25, 0.4],
-                          "net_max": 0.2, "stops_paying_min": np.nan, "seeds": 3})
+                          "net_max": 0.2, "stops_paying_min": np.nan, "seeds": 3,
+                          "pays_off": "cannot tell whether it pays off at any overhead"})
     jitter = np.array([-1.0, 0.0, 1.2])
     per_seed = {"paper-default": {(p, "reload_gpu_h_max"): v + jitter for p, v in
                                   zip(found["policy"], found["reload_gpu_h_max"])}}
@@ -376,7 +408,10 @@ def test_rq2_agrees_on_the_s_trade_off_only_by_the_paired_test():
     assert "The paper's direction holds at P=3" in text and "Agrees" not in text
     noisy = {**moved, ("be_p95", 16.0): be_lo + [1.0, -1.2, 0.3]}
     text = s_tradeoff_verdict(noisy, 0.5, 16.0)
-    assert "Only half of the paper's direction holds" in text and "no detectable difference" in text
+    # an undecided BE half is not shown, not refuted ("Only half ... holds: ... BE p95 is no
+    # detectable difference")
+    assert "Only the TE half of the paper's direction is shown" in text and \
+        "its BE half cannot be told" in text and "holds" not in text.split("BE p95 slowdown:")[-1]
     two = {k: v[:2] for k, v in moved.items()}
     assert "Cannot tell" in s_tradeoff_verdict(two, 0.5, 16.0)
 
@@ -388,11 +423,14 @@ def test_rq2_says_it_does_not_agree_only_when_every_setting_is_detectably_off():
     assert "does not agree" in _headline_clause(18, 0, 18, 5)
     one = _headline_clause(18, 0, 0, 1)
     assert "does not agree" not in one and "cannot be told (1 seed: fewer than 3)" in one
-    assert "0 of them" in one
     assert _headline_clause(18, 2, 16, 5) == ""
     from fitgpp.studies.size import Size
     finding = RQ2.analysis(RQ2.run(Size(n_jobs=200, seeds=(0,)), cache=False)).finding
     assert "does not agree" not in finding and "(1 seed: fewer than 3)" in finding, finding
+    # issue 34: the count says all three numbers, undecided apart from "no"
+    assert finding.startswith("Of 18 FitGpp (s, P) settings judged against the paper's three "
+                              "numbers (200 jobs, 1 seed): 0 confirmed, 0 contradicted, 18 "
+                              "undecided"), finding
 
 
 def test_package_docstring_lists_every_study_and_no_other():
@@ -457,10 +495,14 @@ def test_one_seed_findings_do_not_say_the_paper_fails_where_nothing_can_be_told(
 def test_the_run_length_finding_says_nowhere_only_when_every_cell_is_off(monkeypatch, off, said):
     from fitgpp.studies import run_length
     cells = pd.DataFrame({"load": [0.7, 0.9], "n_jobs": [1000, 1000], "holds": [False, False],
-                          "off": off, "verdicts": ["v", "v"]})
+                          "off": off, "verdicts": ["v", "v"],
+                          "category": ["contradicted" if x else "undecided" for x in off]})
     monkeypatch.setattr(run_length, "paper_cells", lambda table: cells)
     monkeypatch.setattr(run_length, "usable_capacity", lambda steady, *a: 0.7)
     monkeypatch.setattr(run_length, "movement", lambda table, steady: "moves")
     text = run_length.run_length_finding(pd.DataFrame({"n_jobs": [1000], "load": [0.7]}), None)
     assert said in text, text
     assert ("nowhere" in text) == all(off)
+    n = sum(off)   # issue 34: the count states all three numbers
+    assert (f"Of 2 cells of the grid judged against the paper's three numbers: 0 confirmed, {n} "
+            f"contradicted, {2 - n} undecided.") in text, text

@@ -34,7 +34,9 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     ``percent``: the values are fractions (changes, see :mod:`fitgpp.analysis.metrics`), shown in
     percent. ``share``: the values are fractions of a whole (not changes), shown in
     unsigned percent. A change (``percent``, or a metric named ``... vs BASELINE (%)``) has its
-    whiskers stop at -100 % (nothing falls by more than all of it), said in the subtitle;
+    whiskers stop at -100 % (nothing falls by more than all of it), said in the subtitle,
+    unless a ``lowest`` column declares its range (RQ6's net, a difference of changes, has
+    no floor);
     otherwise each axis includes the whole of every interval. ``notes``: sentences of the
     caller's, said first in the subtitle."""
     need = {x, series, "metric", "value"}
@@ -303,14 +305,15 @@ def _intervals(d, change: bool, floor: float):
     -100 %) and the subtitle sentence that says what the whiskers are."""
     if not ({"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any()):
         return d, []
-    if change:
+    if "lowest" in d:   # the least value each row's quantity can take (1, 0, none: RQ6's net)
+        lo_c = np.maximum(d["lo"], d["lowest"].astype(float).fillna(floor if change else -np.inf))
+    elif change:
         lo_c = np.maximum(d["lo"], floor)
-    elif "lowest" in d:   # the least value each row's quantity can take (1, 0, ...)
-        lo_c = np.maximum(d["lo"], d["lowest"].astype(float).fillna(-np.inf))
     else:
         lo_c = d["lo"]
     cut = bool((lo_c > d["lo"]).any())
-    where = "at -100 %" if change else "at the least value the quantity can take"
+    where = "at -100 %" if change and "lowest" not in d else \
+        "at the least value the quantity can take"
     note = "Vertical lines: 95 % intervals" + (f", cut {where} (marked with a bar)"
                                                if cut else "") + "."
     return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(lo_c > d["lo"], lo_c, np.nan)), [note]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 
 import numpy as np
 import altair as alt
@@ -29,14 +30,25 @@ def family(name: str) -> str:
     return FAMILIES.get(key) or (key.upper() if key in POLICIES else str(name))
 
 
+def _number(x) -> str:
+    """A number as a label writes it: a whole number as an integer (``8``, never ``8.0``;
+    ``1234567``, not ``1.23457e+06``), any other to 10 significant digits (``5.5``; ``0.3``
+    for a slider's ``0.30000000000000004``)."""
+    f = float(x)
+    return str(int(f)) if f.is_integer() and abs(f) < 1e15 else f"{f:.10g}"
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
 def _text(v) -> str:
-    """A parameter value as a label writes it: numbers by ``:g``, a sequence of numbers
-    joined by commas (LAS's thresholds ``3250,7200``), anything else as ``str``."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return f"{v:g}"
-    if isinstance(v, (list, tuple)) and v and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
-        return ",".join(f"{x:g}" for x in v)
+    """A parameter value as a label writes it: a number by :func:`_number`, a sequence of
+    numbers joined by commas (LAS's thresholds ``3250,7200``), anything else as ``str``."""
+    if _is_number(v):
+        return _number(v)
+    if isinstance(v, (list, tuple)) and v and all(_is_number(x) for x in v):
+        return ",".join(_number(x) for x in v)
     return str(v)
 
 
@@ -45,7 +57,11 @@ def config_label(name: str, params: dict, varying=()) -> str:
     every other field in ``varying`` (the ones that differ within the compared set, e.g.
     those its grid sweeps): ``FitGpp s=4``, ``FitGpp s=4 P=3``, ``patient s=4 patience=80``,
     ``FIFO``, ``LAS`` (one LAS setting), ``LAS threshold=3250`` (several); a workload value
-    in words (:func:`fitgpp.figures.names.phrase`): ``FitGpp s=4 load 0.9``."""
+    in words and its declared unit (:func:`fitgpp.figures.names.phrase`): ``FitGpp s=4 load
+    0.9``, ``FIFO restart cost 10 min`` (``restart_overhead`` 600 s). A whole number reads as an
+    integer (``fewer lookahead=8``, never ``8.0``). Tables, legends, a panel's numbers, export
+    records and findings name a configuration through this function (``label_of`` in
+    :mod:`fitgpp.studies.base` for a study's grid)."""
     shown = [k for k in params if k == "s" or k in varying]
     return " ".join([family(name), *(names.phrase(k, params[k]) if k in names.NAMES else
                                      f"{names.short(k)}={_text(params[k])}" for k in shown)])
