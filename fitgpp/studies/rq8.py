@@ -26,14 +26,16 @@ The map's grid: restart cost 0, 10, 20, 30 min x TE share 0.3, 0.5, 0.7, 0.9 x l
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pandas as pd
 
-from fitgpp.analysis.verdicts import against_paper_row, contradicts, holds_together
+from fitgpp.analysis.verdicts import against_paper_row
 from fitgpp.studies import rq8_figures as figs
 from fitgpp.studies import rq8_mechanism as mech
 from fitgpp.studies import rq8_ridge as ridge
+from fitgpp.studies.adaptive import against_paper_undecided
 from fitgpp.studies.base import Outcome, RQResult, Study, _config
 from fitgpp.studies.steady import growth_counts
 
@@ -96,25 +98,14 @@ def growth_mark(fit: dict, fifo: dict) -> str:
     return who + ("!" if fit["clear"] + fifo["clear"] else "~")
 
 
-def status(verdicts, steady: bool, jobs: int) -> tuple[str, str]:
-    """``(category, phrase)`` of a cell against the paper's three numbers: ``confirmed``
-    (each matches, every run of both policies steady), ``contradicted`` (some number is
-    detectably off), else ``undecided`` (its phrase says "matches in a transient, at N jobs"
-    when the three match in runs that are not all steady)."""
-    if holds_together(verdicts):
-        if steady:
-            return "confirmed", "confirmed"
-        return "undecided", f"matches in a transient, at {jobs:,} jobs"
-    if contradicts(verdicts):
-        return "contradicted", "contradicted"
-    return "undecided", "undecided"
+status = ridge.status
 
 
 def judged(o: Outcome, table: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
     """FitGpp's rows with ``te``/``be_median``/``be_p95`` signs (:func:`sign_of`),
     ``steady`` (every run of FitGpp and FIFO steady), ``mark`` (:func:`growth_mark`),
-    ``status``/``phrase`` against the paper (:func:`status`) and ``net`` (GPU-hours lost while
-    jobs waited, FitGpp minus FIFO, mean over seeds)."""
+    ``status``/``phrase`` against the paper (:func:`status`: confirmed only with steady runs)
+    and ``net`` (GPU-hours lost while jobs waited, FitGpp minus FIFO, mean over seeds)."""
     fit = table[table["name"] == "fitgpp"].copy()
     for k, col in (("te_p95", "v_te"), ("be_median", "v_be_median"), ("be_p95", "v_be_p95")):
         fit[col] = [sign_of(r[f"change_{k}"], r[f"change_{k}_lo"], r[f"change_{k}_hi"])
@@ -128,7 +119,6 @@ def judged(o: Outcome, table: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
     fit["steady"] = [m == "" for m in fit["mark"]]
     said = [status(against_paper_row(r), r["steady"], o.jobs()) for _, r in fit.iterrows()]
     fit["status"], fit["phrase"] = [s for s, _ in said], [p for _, p in said]
-    fit["matches"] = [holds_together(against_paper_row(r)) for _, r in fit.iterrows()]
     net = lost[lost["part"] == LOST["net"]].set_index(KNOBS)["value"]
     fit["net"] = [float(net.loc[k]) for k in keys]
     fit["overhead_min"] = fit["restart_overhead"] / 60.0
@@ -147,13 +137,18 @@ def _scheduler(size):
 
 def find_ridge(o: Outcome):
     """The ridge at the outcome's size (:func:`fitgpp.studies.rq8_ridge.find`, on its cell
-    cache), found once per outcome; None from one seed (a panel's first draw, which is to be
-    quick: a bisection on one seed's means is not worth its probes)."""
+    cache), found once per outcome, from the seeds asked (the map's rounds of more seeds do
+    not change them: the ridge adds its own at its points, by the same looks); None from one
+    seed (a panel's first draw, which is to be quick: a bisection on one seed's means is not
+    worth its probes)."""
     if len(o.study.seeds(o.size)) < 2:
         return None
     if "ridge" not in o.memo:
-        o.memo["ridge"] = ridge.find(o.size, cache=o.cache_dir if o.cache_dir else False,
-                                     scheduler=_scheduler(o.size))
+        size = o.size
+        if o.rounds is not None:   # the seeds asked, before the map's rounds added any
+            size = dataclasses.replace(size, seeds=tuple(o.rounds.sequence[:o.rounds.schedule[0]]))
+        o.memo["ridge"] = ridge.find(size, cache=o.cache_dir if o.cache_dir else False,
+                                     scheduler=_scheduler(size))
     return o.memo["ridge"]
 
 
@@ -224,6 +219,8 @@ RQ8 = Study(
     knobs={"load": loads, "te_fraction": te_shares, "restart_overhead": overheads},
     model=ridge.MODEL,
     captions=figs.captions(sorted({*FULL_LOADS, *QUICK_LOADS})),
+    # a map cell whose three numbers are undecided gets more seeds (with FIFO) in rounds
+    undecided=against_paper_undecided(lambda c: c["name"] == "fitgpp"),
     analyze=_rq8)
 
 STUDIES = (RQ8,)

@@ -105,14 +105,15 @@ def agreement(o, runs: pd.DataFrame) -> delays.Agreement:
     loses fewer GPU-hours)."""
     diff = _paired(runs, ["net"]).set_index(KNOBS + ["seed"])["net"]
     nets, changes = [], []
-    seeds = o.study.seeds(o.size)
+    seeds = list(o.study.seeds(o.size))
     for conf in o.configurations():
         if conf["name"] != "fitgpp":
             continue
-        ch = o.change(conf, METRICS["be_median"])
+        ch = o.change(conf, METRICS["be_median"])   # over the size's seeds, NaN where not run
         key = tuple(conf["knobs"][k] for k in KNOBS)
-        nets += [float(diff.loc[(*key, s)]) for s in seeds]
-        changes += list(ch)
+        for s in o.seeds_of(conf):
+            nets.append(float(diff.loc[(*key, s)]))
+            changes.append(float(ch[seeds.index(s)]))
     return delays.sign_agreement(nets, changes)
 
 
@@ -126,13 +127,13 @@ def delay_table(o, where=None) -> pd.DataFrame:
     given) and group of BE jobs (:data:`fitgpp.analysis.delays.GROUPS`): ``share`` of the BE
     jobs, and for the delay and each part FitGpp's mean per job minus FIFO's on the same jobs
     (``<part>``, seconds), mean over seeds with its interval (``_lo``, ``_hi``)."""
-    tick, seeds = _tick(o), o.study.seeds(o.size)
+    tick = _tick(o)
     rows = []
     for conf in o.configurations():
         if conf["name"] != "fitgpp" or (where is not None and not where(conf["knobs"])):
             continue
         per_seed = []
-        for s in seeds:
+        for s in o.seeds_of(conf):
             runs = [delays.of_jobs(o.columns(p, delays.COLUMNS, seed=s, **conf["knobs"]), tick)
                     for p in ("fitgpp", "fifo")]
             per_seed.append(delays.by_group(*runs))

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from fitgpp.analysis.metrics import METRICS, paired_change
-from fitgpp.analysis.verdicts import PAPER, PAPER_CLAIMS, Estimate, against_paper
+from fitgpp.analysis.verdicts import (CONFIRMED, PAPER, PAPER_CLAIMS, UNDECIDED, Estimate,
+                                      against_paper, category)
 from fitgpp.studies.size import Size
 
 #: The model RQ8 runs, and FitGpp's setting.
@@ -122,19 +123,23 @@ class Prober:
     """Runs and keeps the probes: FitGpp at a pair's restart costs (whole minutes) and each
     baseline once per pair (a baseline never preempts, so the restart cost does not change
     its runs), through :func:`fitgpp.sweep.run_sweep` (cached cell by cell, on Dask where the
-    size asks), all on the same seeds."""
+    size asks). Every probe runs the first seeds of one sequence (the size's seeds, then the
+    next integers: :func:`fitgpp.studies.adaptive.seed_sequence`), so a probe given more seeds
+    keeps its first ones and every change stays paired seed by seed."""
 
     def __init__(self, size: Size, n_jobs: int, *, cache=None, scheduler=None,
                  baselines=BASELINES):
+        from fitgpp.studies.adaptive import seed_sequence
         self.size, self.n_jobs, self.baselines = size, n_jobs, dict(baselines)
         self.seeds = tuple(size.seeds)
+        self.sequence = seed_sequence(size.seeds, size.budget)
         self.cache = False if cache is None else cache
         self.how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}
-        self.fit: dict = {}     # (pair, minute) -> {key: per-seed values, "growth": counts}
+        self.fit: dict = {}     # (pair, minute) -> {"seeds", key: per-seed values, "growth"}
         self.base: dict = {}    # (pair, baseline) -> the same
         self.stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
 
-    def _sweep(self, pair: Pair, policies: dict, minutes=()):
+    def _sweep(self, pair: Pair, policies: dict, seeds: tuple, minutes=()):
         from fitgpp.sim.cluster import Cluster
         from fitgpp.sweep import Experiment, run_sweep
         wl = {"model": MODEL, "n_jobs": self.n_jobs, "load": pair.load,
@@ -142,7 +147,7 @@ class Prober:
         if minutes:
             wl["restart_overhead"] = [60.0 * m for m in minutes]
         cluster = self.size.cluster if pair.nodes is None else Cluster.homogeneous(pair.nodes)
-        exp = Experiment(workload=wl, policies=policies, seeds=self.seeds, cluster=cluster,
+        exp = Experiment(workload=wl, policies=policies, seeds=seeds, cluster=cluster,
                          name="rq8-ridge")
         got, st = {}, {}
         ds = run_sweep(exp, cache=self.cache, progress=False, runs=got, stats=st, **self.how)
@@ -150,52 +155,68 @@ class Prober:
             self.stats[k] += st[k]
         return ds, got
 
-    def run(self, wanted: dict) -> None:
-        """Probe every ``{pair: minutes}`` not probed yet (and the pair's baselines)."""
+    def run(self, wanted: dict, n: int | None = None) -> None:
+        """Probe every ``{pair: minutes}`` on the first ``n`` seeds of the sequence (default:
+        the size's seeds) where it has fewer (and the pair's baselines)."""
+        seeds = self.sequence[:n] if n else self.seeds
         for pair, minutes in wanted.items():
             for label, policies in self.baselines.items():
-                if (pair, label) not in self.base:
-                    ds, got = self._sweep(pair, policies)
-                    self.base[pair, label] = _values(ds, next(iter(policies)), got)
-            new = sorted({int(m) for m in minutes} - {m for p, m in self.fit if p == pair})
+                had = self.base.get((pair, label))
+                if had is None or len(had["seeds"]) < len(seeds):
+                    ds, got = self._sweep(pair, policies, seeds)
+                    self.base[pair, label] = _values(ds, next(iter(policies)), got, seeds)
+            new = sorted(int(m) for m in set(minutes) if len(
+                self.fit.get((pair, int(m)), {"seeds": ()})["seeds"]) < len(seeds))
             if new:
-                ds, got = self._sweep(pair, FITGPP, new)
+                ds, got = self._sweep(pair, FITGPP, seeds, new)
                 for m in new:
-                    self.fit[pair, m] = _values(ds, "fitgpp", got, 60.0 * m)
+                    self.fit[pair, m] = _values(ds, "fitgpp", got, seeds, 60.0 * m)
 
     def change(self, pair: Pair, minute: int, key: str, baseline: str = "FIFO") -> Estimate:
-        """FitGpp's change of ``key`` against ``baseline`` at ``minute``, paired per seed."""
-        return Estimate.of(paired_change(self.fit[pair, minute][key],
-                                         self.base[pair, baseline][key]))
+        """FitGpp's change of ``key`` against ``baseline`` at ``minute``, paired per seed (on
+        the probe's seeds, the first of the baseline's)."""
+        fit = self.fit[pair, minute]
+        base = self.base[pair, baseline][key][:len(fit["seeds"])]
+        return Estimate.of(paired_change(fit[key], base))
 
     def probed(self, pair: Pair) -> list[int]:
         return sorted(m for p, m in self.fit if p == pair)
 
 
-def _values(ds, policy: str, got: dict, restart: float | None = None) -> dict:
+def _values(ds, policy: str, got: dict, seeds: tuple, restart: float | None = None) -> dict:
     """Per-seed values of :data:`KEYS` of ``policy`` (at restart cost ``restart`` seconds)
-    from a sweep Dataset, and how its runs' queues grow (``growth``: counts by
+    from a sweep Dataset over ``seeds``, and how its runs' queues grow (``growth``: counts by
     :attr:`~fitgpp.analysis.stability.Stability.growth`)."""
     from fitgpp.studies.steady import cell_stability
     sel = {"policy": policy, **({} if restart is None else {"restart_overhead": restart})}
-    out = {}
+    out = {"seeds": tuple(seeds)}
     for key in KEYS:
         m = METRICS[key]
         da = ds[m.var].sel(cls=m.cls, **sel)
         out[key] = da.squeeze([d for d in da.dims if d != "seed"], drop=True).to_numpy()
-    growth = dict.fromkeys(("none", "borderline", "clear", "cannot tell"), 0)
+    grows = {}
     for cell, res in got.items():
         knob = dict(cell.knobs).get("restart_overhead")
         if cell.policy == policy and (restart is None or knob == restart):
-            growth[cell_stability(res)[1].growth] += 1
-    out["growth"] = growth
+            grows[cell.seed] = cell_stability(res)[1].growth
+    out["growth"] = tuple(grows[s] for s in seeds)   # per seed, in the order of ``seeds``
+    return out
+
+
+def _growth(entry: dict, n: int) -> dict:
+    """Counts of :attr:`~fitgpp.analysis.stability.Stability.growth` over the first ``n``
+    seeds of a probe or baseline."""
+    out = dict.fromkeys(("none", "borderline", "clear", "cannot tell"), 0)
+    for g in entry["growth"][:n]:
+        out[g] += 1
     return out
 
 
 # ---------------------------------------------------------------- the searches
 def _drive(prober: Prober, searches: dict) -> dict:
-    """Run the generators ``searches`` (``{key: generator}``) together: each yields ``{pair:
-    minutes}`` it needs, and all the requests of a round are probed at once."""
+    """Run the generators ``searches`` (``{key: generator}``) together: each yields what it
+    needs, ``{pair: minutes}`` (on the size's seeds) or ``({pair: minutes}, n)`` (on the first
+    ``n`` seeds of the sequence), and all the requests of a round are probed at once."""
     out, pending = {}, {}
     for key, gen in searches.items():
         try:
@@ -205,9 +226,11 @@ def _drive(prober: Prober, searches: dict) -> dict:
     while pending:
         wanted: dict = {}
         for _, req in pending.values():
+            req, n = req if isinstance(req, tuple) else (req, None)
             for pair, minutes in req.items():
-                wanted.setdefault(pair, set()).update(minutes)
-        prober.run(wanted)
+                wanted.setdefault(n, {}).setdefault(pair, set()).update(minutes)
+        for n, asked in sorted(wanted.items(), key=lambda kv: kv[0] or 0):
+            prober.run(asked, n)
         for key, (gen, _) in list(pending.items()):
             try:
                 pending[key] = (gen, gen.send(None))
@@ -272,46 +295,69 @@ def _matches(prober: Prober, pair: Pair, m: int, baseline: str) -> list:
     return [against_paper(prober.change(pair, m, c.key, baseline), c) for c in PAPER_CLAIMS]
 
 
-def _band(prober: Prober, pair: Pair, crossing, baseline: str, max_min: int):
-    """Generator: ``(ridge point, minutes probed around it where the BE median matches the
-    paper's)``; the point is the minute of the +18 % crossing's bracket whose mean is closest
-    to +18 % (None: not crossed between the first and the last probe). The minutes on either side are probed three at a time
-    while the BE median still matches."""
+def status(verdicts, steady: bool, jobs: int) -> tuple[str, str]:
+    """``(category, phrase)`` of the paper's three numbers held together
+    (:func:`fitgpp.analysis.verdicts.category`), with steadiness: **confirmed** only when
+    each is confirmed and every run of both policies is steady; confirmed numbers from runs
+    that are not all steady are **undecided**, "matches in a transient, at N jobs"."""
+    cat = category(verdicts)
+    if cat == CONFIRMED and not steady:
+        return UNDECIDED, f"matches in a transient, at {jobs:,} jobs"
+    return cat, cat
+
+
+def _steady(prober: Prober, pair: Pair, m: int, baseline: str) -> tuple[int, int, int]:
+    """Steady runs of FitGpp at ``m`` and of the baseline, of the probe's seeds."""
+    n = len(prober.fit[pair, m]["seeds"])
+    return (_growth(prober.fit[pair, m], n)["none"],
+            _growth(prober.base[pair, baseline], n)["none"], n)
+
+
+def _point_status(prober: Prober, pair: Pair, m: int, baseline: str) -> tuple[str, str]:
+    fit, base, n = _steady(prober, pair, m, baseline)
+    return status(_matches(prober, pair, m, baseline), fit == base == n, prober.n_jobs)
+
+
+def _band(prober: Prober, pair: Pair, crossing, baseline: str, max_min: int, schedule=()):
+    """Generator: ``(ridge point, its seeds, the band)``. The point is the minute of the
+    +18 % crossing's bracket whose mean is closest to +18 % (None: not crossed between the
+    first and the last probe). While the three numbers there are undecided, the point gets
+    the seeds of the next look of ``schedule`` (adaptive replication; its baseline too); once
+    they are confirmed, the minutes on either side are probed on as many seeds, one at a time,
+    while all three stay confirmed: the band."""
     t = PAPER["be_median"]
     if crossing is None or None in crossing:   # not crossed within the probes
-        return None, []
-    cands = list(crossing)
-    point = min(cands, key=lambda m: abs(prober.change(pair, m, "be_median", baseline).mean - t))
+        return None, 0, []
+    point = min(crossing, key=lambda m: abs(prober.change(pair, m, "be_median", baseline).mean - t))
+    n = len(prober.fit[pair, point]["seeds"])
+    for look in schedule:
+        if look <= n or category(_matches(prober, pair, point, baseline)) != UNDECIDED:
+            continue
+        yield {pair: [point]}, look
+        n = look
 
-    def be_ok(m):
-        return _matches(prober, pair, m, baseline)[1].matches
-    if not be_ok(point):
-        return point, []
-    region, edges = {point}, {-1: point, 1: point}
+    def confirmed(m):
+        return category(_matches(prober, pair, m, baseline)) == CONFIRMED
+    if not confirmed(point):
+        return point, n, []
+    band, edges = [point], {-1: point, 1: point}
     while edges:
-        asks = {d: [e + d * k for k in (1, 2, 3) if 0 <= e + d * k <= max_min]
-                for d, e in edges.items()}
-        asks = {d: v for d, v in asks.items() if v}
+        asks = {d: e + d for d, e in edges.items() if 0 <= e + d <= max_min}
         if not asks:
             break
-        yield {pair: [m for v in asks.values() for m in v]}
-        for d, pts in asks.items():
-            for m in pts:
-                if not be_ok(m):
-                    edges.pop(d)
-                    break
-                region.add(m)
-                edges[d] = m
-        edges = {d: e for d, e in edges.items() if d in asks}
-    return point, sorted(region)
+        yield {pair: list(asks.values())}, n
+        edges = {d: m for d, m in asks.items() if confirmed(m)}
+        band += list(edges.values())
+    return point, n, sorted(band)
 
 
 @dataclass
 class Ridge:
     """What :func:`find` found: every probe (``probes``), the crossings of each target with
     their intervals (``crossings``), the ridge points with the band and their numbers at two
-    run lengths (``points``), the plan, the jobs per run of each length and the sweep's
-    cell counts."""
+    run lengths (``points``), the plan, the jobs per run of each length, the seeds asked, the
+    looks of adaptive replication at the ridge points (``schedule``), the level of every
+    interval, and the sweep's cell counts."""
     probes: pd.DataFrame
     crossings: pd.DataFrame
     points: pd.DataFrame
@@ -319,10 +365,25 @@ class Ridge:
     jobs: tuple
     seeds: tuple
     stats: dict
+    schedule: tuple = ()
+    level: float = 0.95
 
 
 def find(size: Size, *, cache=None, scheduler=None, baselines=BASELINES) -> Ridge:
-    """Find the ridge of every pair of the size's :func:`plan` (see the module docstring)."""
+    """Find the ridge of every pair of the size's :func:`plan` (see the module docstring).
+    With a seed budget (``size.max_seeds``), a ridge point whose three numbers are undecided
+    gets more seeds at the looks of :func:`fitgpp.analysis.looks.looks`, and every interval is
+    at the level they spend per look (:func:`fitgpp.analysis.looks.look_level`), as a study's
+    own cells are."""
+    from fitgpp.analysis.looks import look_level, looks
+    from fitgpp.analysis.metrics import at_level
+    schedule = looks(len(size.seeds), size.budget)
+    level = look_level(schedule)
+    with at_level(level):
+        return _find(size, cache, scheduler, baselines, schedule, level)
+
+
+def _find(size, cache, scheduler, baselines, schedule, level) -> Ridge:
     p = plan(size)
     prober = Prober(size, size.n_jobs, cache=cache, scheduler=scheduler, baselines=baselines)
     pairs = p.pairs()
@@ -332,7 +393,7 @@ def find(size: Size, *, cache=None, scheduler=None, baselines=BASELINES) -> Ridg
                 for kind, fn in kinds.items()}
     bounds = _drive(prober, searches)
     bands = _drive(prober, {(pair, b): _band(prober, pair, bounds[pair, b, TARGETS[1], "mean"],
-                                             b, p.max_min)
+                                             b, p.max_min, schedule[1:])
                             for pair in pairs for b in baselines})
     long = Prober(size, size.n_jobs * p.long_factor, cache=cache, scheduler=scheduler,
                   baselines=baselines)
@@ -340,7 +401,7 @@ def find(size: Size, *, cache=None, scheduler=None, baselines=BASELINES) -> Ridg
     long.run({q: {bands[q, b][0]} for q in main for b in baselines if bands[q, b][0] is not None})
     stats = {k: prober.stats[k] + long.stats[k] for k in prober.stats}
     return Ridge(_probes(prober), _crossings(prober, bounds, p), _points(prober, long, bands),
-                 p, (prober.n_jobs, long.n_jobs), prober.seeds, stats)
+                 p, (prober.n_jobs, long.n_jobs), prober.seeds, stats, schedule, level)
 
 
 def _ids(pair: Pair, baseline: str) -> dict:
@@ -348,22 +409,18 @@ def _ids(pair: Pair, baseline: str) -> dict:
             "baseline": baseline}
 
 
-def _steady(prober: Prober, pair: Pair, m: int, baseline: str) -> tuple[int, int]:
-    """Steady runs of FitGpp at ``m`` and of the baseline (of the seeds)."""
-    return (prober.fit[pair, m]["growth"]["none"], prober.base[pair, baseline]["growth"]["none"])
-
-
 def _probes(prober: Prober) -> pd.DataFrame:
     rows = []
     for (pair, m) in sorted(prober.fit, key=lambda k: (k[0].variant, k[0].load,
                                                         k[0].te_fraction, k[1])):
         for b in prober.baselines:
-            row = {**_ids(pair, b), "minute": m, "seeds": len(prober.seeds)}
+            fit, base, n = _steady(prober, pair, m, b)
+            row = {**_ids(pair, b), "minute": m, "seeds": n, "fit_steady": fit,
+                   "base_steady": base}
             for key in KEYS:
                 e = prober.change(pair, m, key, b)
                 row.update({f"change_{key}": e.mean, f"change_{key}_lo": e.low,
                             f"change_{key}_hi": e.high})
-            row["fit_steady"], row["base_steady"] = _steady(prober, pair, m, b)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -398,36 +455,41 @@ def _crossings(prober: Prober, bounds: dict, p: Plan) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _at(pr: Prober, pair: Pair, point: int, b: str, label: str) -> dict:
+    """The three changes at ``point`` with their verdicts, the status of the three held
+    together (:func:`status`), seeds and steady runs, each column prefixed ``label``."""
+    fit, base, n = _steady(pr, pair, point, b)
+    row = {f"{label}jobs": pr.n_jobs, f"{label}seeds": n, f"{label}fit_steady": fit,
+           f"{label}base_steady": base}
+    for key, v in zip(KEYS, _matches(pr, pair, point, b)):
+        e = v.measured
+        row.update({f"{label}change_{key}": e.mean, f"{label}change_{key}_lo": e.low,
+                    f"{label}change_{key}_hi": e.high, f"{label}v_{key}": v.phrase})
+    row[f"{label}status"], row[f"{label}phrase"] = _point_status(pr, pair, point, b)
+    return row
+
+
 def _points(prober: Prober, long: Prober, bands: dict) -> pd.DataFrame:
-    """One row per pair and baseline with a ridge point: the point, the band (minutes where
-    all three match, and of those where every run of both policies is steady), and the three
-    changes at both run lengths with their verdicts against the paper and the change between
-    the lengths (paired per seed)."""
+    """One row per pair and baseline with a ridge point: the point, its seeds, the band
+    (contiguous minutes where all three are confirmed, and of those where every run of both
+    policies is steady), and the three changes at both run lengths with their verdicts and
+    status and the change between the lengths (paired per seed, on the seeds both ran)."""
     rows = []
-    for (pair, b), (point, region) in bands.items():
+    for (pair, b), (point, _, band) in bands.items():
         if point is None:
             continue
-        band = [m for m in region if all(v.matches for v in _matches(prober, pair, m, b))]
-        n = len(prober.seeds)
-        steady = [m for m in band if _steady(prober, pair, m, b) == (n, n)]
+        steady = [m for m in band if _point_status(prober, pair, m, b)[0] == CONFIRMED]
         row = {**_ids(pair, b), "minute": point, "band": band, "band_steady": steady,
-               "width": len(band), "width_steady": len(steady), "seeds": n}
-        for label, pr in (("", prober), ("long_", long)):
-            if (pair, point) not in pr.fit:
-                continue
-            row[f"{label}jobs"] = pr.n_jobs
-            row[f"{label}fit_steady"], row[f"{label}base_steady"] = _steady(pr, pair, point, b)
-            for key, v in zip(KEYS, _matches(pr, pair, point, b)):
-                e = v.measured
-                row.update({f"{label}change_{key}": e.mean, f"{label}change_{key}_lo": e.low,
-                            f"{label}change_{key}_hi": e.high, f"{label}v_{key}": v.phrase})
-            row[f"{label}holds"] = all(row[f"{label}v_{k}"].startswith("matches") for k in KEYS)
+               "width": len(band), "width_steady": len(steady),
+               **_at(prober, pair, point, b, "")}
         if (pair, point) in long.fit:
+            row.update(_at(long, pair, point, b, "long_"))
+            k = len(long.fit[pair, point]["seeds"])
             for key in KEYS:
+                short = paired_change(prober.fit[pair, point][key][:k],
+                                      prober.base[pair, b][key][:k])
                 d = Estimate.of(paired_change(long.fit[pair, point][key],
-                                              long.base[pair, b][key])
-                                - paired_change(prober.fit[pair, point][key],
-                                                prober.base[pair, b][key]))
+                                              long.base[pair, b][key][:k]) - short)
                 row.update({f"moved_{key}": d.mean, f"moved_{key}_lo": d.low,
                             f"moved_{key}_hi": d.high})
         rows.append(row)

@@ -9,11 +9,10 @@ import math
 import pandas as pd
 
 from fitgpp.analysis.metrics import percent
-from fitgpp.analysis.verdicts import MIN_SEEDS, PAPER
+from fitgpp.analysis.verdicts import CATEGORIES, MIN_SEEDS, PAPER, count_sentence  # noqa: F401
 from fitgpp.studies import rq8_mechanism as mech
 from fitgpp.studies.base import _fmt
 
-CATEGORIES = ("confirmed", "contradicted", "undecided")
 TRIPLE = (f"TE p95 {percent(PAPER['te_p95'])}, BE median {percent(PAPER['be_median'])}, "
           f"BE p95 {percent(PAPER['be_p95'])}")
 
@@ -32,26 +31,25 @@ def _be(r) -> str:
     return _pct(r, "change_be_median")
 
 
-def counts(cells: pd.DataFrame) -> dict[str, int]:
-    return {k: int((cells["status"] == k).sum()) for k in CATEGORIES}
-
-
 # ---------------------------------------------------------------- the map
 def verdict_item(cells: pd.DataFrame, jobs: int) -> str:
-    """The paper's three numbers over the map's cells: confirmed / contradicted / undecided,
-    and where they match only in a transient."""
-    c = counts(cells)
+    """The paper's three numbers over the map's cells, counted confirmed / contradicted /
+    undecided (:func:`fitgpp.analysis.verdicts.count_sentence`), and where they match only in a
+    transient."""
     conf = cells[cells["status"] == "confirmed"]
     trans = cells[cells["phrase"].str.startswith("matches in a transient")]
-    text = (f"The paper's three numbers ({TRIPLE}) on the map: confirmed in {c['confirmed']} "
-            f"of {len(cells)} cells (each matches by its interval and every run of FitGpp and "
-            f"FIFO is steady), contradicted in {c['contradicted']}, undecided in "
-            f"{c['undecided']}")
+    seeds = sorted(set(cells["seeds"].astype(int))) if "seeds" in cells else []
+    on = (f", {seeds[0]} seeds" if len(seeds) == 1 else
+          f", {seeds[0]} to {seeds[-1]} seeds (more where undecided)" if seeds else "")
+    text = ("The map: " + count_sentence(list(cells["status"]), "cells",
+                                          f"the paper's three numbers ({TRIPLE})")
+            + f" ({jobs:,} jobs{on}; confirmed only where each number's interval lies within "
+            "its closeness band and every run of FitGpp and FIFO is steady)")
     if len(conf):
-        text += " (confirmed: " + "; ".join(_where(r) for _, r in conf.iterrows()) + ")"
+        text += "; confirmed: " + "; ".join(_where(r) for _, r in conf.iterrows())
     if len(trans):
-        text += (f"; of the undecided, {len(trans)} match in a transient, at {jobs:,} jobs "
-                 "(a queue grows in some run): " + "; ".join(
+        text += (f"; {len(trans)} of the undecided match in a transient, at {jobs:,} jobs (a "
+                 "queue grows in some run): " + "; ".join(
                      f"{_where(r)} ({r['mark']})" for _, r in trans.head(6).iterrows())
                  + ("; ..." if len(trans) > 6 else ""))
     untold = cells[(cells[["v_te", "v_be_median", "v_be_p95"]] == "cannot tell").any(axis=1)]
@@ -117,9 +115,11 @@ def _crossing(crossings: pd.DataFrame, r, target: float) -> str:
 
 
 def _triple(r, prefix: str = "") -> str:
+    """The three changes at a ridge point, their seeds and their status held together."""
     if f"{prefix}change_te_p95" not in r or pd.isna(r[f"{prefix}change_te_p95"]):
         return "not run"
-    return " / ".join(_pct(r, f"change_{k}", prefix) for k in ("te_p95", "be_median", "be_p95"))
+    return (" / ".join(_pct(r, f"change_{k}", prefix) for k in ("te_p95", "be_median", "be_p95"))
+            + f" ({int(r[f'{prefix}seeds'])} seeds): {r[f'{prefix}phrase']}")
 
 
 def _band_text(r) -> str:
@@ -128,7 +128,8 @@ def _band_text(r) -> str:
     band = list(r["band"])
     span = f"{band[0]}-{band[-1]}" if band[-1] - band[0] + 1 == len(band) else \
         ", ".join(map(str, band))
-    st = f"; steady in {r['width_steady']}" if r["width_steady"] != r["width"] else "; steady"
+    st = f"; with steady runs {r['width_steady']}" if r["width_steady"] != r["width"] else \
+        "; steady runs"
     return f"{r['width']} min ({span}{st})"
 
 
@@ -145,10 +146,11 @@ def _moved(p) -> str:
 def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> str:
     """The ridge per load x TE share (default variant, against FIFO): both crossings with
     their intervals, and at the +18 % crossing's ridge point the three changes at both run
-    lengths, what moved between them, and the band where all three match."""
+    lengths (with their seeds and status), what moved between them, and the band where all
+    three are confirmed."""
     head = ["load", "TE share", "BE cost appears (0)", "BE median +18 %", "ridge point",
             f"TE p95 / BE median / BE p95, {jobs[0]:,} jobs", f"the same, {jobs[1]:,} jobs",
-            "moved (BE median)", "band (all three match)"]
+            "moved (BE median)", "band (all three confirmed)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     main = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == "FIFO")]
     for (load, share), _ in main.groupby(["load", "te_fraction"], sort=True):
@@ -196,18 +198,20 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> st
     if len(pts):
         held = pts[pts["width"] > 0]
         steady = pts[pts["width_steady"] > 0]
-        out += (f" At the ridge points all three numbers match at {int(pts['holds'].sum())} of "
-                f"{len(pts)}; a band where they match exists at {len(held)}"
-                + (f" (widest {int(held['width'].max())} min)" if len(held) else "")
-                + f", with every run of both policies steady at {len(steady)}.")
-        if "long_holds" in pts:
+        out += (" At the ridge points (the probed minute closest to it, more seeds where "
+                "undecided), " + count_sentence(list(pts["status"]), "ridge points",
+                                                "the paper's three numbers")
+                + f" at {jobs[0]:,} jobs; a band of minutes where all three are confirmed "
+                f"exists at {len(held)}" + (f" (widest {int(held['width'].max())} min)"
+                                            if len(held) else "")
+                + f", with steady runs of both policies at {len(steady)}.")
+        if "long_status" in pts:
             lp = pts[pts["long_jobs"].notna()]
             mv = lp["moved_be_median"].dropna()
-            out += (f" At {jobs[1]:,} jobs the three match at {int(lp['long_holds'].sum())} of "
-                    f"{len(lp)} ridge points"
+            out += (f" At {jobs[1]:,} jobs, " + count_sentence(list(lp["long_status"]),
+                                                              "ridge points")
                     + (f"; the BE median change moved by {_span(100 * mv, ' points')} "
-                       "(paired per seed)" if len(mv) else "")
-                    + ".")
+                       "from the shorter runs (paired per seed)" if len(mv) else "") + ".")
     return out
 
 
@@ -339,8 +343,10 @@ def details(r) -> str:
     if rid is None:
         return ""
     out = [f"The ridge against FIFO (bisection on whole minutes; each crossing's interval "
-           f"runs between the nearest probed restart costs whose 95 % intervals lie wholly "
-           f"below and wholly above the target; {len(rid.seeds)} seeds):", "",
+           f"runs between the nearest probed restart costs whose {100 * rid.level:.4g} % "
+           f"intervals lie wholly below and wholly above the target; {len(rid.seeds)} seeds, "
+           f"more at a ridge point whose three numbers are undecided, up to "
+           f"{rid.schedule[-1] if rid.schedule else len(rid.seeds)}):", "",
            ridge_table(rid.crossings, rid.points, rid.jobs)]
     knobs = knob_item(rid.crossings)
     if knobs:
@@ -364,16 +370,14 @@ def headline_context(r8) -> str:
                 "size (fewer than 3 seeds); its full size answers it.")
     lead = ("On RQ8's map the paper's BE cost appears only with a restart cost. "
             if a == 0 and b > 0 else "")
-    c = counts(cells)
-    text = (f"{lead}{head}: a BE median cost by its 95 % interval in {a} of {len(free)} cells "
-            f"without a restart cost and in {b} of {len(paid)} with one; the paper's three "
-            f"numbers are confirmed in {c['confirmed']} of {len(cells)} cells, contradicted in "
-            f"{c['contradicted']}, undecided in {c['undecided']}")
+    text = (f"{lead}{head}: a BE median cost by its interval in {a} of {len(free)} cells "
+            f"without a restart cost and in {b} of {len(paid)} with one; "
+            + count_sentence(list(cells["status"]), "map cells", "the paper's three numbers"))
     rid = r8.datasets.get("ridge")
     if rid is not None and len(rid.points):
         pts = rid.points[(rid.points["variant"] == "default")
                          & (rid.points["baseline"] == "FIFO")]
-        text += (f"; along the ridge they match at {int(pts['holds'].sum())} of {len(pts)} "
-                 f"ridge points (restart costs where the BE median reaches "
-                 f"{percent(PAPER['be_median'])})")
+        text += ("; at the ridge points (restart costs where the BE median reaches "
+                 f"{percent(PAPER['be_median'])}), " + count_sentence(list(pts["status"]),
+                                                                      "ridge points"))
     return text + ". See RQ8 below."

@@ -147,10 +147,10 @@ def steady_markdown(table: pd.DataFrame) -> str:
 
 
 def growth_counts(o, conf) -> dict[str, int]:
-    """How the runs of ``conf`` (over the study's seeds) grow, by
+    """How the runs of ``conf`` (over the seeds it ran) grow, by
     :attr:`fitgpp.analysis.stability.Stability.growth`: ``{"none": n, "borderline": n,
     "clear": n, "cannot tell": n}``."""
     out = dict.fromkeys(("none", "borderline", "clear", "cannot tell"), 0)
-    for seed in o.study.seeds(o.size):
+    for seed in o.seeds_of(conf):
         out[_judged(o, conf, seed)[1].growth] += 1
     return out

@@ -155,8 +155,10 @@ def test_the_map_counts_say_confirmed_contradicted_and_undecided():
     cells.loc[2, "phrase"] = "matches in a transient, at 10,000 jobs"
     cells.loc[2, "mark"] = "F!"
     said = text.verdict_item(cells, 10000)
-    assert "confirmed in 1 of 3 cells" in said and "contradicted in 1, undecided in 1" in said
-    assert "1 match in a transient, at 10,000 jobs" in said and "(F!)" in said
+    assert said.startswith("The map: of 3 cells judged against the paper's three numbers (TE "
+                           "p95 -96.6 %, BE median +18.0 %, BE p95 +23.9 %): 1 confirmed, 1 "
+                           "contradicted, 1 undecided (10,000 jobs;")
+    assert "1 of the undecided match in a transient, at 10,000 jobs" in said and "(F!)" in said
     assert "holds in" not in said
 
 
@@ -256,7 +258,8 @@ def test_the_headline_context_counts_three_ways():
     said = text.headline_context(r)
     assert said.startswith("On RQ8's map the paper's BE cost appears only with a restart cost.")
     assert "in 0 of 1 cells without a restart cost and in 2 of 2 with one" in said
-    assert "confirmed in 0 of 3 cells, contradicted in 2, undecided in 1" in said
+    assert ("of 3 map cells judged against the paper's three numbers: 0 confirmed, 2 "
+            "contradicted, 1 undecided") in said
     r.datasets = {"cells": _cells(["cannot tell"] * 2, [5.0, 9.0], [0, 15])}
     assert "cannot tell in any cell" in text.headline_context(r)
 

@@ -20,28 +20,35 @@ COARSE = (0, 10, 20, 30, 45, 60)
 
 
 class FakeProber:
-    """A change that rises linearly with the restart cost, with a fixed interval half-width
-    (``half``; NaN: no interval), counting what is asked for."""
+    """A change that rises linearly with the restart cost, with an interval half-width
+    ``half`` at 5 seeds that shrinks as 1/sqrt(seeds) (NaN: no interval), counting what is
+    asked for and on how many seeds."""
 
     def __init__(self, slope=0.03, start=-0.2, half=0.05, seeds=5):
         self.slope, self.start, self.half, self.seeds = slope, start, half, seeds
         self.asked: list[set] = []
+        self.n: dict = {}
         self.baselines = {"FIFO": {}}
 
-    def run(self, wanted):
+    @property
+    def fit(self):
+        return {(PAIR, m): {"seeds": tuple(range(n))} for m, n in self.n.items()}
+
+    def run(self, wanted, n=None):
         self.asked.append({m for ms in wanted.values() for m in ms})
+        for ms in wanted.values():
+            for m in ms:
+                self.n[m] = max(self.n.get(m, 0), n or self.seeds)
 
     def change(self, pair, m, key, baseline="FIFO"):
         mean = self.start + self.slope * m
         if key == "te_p95":
             mean = -0.966
         elif key == "be_p95":
-            mean = mean + 0.06
-        h = self.half
-        return Estimate(mean, mean - h, mean + h, self.seeds)
-
-    def probed(self):
-        return sorted(set().union(*self.asked))
+            mean = 0.239 + (mean - 0.18)
+        n = self.n.get(m, self.seeds)
+        h = self.half * math.sqrt(5 / n)
+        return Estimate(mean, mean - h, mean + h, n)
 
 
 def _search(prober, t, kind):
@@ -76,15 +83,26 @@ def test_a_boundary_past_the_probes_is_said_so():
     assert _search(untold, 0.18, "mean") == (12, 13)
 
 
-def test_the_band_walks_out_from_the_ridge_point_while_the_be_median_matches():
-    p = FakeProber(slope=0.01, start=0.06, half=0.02)   # +18 % at 12 min exactly
-    point, region = ridge._drive(p, {0: ridge._band(p, PAIR, (11, 12), "FIFO", 60)})[0]
-    assert point == 12
-    # matches: interval contains +18 % (10..14) or lies within +-4.5 pp of it (in 10..14 too)
-    want = [m for m in range(61) if (0.06 + 0.01 * m - 0.02 <= 0.18 <= 0.06 + 0.01 * m + 0.02)
-            or (0.135 <= 0.04 + 0.01 * m and 0.08 + 0.01 * m <= 0.225)]
-    assert region == want
-    assert ridge._drive(p, {0: ridge._band(p, PAIR, (60, None), "FIFO", 60)})[0] == (None, [])
+def test_an_undecided_ridge_point_gets_more_seeds_until_decided_then_the_band_is_walked():
+    """+18 % at 12 min; at 5 seeds its intervals (+-0.08) reach past the closeness band
+    (+-4.5 pp around +18 %): undecided. At the looks of the seed budget it gets 10, then 20
+    seeds (+-0.04: confirmed), and the band is the minutes around it confirmed on 20 seeds."""
+    p = FakeProber(slope=0.01, start=0.06, half=0.08)
+    p.run({PAIR: [11, 12]})   # the crossing's bracket, probed by the bisection
+    point, n, band = ridge._drive(p, {0: ridge._band(p, PAIR, (11, 12), "FIFO", 60,
+                                                     (10, 20, 30))})[0]
+    assert (point, n) == (12, 20)
+    # confirmed where the interval (+-0.04 at 20 seeds) lies within +18 % +- 4.5 pp
+    assert band == [m for m in range(61) if 0.135 <= 0.06 + 0.01 * m - 0.04
+                    and 0.06 + 0.01 * m + 0.04 <= 0.225] == [12]
+    assert p.n[12] == 20 and p.n[11] == p.n[13] == 20   # the walk ran on as many seeds
+    assert 30 not in p.n.values()                        # decided: no more looks
+    tight = FakeProber(slope=0.005, start=0.12, half=0.01)  # +-0.01: confirmed at once
+    tight.run({PAIR: [11, 12]})
+    point, n, band = ridge._drive(tight, {0: ridge._band(tight, PAIR, (11, 12), "FIFO", 60,
+                                                         (10, 20, 30))})[0]
+    assert (point, n) == (12, 5) and band == list(range(6, 19))
+    assert ridge._drive(p, {0: ridge._band(p, PAIR, (60, None), "FIFO", 60)})[0] == (None, 0, [])
 
 
 def test_the_full_plan_covers_the_declared_axes():
