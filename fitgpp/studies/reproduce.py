@@ -261,9 +261,11 @@ def _export(r: RQResult, out: Path, formats, cache) -> dict[str, list[Path]]:
 
 
 def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
-            cache=None, progress=False) -> dict:
+            cache=None, progress=False, sizes: dict | None = None) -> dict:
     """Run the research questions ``which`` (default all) through the sweep and its cache
-    (``cache``: a directory, None for the default, False for none), export every chart in
+    (``cache``: a directory, None for the default, False for none), each at ``size`` or at
+    the size ``sizes`` gives for its key (the docs' reproduction page runs RQ8 smaller, said
+    there; each study's section states its own jobs and seeds), export every chart in
     every format under ``out`` through :func:`fitgpp.figures.export.export` (checked, with its
     configuration, in the manifest; each chart's layout and rendered files are cached too,
     beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with
@@ -286,7 +288,8 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
                             "shipped with fitgpp: reinstall it)")
             log(f"RQ5 not run: {not_run[key]}")
             continue
-        r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
+        r = STUDIES[key].result((sizes or {}).get(key, size), cache=cache, scheduler=scheduler,
+                                progress=progress)
         results[key] = r
         written = _export(r, out, formats, figure_cache)
         figures += [p for ps in written.values() for p in ps]

@@ -393,3 +393,14 @@ def test_a_panels_first_draw_from_one_seed_skips_the_ridge(result, cache):
     assert one.datasets["ridge"] is None and "rq8_ridge" not in one.charts
     assert "The ridge" not in one.finding and one.details == ""
     assert one.config["ridge"] is None and result.config["ridge"]["cells"]["unique"] > 0
+
+
+def test_reproduce_runs_rq8_at_a_size_of_its_own_and_says_so(result, cache, tmp_path):
+    """The docs' reproduction page cannot run the full RQ8 within a cell's time limit: it runs
+    it smaller, through run_all's per-study sizes, and the section states its size."""
+    from fitgpp.studies.reproduce import run_all
+    got = run_all(tmp_path, size=QUICK, which=["rq8"], sizes={"rq8": TINY}, formats=(".svg",),
+                  log=lambda line: None, cache=cache)
+    assert got["rq8"].config["n_jobs"] == 150 and got["rq8"].stats["computed"] == 0
+    report = (tmp_path / "results.md").read_text()
+    assert '"n_jobs": 150' in report and "The ridge against FIFO" in report
