@@ -103,19 +103,25 @@ status = ridge.status
 
 def judged(o: Outcome, table: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
     """FitGpp's rows with ``te``/``be_median``/``be_p95`` signs (:func:`sign_of`),
-    ``steady`` (every run of FitGpp and FIFO steady), ``mark`` (:func:`growth_mark`),
-    ``status``/``phrase`` against the paper (:func:`status`: confirmed only with steady runs)
-    and ``net`` (GPU-hours lost while jobs waited, FitGpp minus FIFO, mean over seeds)."""
+    ``steady`` (every run of FitGpp and of its baseline steady), ``mark``
+    (:func:`growth_mark`), ``status``/``phrase`` against the paper (:func:`status`: confirmed
+    only with steady runs) and ``net`` (GPU-hours lost while jobs waited, FitGpp minus the
+    baseline, mean over seeds). The baseline is the outcome's study's (:func:`easy_view`
+    judges against EASY FIFO)."""
     fit = table[table["name"] == "fitgpp"].copy()
     for k, col in (("te_p95", "v_te"), ("be_median", "v_be_median"), ("be_p95", "v_be_p95")):
         fit[col] = [sign_of(r[f"change_{k}"], r[f"change_{k}_lo"], r[f"change_{k}_hi"])
                     for _, r in fit.iterrows()]
-    growth = {(c["name"], tuple(c["knobs"][k] for k in KNOBS)): growth_counts(o, c)
-              for c in o.configurations() if c["name"] in ("fitgpp", "fifo")}
-    if not any(n == "fifo" for n, _ in growth):
-        raise ValueError(f"rq8: no {FIFO} runs to judge FitGpp against")
+    confs = {tuple(c["knobs"][k] for k in KNOBS): c for c in o.configurations()
+             if c["name"] == "fitgpp"}
     keys = [tuple(r[k] for k in KNOBS) for _, r in fit.iterrows()]
-    fit["mark"] = [growth_mark(growth["fitgpp", k], growth["fifo", k]) for k in keys]
+    marks = []
+    for k in keys:
+        base = o.baseline(confs[k])
+        if base is None:
+            raise ValueError(f"rq8: no {o.baseline_label()} runs to judge FitGpp against")
+        marks.append(growth_mark(growth_counts(o, confs[k]), growth_counts(o, base)))
+    fit["mark"] = marks
     fit["steady"] = [m == "" for m in fit["mark"]]
     said = [status(against_paper_row(r), r["steady"], o.jobs()) for _, r in fit.iterrows()]
     fit["status"], fit["phrase"] = [s for s, _ in said], [p for _, p in said]
