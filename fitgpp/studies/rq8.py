@@ -178,7 +178,7 @@ def _rq8(o: Outcome) -> RQResult:
     from fitgpp.studies import rq8_text as text
     st = o.study
     runs = mech.ledger_runs(o)
-    table = o.table().join(mech.ledger_means(runs), on=["name", *KNOBS])
+    table = mech.with_ledger(o.table(), runs)
     table["overhead_min"] = table["restart_overhead"] / 60.0
     lost = mech.lost_vs_fifo(runs)
     cells = judged(o, table, lost)

@@ -39,13 +39,14 @@ IDLE_SPLIT = {"idle_fits": "idle, a waiting job fits", "idle_nofit": "idle, none
 
 # ---------------------------------------------------------------- the ledger
 def ledger_runs(o) -> pd.DataFrame:
-    """One row per cell: policy, knobs, seed and its ledger parts (GPU-hours), read from the
-    cell results (no Dataset is rebuilt)."""
+    """One row per cell: policy, FIFO's reading (``backfill``; "" for another policy), knobs,
+    seed and its ledger parts (GPU-hours), read from the cell results (no Dataset rebuilt)."""
     rows = []
     for (_, cell), res in o.runs.items():
         kept = json.loads(str(res["ledger"]))
-        rows.append({"name": cell.policy, **dict(cell.knobs), "seed": cell.seed,
-                     **{k[len("ledger_"):]: v[0] for k, v in kept.items()}})
+        reading = dict(cell.params).get("backfill", "none") if cell.policy == "fifo" else ""
+        rows.append({"name": cell.policy, "reading": reading, **dict(cell.knobs),
+                     "seed": cell.seed, **{k[len("ledger_"):]: v[0] for k, v in kept.items()}})
     d = pd.DataFrame(rows)
     d["held"] = d["grace"] + d["reserved"]
     d["idle"] = d["idle_fits"] + d["idle_nofit"]
@@ -53,20 +54,21 @@ def ledger_runs(o) -> pd.DataFrame:
     return d
 
 
-def _paired(runs: pd.DataFrame, parts) -> pd.DataFrame:
-    """FitGpp's ``parts`` minus FIFO's, per cell and seed."""
+def _paired(runs: pd.DataFrame, parts, reading: str = "none") -> pd.DataFrame:
+    """FitGpp's ``parts`` minus FIFO's (the reading ``reading``), per cell and seed."""
     idx = KNOBS + ["seed"]
     fit = runs[runs["name"] == "fitgpp"].set_index(idx)
-    fifo = runs[runs["name"] == "fifo"].set_index(idx)
+    fifo = runs[(runs["name"] == "fifo") & (runs["reading"] == reading)].set_index(idx)
     return (fit[list(parts)] - fifo.loc[fit.index, list(parts)]).reset_index()
 
 
-def lost_vs_fifo(runs: pd.DataFrame, parts: dict = LOST) -> pd.DataFrame:
+def lost_vs_fifo(runs: pd.DataFrame, parts: dict = LOST, reading: str = "none") -> pd.DataFrame:
     """Per cell (knobs) and part of ``parts`` (default :data:`LOST`): FitGpp's GPU-hours
-    minus FIFO's, paired per seed, mean and interval (``value``, ``lo``, ``hi``; NaN bounds
-    below 3 seeds); ``overhead_min``: the restart cost in minutes."""
+    minus FIFO's (strict, or the reading ``reading``), paired per seed, mean and interval
+    (``value``, ``lo``, ``hi``; NaN bounds below 3 seeds); ``overhead_min``: the restart cost
+    in minutes."""
     rows = []
-    for knobs, g in _paired(runs, parts).groupby(KNOBS, sort=True):
+    for knobs, g in _paired(runs, parts, reading).groupby(KNOBS, sort=True):
         for part, title in parts.items():
             m, lo, hi = t_interval(g[part])
             rows.append({**dict(zip(KNOBS, knobs)), "part": title, "value": m, "lo": lo,
@@ -80,15 +82,24 @@ def ledger_means(runs: pd.DataFrame) -> pd.DataFrame:
     """Per policy and cell: each ledger part's mean over seeds with its interval
     (``ledger_<part>``, ``_lo``, ``_hi``; NaN bounds below 3 seeds), GPU-hours."""
     rows = {}
-    for key, g in runs.groupby(["name", *KNOBS]):
+    for key, g in runs.groupby(["name", "reading", *KNOBS]):
         row = {}
         for part in [*LEDGER_PARTS, "capacity"]:
             m, lo, hi = t_interval(g[part])
             row.update({f"ledger_{part}": m, f"ledger_{part}_lo": lo, f"ledger_{part}_hi": hi})
         rows[key] = row
     out = pd.DataFrame.from_dict(rows, orient="index")
-    out.index.names = ["name", *KNOBS]
+    out.index.names = ["name", "reading", *KNOBS]
     return out
+
+
+def with_ledger(table: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """A study table with each configuration's ledger means (:func:`ledger_means`) joined
+    by policy, FIFO's reading and knobs."""
+    reading = table["backfill"].fillna("") if "backfill" in table else \
+        pd.Series(["none" if n == "fifo" else "" for n in table["name"]], index=table.index)
+    reading = reading.where(table["name"] == "fifo", "")
+    return table.assign(reading=reading).join(ledger_means(runs), on=["name", "reading", *KNOBS])
 
 
 def interval_sign(lo: float, hi: float) -> int:
@@ -133,9 +144,10 @@ def delay_table(o, where=None) -> pd.DataFrame:
         if conf["name"] != "fitgpp" or (where is not None and not where(conf["knobs"])):
             continue
         per_seed = []
+        base = o.baseline(conf)
         for s in o.seeds_of(conf):
-            runs = [delays.of_jobs(o.columns(p, delays.COLUMNS, seed=s, **conf["knobs"]), tick)
-                    for p in ("fitgpp", "fifo")]
+            runs = [delays.of_jobs(o.columns(c["name"], delays.COLUMNS, seed=s, **c["params"],
+                                             **c["knobs"]), tick) for c in (conf, base)]
             per_seed.append(delays.by_group(*runs))
         d = pd.concat(per_seed)
         for group, g in d.groupby("group", sort=False):

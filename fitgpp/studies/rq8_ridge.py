@@ -1,5 +1,6 @@
 """RQ8's ridge: the restart cost at which FitGpp's BE cost against FIFO crosses 0 and the
-paper's +18 %, for each load x TE share, found by bisection.
+paper's +18 %, for each load x TE share, found by bisection (the searches themselves:
+:mod:`fitgpp.studies.rq8_search`).
 
 For one load and TE share (a :class:`Pair`; around the ridge also with another share of
 8-GPU BE jobs or another cluster size), the BE median change of FitGpp (s=4, P=3) against
@@ -43,12 +44,15 @@ import pandas as pd
 from fitgpp.analysis.metrics import METRICS, paired_change
 from fitgpp.analysis.verdicts import (CONFIRMED, PAPER, PAPER_CLAIMS, UNDECIDED, Estimate,
                                       against_paper, category)
+from fitgpp.studies.rq8_search import (_below_interval, _boundary, _bracket,  # noqa: F401
+                                       _drive, _not_above_interval, _not_above_mean)
 from fitgpp.studies.size import Size
 
 #: The model RQ8 runs, and FitGpp's setting.
 MODEL = "paper-wide-te"
 FITGPP = {"fitgpp": {"s": [4.0], "max_preemptions": [3]}}
-#: The baselines a change is against: label -> the sweep's policy table.
+#: The baselines a change is against: label -> the sweep's policy table (the first is the
+#: one every pair is compared with; the others, the pairs of the grid).
 BASELINES = {"FIFO": {"fifo": {}}}
 #: What is probed at each restart cost: the paper's three numbers, as changes.
 KEYS = ("te_p95", "be_median", "be_p95")
@@ -160,7 +164,7 @@ class Prober:
         the size's seeds) where it has fewer (and the pair's baselines)."""
         seeds = self.sequence[:n] if n else self.seeds
         for pair, minutes in wanted.items():
-            for label, policies in self.baselines.items():
+            for label, policies in self.baselines_of(pair).items():
                 had = self.base.get((pair, label))
                 if had is None or len(had["seeds"]) < len(seeds):
                     ds, got = self._sweep(pair, policies, seeds)
@@ -171,6 +175,14 @@ class Prober:
                 ds, got = self._sweep(pair, FITGPP, seeds, new)
                 for m in new:
                     self.fit[pair, m] = _values(ds, "fitgpp", got, seeds, 60.0 * m)
+
+    def baselines_of(self, pair: Pair) -> dict:
+        """The baselines a pair is compared with: every one for a pair of the grid, the first
+        (strict FIFO) alone for a pair whose knob is varied around the ridge."""
+        if pair.variant == "default":
+            return self.baselines
+        first = next(iter(self.baselines))
+        return {first: self.baselines[first]}
 
     def change(self, pair: Pair, minute: int, key: str, baseline: str = "FIFO") -> Estimate:
         """FitGpp's change of ``key`` against ``baseline`` at ``minute``, paired per seed (on
@@ -212,84 +224,7 @@ def _growth(entry: dict, n: int) -> dict:
     return out
 
 
-# ---------------------------------------------------------------- the searches
-def _drive(prober: Prober, searches: dict) -> dict:
-    """Run the generators ``searches`` (``{key: generator}``) together: each yields what it
-    needs, ``{pair: minutes}`` (on the size's seeds) or ``({pair: minutes}, n)`` (on the first
-    ``n`` seeds of the sequence), and all the requests of a round are probed at once."""
-    out, pending = {}, {}
-    for key, gen in searches.items():
-        try:
-            pending[key] = (gen, next(gen))
-        except StopIteration as stop:
-            out[key] = stop.value
-    while pending:
-        wanted: dict = {}
-        for _, req in pending.values():
-            req, n = req if isinstance(req, tuple) else (req, None)
-            for pair, minutes in req.items():
-                wanted.setdefault(n, {}).setdefault(pair, set()).update(minutes)
-        for n, asked in sorted(wanted.items(), key=lambda kv: kv[0] or 0):
-            prober.run(asked, n)
-        for key, (gen, _) in list(pending.items()):
-            try:
-                pending[key] = (gen, gen.send(None))
-            except StopIteration as stop:
-                out[key] = stop.value
-                del pending[key]
-    return out
-
-
-def _boundary(prober: Prober, pair: Pair, holds, coarse):
-    """Generator: ``(last minute where holds, first where it does not)`` of a predicate
-    that holds below a boundary; None for "at or below the first probe" (first) or "beyond
-    the last" (second); None as a whole when it cannot tell (no interval)."""
-    yield {pair: coarse}
-    seen = {m: holds(prober, pair, m) for m in coarse}
-    if any(v is None for v in seen.values()):
-        return None
-    a, b = _bracket(seen)
-    for step in (5, 1):
-        while a is not None and b is not None and b - a > step:
-            pts = [m for m in range(a + 1, b) if m % step == 0]
-            if not pts:
-                break
-            yield {pair: pts}
-            seen.update({m: holds(prober, pair, m) for m in pts})
-            a, b = _bracket({m: v for m, v in seen.items() if a <= m <= b})
-    return a, b
-
-
-def _bracket(seen: dict) -> tuple:
-    """The last minute that holds before the first that does not (None: none holds, or
-    every one holds)."""
-    order = sorted(seen)
-    first_not = next((m for m in order if not seen[m]), None)
-    before = [m for m in order if seen[m] and (first_not is None or m < first_not)]
-    return (before[-1] if before else None), first_not
-
-
-def _not_above_mean(t, key="be_median", baseline="FIFO"):
-    def holds(prober, pair, m):
-        e = prober.change(pair, m, key, baseline)
-        return None if math.isnan(e.mean) else e.mean <= t
-    return holds
-
-
-def _below_interval(t, key="be_median", baseline="FIFO"):
-    def holds(prober, pair, m):
-        e = prober.change(pair, m, key, baseline)
-        return None if not e.known else e.high < t
-    return holds
-
-
-def _not_above_interval(t, key="be_median", baseline="FIFO"):
-    def holds(prober, pair, m):
-        e = prober.change(pair, m, key, baseline)
-        return None if not e.known else not e.low > t
-    return holds
-
-
+# ---------------------------------------------------------------- judging a ridge point
 def _matches(prober: Prober, pair: Pair, m: int, baseline: str) -> list:
     """The verdicts of the paper's three numbers at ``m`` (against_paper)."""
     return [against_paper(prober.change(pair, m, c.key, baseline), c) for c in PAPER_CLAIMS]
@@ -389,12 +324,12 @@ def _find(size, cache, scheduler, baselines, schedule, level) -> Ridge:
     pairs = p.pairs()
     kinds = {"mean": _not_above_mean, "below": _below_interval, "above": _not_above_interval}
     searches = {(pair, b, t, kind): _boundary(prober, pair, fn(t, baseline=b), p.coarse)
-                for pair in pairs for b in baselines for t in TARGETS
+                for pair in pairs for b in prober.baselines_of(pair) for t in TARGETS
                 for kind, fn in kinds.items()}
     bounds = _drive(prober, searches)
     bands = _drive(prober, {(pair, b): _band(prober, pair, bounds[pair, b, TARGETS[1], "mean"],
                                              b, p.max_min, schedule[1:])
-                            for pair in pairs for b in baselines})
+                            for pair in pairs for b in prober.baselines_of(pair)})
     long = Prober(size, size.n_jobs * p.long_factor, cache=cache, scheduler=scheduler,
                   baselines=baselines)
     main = [q for q in pairs if q.variant == "default"]
@@ -413,7 +348,7 @@ def _probes(prober: Prober) -> pd.DataFrame:
     rows = []
     for (pair, m) in sorted(prober.fit, key=lambda k: (k[0].variant, k[0].load,
                                                         k[0].te_fraction, k[1])):
-        for b in prober.baselines:
+        for b in prober.baselines_of(pair):
             fit, base, n = _steady(prober, pair, m, b)
             row = {**_ids(pair, b), "minute": m, "seeds": n, "fit_steady": fit,
                    "base_steady": base}
