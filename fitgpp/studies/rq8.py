@@ -163,10 +163,11 @@ def charts(o: Outcome, cells: pd.DataFrame, lost: pd.DataFrame, delays: pd.DataF
     """Every figure of RQ8 (:mod:`fitgpp.studies.rq8_figures`)."""
     key, n = o.study.key, len(o.study.seeds(o.size))
     out = {**figs.map_charts(cells, o.jobs(), n, key), **figs.ledger_charts(lost, key)}
-    chart = figs.ridge_chart(rid.crossings, rid.jobs[0], len(rid.seeds)) \
-        if rid is not None and len(rid.crossings) else None
-    if chart is not None:
-        out[f"{key}_ridge"] = chart
+    for b, name in (("FIFO", "ridge"), ("EASY FIFO", "ridge_easy")):
+        chart = figs.ridge_chart(rid.crossings, rid.jobs[0], len(rid.seeds), b) \
+            if rid is not None and (rid.crossings["baseline"] == b).any() else None
+        if chart is not None:
+            out[f"{key}_{name}"] = chart
     load, share = DELAYS_AT["full" if _full(o.size) else "quick"]
     chart = figs.delays_chart(delays, load, share) if len(delays) else None
     if chart is not None:

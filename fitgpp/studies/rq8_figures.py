@@ -40,6 +40,10 @@ def captions(loads) -> dict[str, str]:
                     "FIFO crosses 0 and the paper's +18 %, per TE share and load, found by "
                     "bisection on whole minutes; vertical lines span the nearest probed "
                     "restart costs whose 95 % intervals lie wholly below and above the target.")
+    out["ridge_easy"] = ("The ridge against FIFO with EASY backfilling (the head's reserved "
+                         "start computed from the jobs' true durations): the restart cost at "
+                         "which FitGpp's BE median change crosses 0 and the paper's +18 %, per "
+                         "TE share and load, as in the ridge against strict FIFO.")
     out["delays"] = ("Where BE jobs' time goes: each BE job's delay (completion - submission - "
                      "run time), FitGpp minus FIFO on the same jobs, mean per job, split into "
                      "its parts; the BE jobs FitGpp preempted and those it never preempted "
@@ -89,12 +93,12 @@ def _target_label(t: float) -> str:
     return "0 (a cost appears)" if t == 0 else f"{100 * t:+.0f} % (the paper's)"
 
 
-def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds: int):
+def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds: int, baseline: str = "FIFO"):
     """The crossings of the default variant against the TE share, one panel per load; an
     interval reaching past the probes is drawn to the first or last probe (said in a note);
     a target not reached by the last probe is listed in a note. None when no target is
     crossed within the probes anywhere."""
-    d = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == "FIFO")]
+    d = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == baseline)]
     top = float(d["max_min"].max()) if len(d) else 60.0
     rows, beyond = [], []
     for _, r in d.iterrows():
@@ -112,7 +116,7 @@ def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds: int):
     df = pd.DataFrame(rows, columns=["te_fraction", "target", "value", "lo", "hi", "metric"])
     if not len(df):
         return None   # nothing crossed within the probes: the table says so
-    title = (f"Where FitGpp's BE median change against FIFO crosses 0 and "
+    title = (f"Where FitGpp's BE median change against {baseline} crosses 0 and "
              f"{100 * PAPER['be_median']:+.0f} %")
     notes = [f"{jobs:,} jobs, {seeds} seeds."]
     if beyond:

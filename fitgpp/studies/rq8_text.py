@@ -10,6 +10,11 @@ import pandas as pd
 
 from fitgpp.analysis.metrics import percent
 from fitgpp.analysis.verdicts import CATEGORIES, MIN_SEEDS, PAPER, count_sentence  # noqa: F401
+
+#: How each baseline of the ridge reads in a sentence.
+READINGS = {"FIFO": "strict FIFO (no backfilling)",
+            "EASY FIFO": "FIFO with EASY backfilling (the head's reserved start from the "
+                         "jobs' true durations)"}
 from fitgpp.studies import rq8_mechanism as mech
 from fitgpp.studies.base import _fmt
 
@@ -143,7 +148,8 @@ def _moved(p) -> str:
     return f"{100 * p['moved_be_median']:+.1f} pp{iv}"
 
 
-def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> str:
+def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple,
+                baseline: str = "FIFO") -> str:
     """The ridge per load x TE share (default variant, against FIFO): both crossings with
     their intervals, and at the +18 % crossing's ridge point the three changes at both run
     lengths (with their seeds and status), what moved between them, and the band where all
@@ -152,11 +158,11 @@ def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> s
             f"TE p95 / BE median / BE p95, {jobs[0]:,} jobs", f"the same, {jobs[1]:,} jobs",
             "moved (BE median)", "band (all three confirmed)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    main = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == "FIFO")]
+    main = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == baseline)]
     for (load, share), _ in main.groupby(["load", "te_fraction"], sort=True):
-        key = {"variant": "default", "load": load, "te_fraction": share, "baseline": "FIFO"}
+        key = {"variant": "default", "load": load, "te_fraction": share, "baseline": baseline}
         pt = points[(points["variant"] == "default") & (points["load"] == load)
-                    & (points["te_fraction"] == share) & (points["baseline"] == "FIFO")] \
+                    & (points["te_fraction"] == share) & (points["baseline"] == baseline)] \
             if len(points) else points
         cells = [f"{load:g}", f"{share:g}", _crossing(crossings, key, 0.0),
                  _crossing(crossings, key, PAPER["be_median"])]
@@ -170,17 +176,20 @@ def ridge_table(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> s
     return "\n".join(lines)
 
 
-def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> str:
-    """The ridge in a few sentences: where +18 % is reached, the band, the second run length."""
-    main = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == "FIFO")]
+def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple,
+               baseline: str = "FIFO") -> str:
+    """The ridge against ``baseline`` in a few sentences: where +18 % is reached, the band,
+    the second run length."""
+    main = crossings[(crossings["variant"] == "default") & (crossings["baseline"] == baseline)]
     at = main[main["target"] == PAPER["be_median"]]
     zero = main[main["target"] == 0.0]
     if not len(at):
         return "The ridge was not searched."
     top = int(at["max_min"].max())
     hit = at[at["side"] == "crosses"]
-    out = (f"The ridge (bisection on whole minutes, {len(at)} load x TE share pairs): the BE "
-           f"median cost appears (crosses 0) within {top} min in "
+    against = "" if baseline == "FIFO" else f" against {READINGS.get(baseline, baseline)}"
+    out = (f"The ridge{against} (bisection on whole minutes, {len(at)} load x TE share pairs): "
+           f"the BE median cost appears (crosses 0) within {top} min in "
            f"{int((zero['side'] != 'beyond').sum())} pairs (already at 0 min in "
            f"{int((zero['side'] == 'at or below 0').sum())}), and reaches the paper's "
            f"{percent(PAPER['be_median'])} within {top} min in {len(hit)} "
@@ -193,7 +202,7 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple) -> st
         per.append(f"load {load:g} at {said[0]}" if len(g) == 1 else
                    f"load {load:g} from {said[0]} to {said[1]}")
     out += (": " + "; ".join(per) if per else "") + "."
-    pts = points[(points["variant"] == "default") & (points["baseline"] == "FIFO")] \
+    pts = points[(points["variant"] == "default") & (points["baseline"] == baseline)] \
         if len(points) else points
     if len(pts):
         held = pts[pts["width"] > 0]
@@ -236,6 +245,25 @@ def knob_item(crossings: pd.DataFrame) -> str:
         parts.append(f"at load {load:g}, TE share {share:g}: " + "; ".join(said))
     return ("Varied one at a time around the ridge, the restart cost at which the BE median "
             f"reaches {percent(PAPER['be_median'])}: " + ". ".join(parts) + ".")
+
+
+def easy_item(cells: pd.DataFrame, jobs: int, signs: pd.DataFrame | None = None) -> str:
+    """The map judged against FIFO with EASY backfilling: the paper's three numbers counted,
+    the BE median change's signs, and the ledger's sign against it."""
+    k = cells["v_be_median"].value_counts()
+    free = cells[cells["overhead_min"] == 0]
+    out = (f"Against {READINGS['EASY FIFO']}: " + count_sentence(
+        list(cells["status"]), "cells", "the paper's three numbers") + "; its BE median change "
+        + ", ".join(f"{w} in {int(k.get(w, 0))}" for w in ("cost", "gain", "no detectable change",
+                                                           "cannot tell"))
+        + f" of {len(cells)} cells (without a restart cost: a cost in "
+        f"{int((free['v_be_median'] == 'cost').sum())} of {len(free)}).")
+    if signs is not None and len(signs):
+        c = mech.sign_counts(signs)
+        out += (" GPU-hours lost while jobs waited, FitGpp minus EASY FIFO: its sign by its "
+                f"interval agrees with the BE median change's in {c['agree']} of the "
+                f"{c['agree'] + c['disagree']} cells where both have one.")
+    return out
 
 
 # ---------------------------------------------------------------- the mechanism
@@ -329,6 +357,10 @@ def finding(r) -> str:
     items = [verdict_item(cells, jobs), sign_item(cells)]
     if rid is not None:
         items += [ridge_item(rid.crossings, rid.points, rid.jobs), knob_item(rid.crossings)]
+    if "cells_easy" in d:
+        items.append(easy_item(d["cells_easy"], jobs, d.get("signs_easy")))
+        if rid is not None and (rid.crossings["baseline"] == "EASY FIFO").any():
+            items.append(ridge_item(rid.crossings, rid.points, rid.jobs, "EASY FIFO"))
     items += [ledger_item(d["signs"], d["agreement"],
                           pd.concat([d["lost_vs_fifo"], d["idle_split"]]),
                           len(r.config.get("seeds", []))),
@@ -348,6 +380,9 @@ def details(r) -> str:
            f"more at a ridge point whose three numbers are undecided, up to "
            f"{rid.schedule[-1] if rid.schedule else len(rid.seeds)}):", "",
            ridge_table(rid.crossings, rid.points, rid.jobs)]
+    for b in [b for b in dict.fromkeys(rid.crossings["baseline"]) if b != "FIFO"]:
+        out += ["", f"The same against {READINGS.get(b, b)}:", "",
+                ridge_table(rid.crossings, rid.points, rid.jobs, b)]
     knobs = knob_item(rid.crossings)
     if knobs:
         out += ["", knobs]
