@@ -74,7 +74,8 @@ def rerun(ds, **kwargs):
     """:func:`fitgpp.workload.rerun.rerun` (every argument as there); when ``ds`` carries a
     steady-state verdict (:func:`fitgpp.simulate` wrote one), the rerun gets its own, so a
     rerun of a result is identical to it."""
-    from fitgpp.workload.rerun import rerun as again
+    from fitgpp.workload.rerun import rerun as again, result_of
+    ds = result_of(ds)   # (or the path of a result file)
     out = again(ds, **kwargs)
     if "steady_state" in ds.attrs:
         from fitgpp.analysis.stability import judge

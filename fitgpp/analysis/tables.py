@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from fitgpp.errors import FitgppError
+from fitgpp.analysis.escape import html_text, md_text, tex_text, visible
 from fitgpp.analysis.metrics import (CLIP_NOTE, METRICS, MIN_CI_VALUES, UNBOUNDED, brief, cut_interval,
                                      t_interval, value_range)
 
@@ -72,30 +73,43 @@ class PeopleTable:
     notes: list[str] = field(default_factory=list)
 
     def to_markdown(self) -> str:
+        """The table in Markdown, every heading, cell, caption and note escaped
+        (:func:`fitgpp.analysis.escape.md_text`: a ``|`` cannot end a cell, nor ``<`` start HTML)."""
         head = list(self.shown.columns)
-        lines = ["| " + " | ".join(head) + " |",
+        lines = ["| " + " | ".join(map(md_text, head)) + " |",
                  "|" + "|".join("---" if i < self._n_ids() else "---:" for i in range(len(head)))
                  + "|"]
-        lines += ["| " + " | ".join(map(str, r)) + " |" for r in self.shown.itertuples(index=False)]
-        extra = [f"*{self.caption}*"] if self.caption else []
+        lines += ["| " + " | ".join(map(md_text, r)) + " |"
+                  for r in self.shown.itertuples(index=False)]
+        extra = [f"*{md_text(self.caption)}*"] if self.caption else []
         return "\n".join(extra + ([""] if extra else []) + lines
-                         + ([""] + self.notes if self.notes else []))
+                         + ([""] + [md_text(n) for n in self.notes] if self.notes else []))
 
     def _n_ids(self) -> int:
         return int(self.shown.attrs.get("id_columns", 0))
 
     def _repr_html_(self) -> str:
-        sty = self.shown.style.hide(axis="index")
+        """The table as notebook HTML: caption, headings, cells and notes escaped
+        (:func:`fitgpp.analysis.escape.html_text`), so a label is text, never markup."""
+        shown = self.shown.map(html_text)
+        shown.columns = [html_text(c) for c in shown.columns]
+        sty = shown.style.hide(axis="index")
         if self.caption:
-            sty = sty.set_caption(self.caption)
-        sty = sty.set_properties(subset=list(self.shown.columns[self._n_ids():]),
+            sty = sty.set_caption(html_text(self.caption))
+        sty = sty.set_properties(subset=list(shown.columns[self._n_ids():]),
                                  **{"text-align": "right", "white-space": "nowrap"})
-        notes = "".join(f"<p style='font-size:0.85em;margin:2px 0'>{n}</p>" for n in self.notes)
+        notes = "".join(f"<p style='font-size:0.85em;margin:2px 0'>{html_text(n)}</p>"
+                        for n in self.notes)
         return sty.to_html() + notes
 
     def __str__(self) -> str:
-        body = self.shown.to_string(index=False)
-        return "\n".join(([self.caption] if self.caption else []) + [body] + self.notes)
+        """The table as text for a terminal (control characters shown as escapes, so a label
+        cannot move the cursor or retitle the window)."""
+        shown = self.shown.map(lambda v: visible(v, breaks=False))
+        shown.columns = [visible(c, breaks=False) for c in shown.columns]
+        body = shown.to_string(index=False)
+        return "\n".join(([visible(self.caption)] if self.caption else []) + [body]
+                         + [visible(n) for n in self.notes])
 
     __repr__ = __str__
 
@@ -222,15 +236,8 @@ def summary_table(ds, *, digits: int = 3) -> PeopleTable:
 
 
 # ------------------------------------------------------------------ files
-#: LaTeX's special characters, and what stands for them in a table cell.
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "–": "--", "−": "$-$", "<": r"\textless{}", ">": r"\textgreater{}"}
-
-
-def tex_escape(text) -> str:
-    """``text`` with LaTeX's special characters escaped (``5 %`` -> ``5 \\%``)."""
-    return "".join(_TEX.get(ch, ch) for ch in str(text))
+#: ``text`` for LaTeX (:func:`fitgpp.analysis.escape.tex_text`: ``5 %`` -> ``5 \\%``).
+tex_escape = tex_text
 
 
 def to_latex(t: PeopleTable) -> str:

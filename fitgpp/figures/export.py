@@ -130,7 +130,8 @@ def embed_svg(data: bytes, text: str) -> bytes:
 
 
 def _pdf_text(text: str) -> bytes:
-    return b"<FEFF" + text.encode("utf-16-be").hex().upper().encode() + b">"
+    # a lone surrogate (a caption from a file name) as its escape, as the figure draws it
+    return b"<FEFF" + text.encode("utf-16-be", "backslashreplace").hex().upper().encode() + b">"
 
 
 def embed_pdf(data: bytes, text: str, title: str) -> bytes:
@@ -462,6 +463,13 @@ def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
     from fitgpp.analysis.tables import to_csv, to_latex
     out = Path(out_dir).expanduser()
     cfg = _jsonable(config)
+    try:   # (the .tex shows it escaped; the CSV is data, not repaired)
+        files = [(".csv", to_csv(t).encode()), (".tex", to_latex(t).encode())]
+    except UnicodeEncodeError as exc:
+        raise ExportError(f"cannot write table {name!r}: its text holds "
+                          f"{exc.object[exc.start:exc.end]!r}, half of a UTF-16 pair (a lone "
+                          f"surrogate), which a UTF-8 file cannot hold (around "
+                          f"{exc.object[max(0, exc.start - 30):exc.start]!r})"[:300]) from None
     manifest = _read_manifest(out / MANIFEST)
     base = _free_stem(out, stem(name, cfg, None), (".csv", ".tex"), False)
     _make_dir(out)
@@ -470,9 +478,9 @@ def export_table(t: PeopleTable, name: str, out_dir, *, config: dict) -> list:
               "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
     paths = []
     try:
-        for ext, text in ((".csv", to_csv(t)), (".tex", to_latex(t))):
+        for ext, data in files:
             path = out / f"{base}{ext}"
-            _write(path, text.encode(), False)
+            _write(path, data, False)
             paths.append(path)
             manifest.setdefault("tables", {})[path.name] = {**record, "format": ext[1:]}
         save_manifest(out / MANIFEST, manifest)

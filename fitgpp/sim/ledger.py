@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fitgpp.errors import FitgppError
+
 #: The parts in the order tables show them: name -> description (each a ``ledger_<name>``
 #: variable of a result, in GPU-hours).
 PARTS = {
@@ -173,12 +175,46 @@ def variables(eng, tick: float) -> dict:
     return out
 
 
+class LedgerError(FitgppError):
+    """A result's ledger does not read as one; the message names the variable."""
+
+
+def _part(ds, name: str) -> float:
+    """The value of ``ledger_<name>`` in ``ds``: one finite number >= 0, else a
+    :class:`LedgerError` saying what it is instead."""
+    var = f"ledger_{name}"
+    if var not in getattr(ds, "data_vars", ()):
+        raise LedgerError(f"result has no variable {var!r} (the ledger has "
+                          f"{', '.join(f'ledger_{p}' for p in [*PARTS, 'capacity'])}): written "
+                          "before the capacity ledger, or edited")
+    v = ds[var]
+    if v.dims:
+        raise LedgerError(f"result variable {var!r} has dimensions {v.dims}, not one number "
+                          "(GPU-hours of the run)"[:300])
+    if v.dtype.kind not in "iuf":
+        raise LedgerError(f"result variable {var!r} holds {v.dtype} ({str(v.values)[:40]!r}), "
+                          "not a number of GPU-hours")
+    x = float(v.values)
+    if not (np.isfinite(x) and x >= 0):
+        raise LedgerError(f"result variable {var!r} is {x!r}, not a number of GPU-hours >= 0")
+    return x
+
+
 def table(ds) -> "pd.DataFrame":  # noqa: F821
     """One run's ledger: a row per part (and the capacity), GPU-hours and share of the
-    capacity."""
+    capacity. A result whose ledger does not read as one (a part missing or renamed, turned to
+    text, given a dimension, negative or not finite, or parts that do not add up to the
+    capacity) is a :class:`LedgerError` naming the variable."""
     import pandas as pd
+    if not hasattr(ds, "data_vars"):
+        raise LedgerError(f"ledger: expected a result (an xarray Dataset; fitgpp.load reads a "
+                          f"file), got {type(ds).__name__}")
     names = [*PARTS, "capacity"]
-    cap = float(ds["ledger_capacity"])
-    rows = [{"part": n, "gpu_h": float(ds[f"ledger_{n}"]),
-             "share": float(ds[f"ledger_{n}"]) / cap if cap else np.nan} for n in names]
+    hours = {n: _part(ds, n) for n in names}
+    cap, total = hours["capacity"], sum(hours[n] for n in PARTS)
+    if abs(total - cap) > 1e-9 * max(cap, 1.0):
+        raise LedgerError(f"result's ledger parts add up to {total:.9g} GPU-hours, not to its "
+                          f"capacity ledger_capacity = {cap:.9g}: edited?")
+    rows = [{"part": n, "gpu_h": hours[n], "share": hours[n] / cap if cap else np.nan}
+            for n in names]
     return pd.DataFrame(rows).set_index("part")

@@ -429,8 +429,16 @@ def _save_plain(ds: xr.Dataset, path: str | None) -> bytes | None:
 
 
 def load(path: str | os.PathLike) -> xr.Dataset:
-    """Read a result written by :func:`save` fully into memory."""
-    with xr.open_dataset(path, engine="h5netcdf") as ds:
-        return ds.load()
+    """Read a result written by :func:`save` fully into memory. Only a regular file is
+    opened (a FIFO or a device is refused unread, as every input is); a file that is not a
+    netCDF result is a :class:`SimulationError` naming it."""
+    from fitgpp.sim.validate import regular_file
+    regular_file(path, "result file", SimulationError)
+    try:
+        with xr.open_dataset(path, engine="h5netcdf") as ds:
+            return ds.load()
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise SimulationError(f"{path}: not a result file fitgpp can read ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())})"[:300]) from None
 
 

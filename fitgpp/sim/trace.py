@@ -158,25 +158,27 @@ def read_trace(
 def _record_lines(text: str, name: str) -> np.ndarray:
     """Line number where each data record starts (header = line 1), skipping blank lines as
     pandas does; a record with more fields than the header is an error naming its line."""
+    from fitgpp.sim.validate import long_fields
     reader = csv.reader(io.StringIO(text, newline=""))
     starts, width, end = [], None, 0
     try:
-        for rec in reader:
-            start, end = end + 1, reader.line_num
-            if not rec or (len(rec) == 1 and not rec[0].strip()):
-                continue  # blank or whitespace-only line: pandas skips it too
-            if width is None:
-                width = len(rec)
-                names = [c.strip() for c in rec]
-                twice = sorted({c for c in names if names.count(c) > 1})
-                if twice:
-                    raise TraceError(name, ", ".join(twice), "column given twice in the header",
+        with long_fields(text):
+            for rec in reader:
+                start, end = end + 1, reader.line_num
+                if not rec or (len(rec) == 1 and not rec[0].strip()):
+                    continue  # blank or whitespace-only line: pandas skips it too
+                if width is None:
+                    width = len(rec)
+                    names = [c.strip() for c in rec]
+                    twice = sorted({c for c in names if names.count(c) > 1})
+                    if twice:
+                        raise TraceError(name, ", ".join(twice), "column given twice in the header",
+                                         [start], "line")
+                    continue
+                if len(rec) > width:
+                    raise TraceError(name, None, f"{len(rec)} fields, but the header has {width}",
                                      [start], "line")
-                continue
-            if len(rec) > width:
-                raise TraceError(name, None, f"{len(rec)} fields, but the header has {width}",
-                                 [start], "line")
-            starts.append(start)
+                starts.append(start)
     except csv.Error as exc:
         raise TraceError(name, None, f"not a readable CSV ({_one_line(exc)})", [end + 1], "line") from None
     return np.asarray(starts, dtype=np.int64)

@@ -9,6 +9,7 @@ given as a file is refused at once, never read), configuration-sized files up to
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import numbers
@@ -69,12 +70,10 @@ def check_tick(tick, what: str = "tick", error=FitgppError) -> float:
     return check_number(tick, f"{what} (seconds)", MIN_TICK_S, MAX_TIME_S, error=error)
 
 
-def read_regular(path, what: str, error=FitgppError, limit: int | None = MAX_CONFIG_BYTES) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
-
-    Opened without blocking and checked on the open descriptor, so a FIFO, a device, a
-    socket or a directory is refused without reading (or waiting on) it.
-    """
+def _open_regular(path, what: str, error) -> tuple[int, os.stat_result]:
+    """A descriptor of ``path``, opened without blocking, and its status, if it is a regular
+    file: a FIFO, a device, a socket or a directory is refused without reading (or waiting
+    on) it."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
         raise error(f"{what}: expected a file path, got {path!r}"[:300])
     p = Path(path)
@@ -92,6 +91,27 @@ def read_regular(path, what: str, error=FitgppError, limit: int | None = MAX_CON
             raise error(f"{p}: is a directory, not a regular file ({what})")
         if not stat.S_ISREG(st.st_mode):
             raise error(f"{p}: not a regular file but a FIFO, device or socket ({what})")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def regular_file(path, what: str, error=FitgppError) -> None:
+    """Refuse ``path`` with ``error`` unless it is a regular file, without reading it: for a
+    reader that opens the file itself (netCDF's), which a FIFO would block forever."""
+    os.close(_open_regular(path, what, error)[0])
+
+
+def read_regular(path, what: str, error=FitgppError, limit: int | None = MAX_CONFIG_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
+
+    Opened without blocking and checked on the open descriptor, so a FIFO, a device, a
+    socket or a directory is refused without reading (or waiting on) it.
+    """
+    fd, st = _open_regular(path, what, error)
+    p = Path(path)
+    try:
         if limit is not None and st.st_size > limit:
             raise error(f"{p}: {st.st_size} bytes, more than the {limit} bytes allowed ({what})")
         with os.fdopen(fd, "rb", closefd=False) as f:
@@ -114,6 +134,19 @@ def read_text(path, what: str, error=FitgppError, limit: int | None = MAX_CONFIG
         raise error(f"{path}: not a UTF-8 text file (byte {exc.start}: "
                     f"{data[exc.start:exc.start + 1]!r})") from None
 
+
+
+@contextlib.contextmanager
+def long_fields(text: str):
+    """While the block runs, :mod:`csv` reads a field as long as ``text`` (its default limit,
+    131,072 characters, refused a trace or distribution file whose unused text columns are
+    long, say a 1 MiB ``model_name``); the file's size bound is the only bound."""
+    import csv
+    old = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
 
 
 def read_toml(path, what: str, error=FitgppError) -> dict:

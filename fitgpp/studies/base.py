@@ -29,9 +29,11 @@ import xarray as xr
 from fitgpp.figures import plots
 from fitgpp.analysis.metrics import (METRICS, Metric, at_level, brief, paired_change,
                                      t_interval, value_range)
+from fitgpp.analysis.escape import md_inert
 from fitgpp.studies._lazy import shared
 from fitgpp.studies.figure_data import _long, changes  # noqa: F401  (their old home)
 from fitgpp.studies.generic import generic
+from fitgpp.studies.checks import check_study, check_variant_dim, policy_grid
 from fitgpp.studies.size import FULL, QUICK, ReproduceError, RQResult, Size  # noqa: F401  (their old home)
 
 NAMES = plots.FAMILIES
@@ -76,6 +78,9 @@ class Study:
     captions: Mapping[str, str] = field(default_factory=dict)
     undecided: Callable[[Outcome], list] | None = None
 
+    def __post_init__(self):
+        check_study(self)
+
     def analysis(self, o: Outcome) -> RQResult:
         """Its declared ``analyze`` of ``o``, else :func:`generic` (any study a researcher
         declares ad hoc gets a table and a finding), its finding followed by whether each
@@ -87,7 +92,8 @@ class Study:
         r.config = r.config or _config(o)
         r.steadiness = steadiness(o)
         sep = "\n- " if "\n- " in r.finding else " "   # a list: one more item
-        r.finding = f"{r.finding}{sep}{steady_sentence(r.steadiness)}"
+        r.finding = md_inert(f"{r.finding}{sep}{steady_sentence(r.steadiness)}")
+        r.details = md_inert(r.details)
         return r
 
     def replace(self, **changes) -> Study:
@@ -108,13 +114,7 @@ class Study:
     def grid(self):
         """The sweep's policy grid (an :class:`~fitgpp.sweep.Experiment` on a stand-in
         workload): what the policies' fields make of the declared ``policies``."""
-        from fitgpp.sweep import Experiment, ExperimentError
-        exp = Experiment(workload={"model": "paper-default"}, policies=self.policies)
-        if self.variants and self.variant_dim in exp.grid_params:
-            raise ExperimentError(f"{self.key}: a policy has a parameter {self.variant_dim!r}, "
-                                  "the name of the study's dimension of model variants; "
-                                  "rename the field (or the study's variant_dim)")
-        return exp
+        return policy_grid(self)
 
     def params(self) -> tuple[str, ...]:
         """The policy fields that are dimensions of the results: every field (but ``seed``)
@@ -183,7 +183,7 @@ class Study:
         seeds, :func:`fitgpp.studies.adaptive.cell_filter`), through the sweep and its cache."""
         from fitgpp.studies.adaptive import cell_filter
         from fitgpp.sweep import run_sweep
-        exps = self.experiments(size)
+        exps = check_variant_dim(self, self.experiments(size))
         grids, runs = {}, {}
         stats = dict.fromkeys(("cells", "unique", "cached", "computed"), 0)
         how = {"scheduler": scheduler} if scheduler is not None else {"serial": True}

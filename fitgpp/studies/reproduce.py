@@ -24,6 +24,7 @@ from fitgpp.figures import plots
 from fitgpp._version import __version__
 from fitgpp.analysis.metrics import CI_NOTE, METRICS, brief, change, percent
 from fitgpp.analysis.tables import safe_csv
+from fitgpp.analysis.escape import md_alt, md_code, md_inert, md_text
 from fitgpp.studies import STUDIES, Study
 from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
                                  label_of, shared)
@@ -142,12 +143,12 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
              "against the paper (TE p95 / BE median / BE p95) |",
              "|---|---|---|---|---|---|"]
     for _, r in fit.head(6).iterrows():
-        lines.append(f"| {r['policy']} | {percent(r['change_te_p95'])} | "
+        lines.append(f"| {md_text(r['policy'])} | {percent(r['change_te_p95'])} | "
                      f"{percent(r['change_be_median'])} | {percent(r['change_be_p95'])} | "
                      f"{100 * r['shortfall']:+.1f} | {r['verdicts']} |")
     shown = [n for n in r2.charts if n.startswith(f"{r2.key}_s_tradeoff_P")][:1] + \
         [n for n in r2.charts if n.endswith("_change_vs_s")]
-    lines += ["", "Figures: " + ", ".join(f"`{n}.png`" for n in shown) + "."]
+    lines += ["", "Figures: " + ", ".join(md_code(f"{n}.png") for n in shown) + "."]
     return lines
 
 
@@ -167,9 +168,9 @@ def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = 
     # at least -100 %, a count or share at least 0; every cut bound marked *
     seeds = "seeds" in table and "seeds" not in id_cols   # what every row's numbers rest on
     head[len(id_cols):len(id_cols)] = ["seeds"] * seeds
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = ["| " + " | ".join(map(md_text, head)) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
-        cells = [f"{r[c]:g}" if isinstance(r[c], float) else str(r[c]) for c in id_cols]
+        cells = [f"{r[c]:g}" if isinstance(r[c], float) else md_text(r[c]) for c in id_cols]
         cells += [f"{int(r['seeds'])}"] if seeds else []
         cells += [_fmt(r[c], r[f"{c}_lo"], r[f"{c}_hi"], c.startswith("change_") or c in fractions,
                        name=c) for c in cols]
@@ -184,7 +185,7 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     out = Path(out)
     md = [f"# fitgpp reproduce: results ({'quick' if size == QUICK else 'full'} size)", "",
           f"fitgpp {__version__}; {seconds:.0f} s; seeds {list(size.seeds)}; workload model "
-          f"`{size.model}`, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
+          f"{md_code(size.model)}, {size.n_jobs} jobs per seed, offered load {size.load:g}, "
           f"cluster {size.cluster.describe()}, tick 60 s, P = 3 unless stated"
           + (f"; seed budget {size.budget}: undecided configurations get more seeds in rounds"
              if size.budget > len(size.seeds) else "") + ".",
@@ -201,9 +202,9 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
         md += tradeoff_note(results["rq1"], results["rq2"]) + [""]
     md += ["## One line per research question", ""]
     for r in results.values():
-        md.append(f"- **{r.title}** — {r.finding}")
+        md.append(f"- **{md_text(r.title)}** — {md_inert(r.finding)}")
     for key, why in (not_run or {}).items():
-        md.append(f"- **{key.upper()}** — NOT RUN: {why}")
+        md.append(f"- **{md_text(key.upper())}** — NOT RUN: {md_text(why)}")
     md.append("")
     ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
     # figures embedded by paths relative to results.md, so the report moves as one directory
@@ -215,16 +216,18 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
         table = (_md_table(r.table, ids.get(key, ["policy"]), extra=r.columns,
                            baseline=r.baseline) if r.report_columns is None else
                  _md_table(r.table, *r.report_columns))
-        md += [f"## {r.title}", "", r.question, "", *([r.details, ""] if r.details else []),
-               *([r.rounds.text(), ""] if r.rounds is not None else []),
-               "Configuration: `" + json.dumps(r.config, default=str) + "`", "", table, "",
+        md += [f"## {md_text(r.title)}", "", md_text(r.question), "",
+               *([md_inert(r.details), ""] if r.details else []),
+               *([md_inert(r.rounds.text()), ""] if r.rounds is not None else []),
+               "Configuration: " + md_code(json.dumps(r.config, default=str)), "", table, "",
                *([steady_markdown(r.steadiness), ""] if r.steadiness is not None else [])]
         for n, chart in r.charts.items():
             if n in rel:
                 title = _chart_title(chart, n)
-                md += [f"![{' '.join(title) if isinstance(title, list) else title}]({rel[n]})", ""]
+                md += [f"![{md_alt(' '.join(title) if isinstance(title, list) else title)}]"
+                       f"({rel[n]})", ""]
             else:
-                md += [f"Figure `{n}` (no PNG exported)", ""]
+                md += [f"Figure {md_code(n)} (no PNG exported)", ""]
     md += ["## Files", ""] + [f"- [{Path(p).name}]({Path(os.path.relpath(p, out)).as_posix()})"
                               for p in figures]
     text = "\n".join(md) + "\n"

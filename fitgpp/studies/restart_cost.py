@@ -50,6 +50,7 @@ from fitgpp.analysis.metrics import (CI_NOTE, CLASSES, CLIP_NOTE, METRICS, class
                                      cut_interval, percent, reload_gpu_hours,
                                      t_interval, value_range, work_gpu_hours)
 from fitgpp.analysis.tables import PeopleTable, sig
+from fitgpp.analysis.escape import md_text
 from fitgpp.analysis.verdicts import MIN_SEEDS
 from fitgpp.studies.restart_verdicts import (NET_WORDS, RULES, RULES_NOTE,  # noqa: F401
                                              helping_phrase, paying_phrase, range_by_interval,
@@ -437,7 +438,7 @@ def details(findings: pd.DataFrame, per_seed: dict | None = None) -> str:
     lines += ["", "Findings per workload and preempting policy (at 0 and at the largest "
               "overhead, max):", "",
               "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False)]
+    lines += ["| " + " | ".join(map(md_text, row)) + " |" for row in t.itertuples(index=False)]
     lines += ["", *shown.notes, "", rules_text()]
     return "\n".join(lines)
 

@@ -56,6 +56,7 @@ class Size:
     max_seeds: int | None = None
 
     def __post_init__(self):
+        _check_size(self)
         m = self.max_seeds
         if m is not None and (isinstance(m, bool) or not isinstance(m, int)
                               or not 1 <= m <= MAX_SEED_BUDGET):
@@ -66,6 +67,43 @@ class Size:
     def budget(self) -> int:
         """The most seeds a configuration may get: ``max_seeds``, at least the seeds asked."""
         return max(self.max_seeds or 0, len(self.seeds))
+
+
+def _check_size(size: Size) -> None:
+    """Refuse a :class:`Size` a study cannot run at once, naming the field and its bound
+    (:mod:`fitgpp.sim.validate`), before anything is drawn or simulated."""
+    from fitgpp.sim.validate import MAX_JOBS, MAX_SEED, MAX_WORKERS, check_int, check_number
+
+    def ints(name, lo, hi, *value):
+        return check_int(value[0] if value else getattr(size, name), f"Size: {name}", lo, hi,
+                         ReproduceError)
+
+    ints("n_jobs", 1, MAX_JOBS)
+    ints("timeline_jobs", 1, MAX_JOBS)
+    if size.real_jobs is not None:
+        ints("real_jobs", 1, MAX_JOBS)
+    if size.workers is not None:
+        ints("workers", 0, MAX_WORKERS)
+    for name, lo, hi in (("seeds", 0, MAX_SEED), ("run_lengths", 1, MAX_JOBS),
+                         ("run_loads", 0, 1e3)):
+        values = getattr(size, name)
+        if not isinstance(values, (tuple, list)) or not values:
+            raise ReproduceError(f"Size: {name} must be a non-empty tuple, got {values!r}"[:300])
+        for v in values:
+            if name == "run_loads":
+                check_number(v, f"Size: {name}", lo, hi, lo_open=True, error=ReproduceError)
+            else:
+                ints(name, lo, hi, v)
+        object.__setattr__(size, name, tuple(values))
+    check_number(size.load, "Size: load", 0, 1e3, lo_open=True, error=ReproduceError)
+    if not isinstance(size.model, str) or not size.model:
+        raise ReproduceError(f"Size: model must be a model's name or file, got {size.model!r}"
+                             [:300])
+    if not isinstance(size.cluster, Cluster):
+        raise ReproduceError(f"Size: cluster must be a fitgpp.Cluster, got {size.cluster!r}"[:300])
+    if not isinstance(size.steady_window, bool):
+        raise ReproduceError(f"Size: steady_window must be True or False, got "
+                             f"{size.steady_window!r}"[:300])
 
 
 QUICK = Size(n_jobs=600, seeds=(0, 1), timeline_jobs=150, real_jobs=1000)

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from fitgpp.analysis.escape import md_text
 from fitgpp.figures import names
 from fitgpp.analysis.stability import RULE, Stability, of_queue
 from fitgpp.sweep.derived import derived
@@ -141,7 +142,7 @@ def steady_markdown(table: pd.DataFrame) -> str:
     lines = [f"Steady state per configuration (rule: {RULE}).", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in table.iterrows():
-        lines.append(f"| {_where(r, ids)} | {int(r['jobs']):,} | {int(r['steady'])}/{int(r['seeds'])} "
+        lines.append(f"| {md_text(_where(r, ids))} | {int(r['jobs']):,} | {int(r['steady'])}/{int(r['seeds'])} "
                      f"| {r['slope']:+.3g} | {r['warmup_h']:.3g} | {r['drain_h']:.3g} |")
     return "\n".join(lines)
 

@@ -81,7 +81,8 @@ class CellCache:
             s = derived.load(p, key, n_jobs, CELL_FORMAT)
             if s is not None:
                 try:
-                    return Summarized(self, s, _meta(s.meta, key))
+                    _check_names(s.names)
+                    return Summarized(self, s, _check_meta(_meta(s.meta, key)))
                 except Exception:  # noqa: BLE001 - a summary that does not read: the whole cell
                     pass
         try:  # a regular file only: a FIFO in its place must not block the sweep
@@ -354,13 +355,44 @@ def _check(out: dict, n_jobs: int | None) -> dict:
     if (get("slowdown") < 1).any() or (get("wait") < 0).any() or (get("preemptions") < 0).any() \
             or (get("tasks") < 1).any() or (get("reload") < 0).any() or (get("gpu") < 0).any():
         raise ValueError("values out of range")
+    _check_meta(out)
+    return out
+
+
+def _check_names(names) -> None:
+    """Raise ValueError unless ``names`` (the arrays a summary says its cell holds) are the
+    arrays a cell holds: each one :func:`_check` reads, the segments all or none, no other."""
+    from fitgpp.sweep.runs import JOB_VARS, TIME_VARS
+    need = {"te", "job_id", *JOB_VARS, "time", *(f"series_{k}" for k in TIME_VARS)}
+    segments = {"segment_job", "segment_node", "segment_start", "segment_end", "segment_kind"}
+    if set(names) not in (need, need | segments) or len(set(names)) != len(names):
+        raise ValueError("the summary's arrays are not a cell's")
+
+
+def _check_meta(out):
+    """Raise ValueError unless the scalars and strings of an entry (its JSON ``meta``, also
+    what its summary serves) are what every reader takes: a utilization in [0, 1]; strings;
+    ``dtypes``, ``attrs``, ``units`` JSON objects; ``ledger`` a JSON object giving each part of
+    the capacity ledger and the capacity (:mod:`fitgpp.sim.ledger`) as ``[GPU-hours, GPU-ticks]``,
+    finite and >= 0, the parts adding up to the capacity. Returns ``out``."""
+    from fitgpp.sim.ledger import PARTS
     u = out["gpu_util"]
     if not (np.isfinite(u) and 0 <= u <= 1 + 1e-9):
         raise ValueError(f"gpu_util {u!r}")
-    for k in ("code", "fitgpp", "dtypes", "attrs", "units"):
-        if not isinstance(out[k], (str, np.str_)):
-            raise ValueError(f"{k}: not a string")
-    for k in ("dtypes", "attrs", "units"):
+    for k in ("code", "fitgpp", "dtypes", "attrs", "units", "ledger"):
+        if k not in out or not isinstance(out[k], (str, np.str_)):
+            raise ValueError(f"{k}: missing or not a string")
+    for k in ("dtypes", "attrs", "units", "ledger"):
         if not isinstance(json.loads(str(out[k])), dict):
             raise ValueError(f"{k}: not a JSON object")
+    led = json.loads(str(out["ledger"]))
+    names = [f"ledger_{p}" for p in (*PARTS, "capacity")]
+    if sorted(led) != sorted(names):
+        raise ValueError(f"ledger: parts {sorted(led)[:12]}, expected {names}")
+    for k, v in led.items():
+        if not (isinstance(v, list) and len(v) == 2 and all(type(x) in (int, float) for x in v)
+                and type(v[1]) is int and all(math.isfinite(x) and x >= 0 for x in v)):
+            raise ValueError(f"ledger: {k} is {str(v)[:40]}, not [GPU-hours, GPU-ticks]")
+    if sum(led[k][1] for k in names[:-1]) != led[names[-1]][1]:
+        raise ValueError("ledger: the parts do not add up to the capacity")
     return out

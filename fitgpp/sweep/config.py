@@ -128,8 +128,10 @@ def _declared_cells(doc: Mapping) -> int:
     """The cells a TOML document declares, from the lengths of its lists alone (before any
     value is checked: a long list is refused at once, not after checking each value)."""
     def n(v):
-        return len(v) if isinstance(v, list) else 1
+        return len(v) if isinstance(v, (list, tuple)) else 1
     wl, pol = doc.get("workload"), doc.get("policies")
+    if isinstance(wl, Workload):
+        wl = {k: getattr(wl, k) for k in KNOBS}
     if not isinstance(wl, Mapping) or not isinstance(pol, Mapping):
         return 0
     rest = math.prod(n(wl.get(k)) for k in KNOBS) * n(doc.get("seeds", [0]))
@@ -160,6 +162,9 @@ class Experiment:
 
     def __post_init__(self):
         wl = self.workload
+        if isinstance(self.policies, Mapping):   # refused at once, as a TOML file's is
+            _bounded("cells to run", _declared_cells({"workload": wl, "policies": self.policies,
+                                                      "seeds": self.seeds}))
         if isinstance(wl, Mapping):
             wl = _workload_from_dict(wl)
         if not isinstance(wl, Workload):

@@ -81,11 +81,20 @@ class Summary:
         self.names, self.meta, self.values = list(names), meta, dict(values or {})
 
     def value(self, name: str, make, pack, unpack):
-        if name in self.values:
-            return unpack(_dec(self.values[name]))
+        kept = self.values.get(name, _FORMS)   # (_FORMS: none kept)
+        if kept is not _FORMS and name in _FORMS:
+            try:
+                if _form(kept) == _FORMS[name]:
+                    return unpack(_dec(kept))
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError,
+                    OverflowError, RecursionError):
+                pass   # not what this value reads as: computed from the cell instead
         v = make()
-        self.values[name] = _enc(pack(v))
-        self._write()
+        enc = _enc(pack(v))
+        _FORMS[name] = _form(enc)
+        if kept != enc:
+            self.values[name] = enc
+            self._write()
         return v
 
     def _write(self) -> None:
@@ -117,6 +126,8 @@ def load(cell: Path, key: str, n_jobs: int | None, head: str) -> Summary | None:
         if tag != FORMAT or hashlib.sha256(body).hexdigest() != digest:
             return None
         d = json.loads(bytes(body))
+        if not _well_formed(d):
+            return None
         if d["key"] != key or d["code"] != code_digest() or \
                 (n_jobs is not None and d["n"] != n_jobs):
             return None
@@ -130,8 +141,17 @@ def load(cell: Path, key: str, n_jobs: int | None, head: str) -> Summary | None:
             return None
         return Summary(cell.with_suffix(".sum"), key, d["payload"], d["size"], d["n"],
                        d["names"], d["meta"], d["values"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None   # missing, torn, stale or of another cell: the cell is read in full
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None   # missing, torn, stale, nested too deep or of another cell: read in full
+
+
+def _well_formed(d) -> bool:
+    """Whether the body ``d`` of a summary has every field of the type a reader takes."""
+    return (isinstance(d, dict) and all(isinstance(d.get(k), str) for k in ("key", "code",
+                                                                             "payload", "meta"))
+            and all(type(d.get(k)) is int and d[k] >= 0 for k in ("size", "n"))
+            and isinstance(d.get("names"), list) and all(isinstance(x, str) for x in d["names"])
+            and isinstance(d.get("values"), dict))
 
 
 class Kept(dict):
@@ -141,6 +161,33 @@ class Kept(dict):
 
 
 # ---------------------------------------------------------------- values as JSON, exactly
+#: The form (:func:`_form`) of each kept value, from the first one computed in this process:
+#: a kept value of another form (a type, dtype, shape or key that is not what its reader
+#: takes) is not used; the value is computed from the cell and kept anew. The first value of
+#: each name is computed so (one cell read in full), never taken from a summary.
+_FORMS: dict[str, tuple] = {}
+
+
+def _form(v):
+    """The form of an encoded value (:func:`_enc`): its types, array dtypes and shapes, and
+    keys, all the way down (int and float alike: a number); ValueError for what
+    :func:`_enc` never writes."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return type(v).__name__
+    if type(v) in (int, float):
+        return "number"
+    if not isinstance(v, dict) or len(v) not in (1, 2, 3):
+        raise ValueError(f"not a kept value: {str(v)[:40]}")
+    if "nd" in v:
+        return ("nd", str(np.dtype(v["nd"])), tuple(v["shape"]))
+    if "np" in v:
+        return ("np", str(np.dtype(v["np"])))
+    if "map" in v:
+        return ("map", tuple(sorted((k, _form(x)) for k, x in v["map"])))
+    tag = "tuple" if "tuple" in v else "list"
+    return (tag, tuple(_form(x) for x in v[tag]))
+
+
 def _enc(v):
     """``v`` as JSON, every type tagged so that :func:`_dec` gives it back exactly (a float
     is written as Python's repr, which reads back to the same float; NaN and inf as Python's

@@ -43,6 +43,7 @@ from fitgpp.workbook import live, panel_export, static
 from fitgpp.figures import plots
 from fitgpp.errors import FitgppError
 from fitgpp.analysis.metrics import MIN_CI_VALUES
+from fitgpp.analysis.escape import html_text
 from fitgpp.sim.policies import registry
 from fitgpp.studies.reproduce import FULL, QUICK, Outcome, Size, Study
 from fitgpp.workbook.panel_values import (SIZE_DIMS, cast_value, clip_note, extend,  # noqa: F401
@@ -324,7 +325,8 @@ class Panel(W.VBox):
                "over the seeds is shown instead")
         over = (f"mean over {n} seeds ({why})" if n > 1 else
                 "one run (one seed: no interval over seeds)")
-        self.numbers.value = (f"<b>{label(self.o, sel)}</b> against {self.o.baseline_label()}, {over}"
+        self.numbers.value = (f"<b>{html_text(label(self.o, sel))}</b> against "
+                              f"{html_text(self.o.baseline_label())}, {over}"
                               + nums.to_html(index_names=False) + clip_note(nums))
         cell = sel | {"seed": full["seed"]}
         cell_key = (id(self.o), json.dumps(cell, sort_keys=True, default=str))
@@ -388,7 +390,7 @@ class Panel(W.VBox):
         if k not in self._study_views:
             boxes = [self.partial] if self._early else []
             for name, chart in self.result.charts.items():
-                boxes += [W.HTML(f"<p><b>Figure.</b> {caption(self.study, name)}</p>"),
+                boxes += [W.HTML(f"<p><b>Figure.</b> {html_text(caption(self.study, name))}</p>"),
                           live.show(chart)]
             self._study_views[k] = boxes
         self.study_box.children = self._study_views[k]

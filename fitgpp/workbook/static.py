@@ -42,6 +42,7 @@ from contextlib import contextmanager
 
 import ipywidgets as W
 
+from fitgpp.analysis.escape import html_text
 from fitgpp.workbook import live
 
 
@@ -66,10 +67,10 @@ def _display(obj, **kw):
 def _svg(chart) -> str:
     """``chart`` as an ``<img>`` of its SVG: an image of its own, so the ids inside (vega's
     ``clip1``, ...) cannot clash with those of the live charts in the same page."""
-    import vl_convert as vlc
+    from fitgpp.figures.plots.render import render   # (a label it cannot draw, escaped)
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    svg = vlc.vegalite_to_svg(spec)
-    alt = html.escape(_title(spec), quote=True)
+    svg = render(spec, ".svg").decode()
+    alt = html_text(_title(spec))
     return (f'<img alt="{alt}" style="max-width: 100%; height: auto" '
             f'src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}">')
 

@@ -164,13 +164,18 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
 def finding_html(text: str) -> str:
     """A finding's Markdown as the panel's HTML: paragraphs, bold (two asterisks each side),
     code (one backtick each side) and list items (a line starting with a dash and a space,
-    nested by two spaces), the rest escaped (10's finding is a headline and a list; shown as
-    raw text it would read as one paragraph again)."""
+    nested by two spaces), a backslash escape as the character it escapes, the rest escaped
+    (10's finding is a headline and a list; shown as raw text it would read as one paragraph
+    again)."""
     import html
     import re
 
     def inline(x: str) -> str:
-        x = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(x))
+        # a backslash-escaped character (fitgpp.analysis.escape.md_inert) is that character,
+        # as an entity the bold and code below cannot take for markup
+        x = re.sub(r"\\(&(?:lt|gt|amp|quot|#x27);|[!-/:-@\[-`{-~])",
+                   lambda m: f"&#{ord(html.unescape(m.group(1)))};", html.escape(x))
+        x = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", x)
         return re.sub(r"`(.+?)`", r"<code>\1</code>", x)
     out, depth = [], 0
     for line in text.splitlines():

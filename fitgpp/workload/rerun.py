@@ -20,9 +20,23 @@ class RerunWarning(UserWarning):
     """:func:`rerun` runs policy code other than the code that made the result."""
 
 
+def result_of(ds) -> xr.Dataset:
+    """``ds`` if it is a result (an xarray Dataset), the result read from it if it is a path
+    (:func:`fitgpp.sim.run.load`), else a :class:`SimulationError` saying what rerun takes."""
+    import os
+    if isinstance(ds, xr.Dataset):
+        return ds
+    if isinstance(ds, (str, os.PathLike)) and not isinstance(ds, bool):
+        from fitgpp.sim.run import load
+        return load(ds)
+    raise SimulationError(f"rerun: expected a result (an xarray Dataset) or the path of a "
+                          f"result file, got {type(ds).__name__} {ds!r}"[:300])
+
+
 def rerun(ds: xr.Dataset, *, policy=None, allow_modules=()) -> xr.Dataset:
     """Run a result again from nothing but its attrs (workload recipe or trace file, cluster,
     policy and parameters, tick, sampling); the answer is identical if the inputs still are.
+    ``ds``: the result, or the path of a result file (read by :func:`fitgpp.load`).
 
     Only what a result written by fitgpp can hold is accepted (bounds in
     :mod:`fitgpp.sim.validate`). The policy is built again from ``attrs["policy"]`` and
@@ -42,7 +56,7 @@ def rerun(ds: xr.Dataset, *, policy=None, allow_modules=()) -> xr.Dataset:
     file that moved or changed is refused), and :class:`fitgpp.PolicyError` if the policy
     is not allowed or cannot be built.
     """
-    a = ds.attrs
+    a = result_of(ds).attrs
     source, cluster, policy, tick, sample_every = _rerun_attrs(a, policy, allow_modules)
     recorded = a.get("policy_digest")
     if recorded is not None and registry.digest(policy) != recorded:

@@ -189,7 +189,7 @@ def test_bad_distribution_files_name_file_and_line(tmp_path, text, match):
 
 
 def test_missing_file_and_bad_sizes_to_write(tmp_path):
-    with pytest.raises(DistributionError, match="nowhere.csv: cannot read"):
+    with pytest.raises(DistributionError, match="nowhere.csv: no such file"):
         Gittins(distribution=str(tmp_path / "nowhere.csv"))
     with pytest.raises(DistributionError, match=r"size #1 is -1"):
         write_distribution([1, -1], tmp_path / "x.csv")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -38,13 +40,15 @@ def test_a_damaged_member_is_an_error_not_an_array():
 def test_checking_an_entry_copies_no_array(tmp_path):
     """The check reads every array in place; only the arrays used are copied out (a cell
     of a long run is several MB, issue 26), writeable as numpy gives them."""
+    from fitgpp.sim.ledger import PARTS
     from fitgpp.sweep.runs import JOB_VARS, TIME_VARS
     n = 6
     res = {"te": np.array([True, False] * 3), "job_id": np.arange(n),
            **{k: np.ones(n, np.int64 if k == "preemptions" else float) for k in JOB_VARS},
            "time": np.arange(3.0), **{f"series_{k}": np.zeros(3) for k in TIME_VARS},
            "gpu_util": 0.5, "code": "c", "fitgpp": "f", "dtypes": "{}", "attrs": "{}",
-           "units": "{}"}
+           "units": "{}", "ledger": json.dumps({f"ledger_{p}": [0.0, 0]
+                                                for p in (*PARTS, "capacity")})}
     cache = C.CellCache(tmp_path)
     cache.put("k", res)
     e = cache.get("k", n_jobs=n)

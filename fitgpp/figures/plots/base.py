@@ -44,9 +44,30 @@ class Preset:
     font: int          # tick labels, legend labels, subtitles (pt)
     title_font: int    # axis and legend titles, panel headings, caption (pt)
 
+    def __post_init__(self):
+        import math
+        import numbers
+        if not isinstance(self.name, str) or not self.name:
+            raise PlotError(f"figure preset: name must be a non-empty string, got {self.name!r}"
+                            [:300])
+        inches = self.inches
+        if isinstance(inches, bool) or not isinstance(inches, numbers.Real) or \
+                not math.isfinite(inches) or not MIN_INCHES <= inches <= MAX_INCHES:
+            raise PlotError(f"figure preset {self.name!r}: inches must be a number from "
+                            f"{MIN_INCHES} to {MAX_INCHES}, got {inches!r}"[:300])
+        for k in ("font", "title_font"):
+            v = getattr(self, k)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 1 <= v <= MAX_FONT:
+                raise PlotError(f"figure preset {self.name!r}: {k} must be a whole number of "
+                                f"points from 1 to {MAX_FONT}, got {v!r}"[:300])
+
     @property
     def width(self) -> int:
         return round(self.inches * 72)
+
+
+#: The printed widths a :class:`Preset` may have [in] (a stamp to a poster) and its largest font.
+MIN_INCHES, MAX_INCHES, MAX_FONT = 0.5, 100, 200
 
 
 PRESETS = {"column": Preset("column", 3.3, 7, 8), "full": Preset("full", 7.0, 9, 10)}
@@ -82,7 +103,7 @@ def preset(p: str | Preset | None = None) -> Preset:
     p = _WIDTH.get() if p is None else p
     if isinstance(p, Preset):
         return p
-    if p not in PRESETS:
+    if not isinstance(p, str) or p not in PRESETS:
         raise PlotError(f"unknown figure preset {p!r}: use one of {', '.join(PRESETS)}")
     return PRESETS[p]
 

@@ -167,7 +167,7 @@ def _fits(chart, p: Preset) -> bool:
     import vl_convert
 
     from fitgpp.figures.plots import page
-    from fitgpp.figures.plots.render import fit_width, keep, remember, rendered_svg
+    from fitgpp.figures.plots.render import fit_width, keep, kept_bytes, remember, rendered_svg
     from fitgpp.sweep.cache import default_cache_dir
     # the key from the spec unvalidated (altair builds the same dict either way): a chart
     # answered before was checked against the schema then (0.3 s each, 2 of a warm RQ6
@@ -180,9 +180,9 @@ def _fits(chart, p: Preset) -> bool:
     key = hashlib.sha256(doc.encode()).hexdigest()
     path = default_cache_dir() / "figures" / "fits" / key[:2] / key
     try:
-        return {"1": True, "0": False}[path.read_text()]
-    except (OSError, KeyError, UnicodeDecodeError):
-        pass   # not answered before, or a damaged entry: draw it
+        return {b"1": True, b"0": False}[kept_bytes(path)]
+    except KeyError:
+        pass   # not answered before, or a damaged entry (not a regular file too): draw it
     spec = chart.to_dict()
     ok = page.fits(rendered_svg(fit_width(spec)), p.name)
     keep(path, b"1" if ok else b"0")   # (not kept in a cache it cannot write)

@@ -6,6 +6,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 from collections import OrderedDict
 from pathlib import Path
 
@@ -53,7 +54,7 @@ def render(chart, ext: str, *, dpi: int = DPI, cache=None) -> bytes:
     if ext not in FORMATS:
         raise PlotError(f"cannot render as {ext}: use one of {', '.join(FORMATS)}")
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    spec = json.dumps(spec, sort_keys=True)
+    spec = drawable(json.dumps(spec, sort_keys=True))
     hit = None if cache is None else _cached_file(spec, ext, dpi, cache)
     if hit is not None:
         kept = _read_kept(hit, ext)
@@ -70,14 +71,66 @@ def render(chart, ext: str, *, dpi: int = DPI, cache=None) -> bytes:
     return data
 
 
+#: How a character vl-convert cannot draw looks in a spec's JSON (written with ``ensure_ascii``):
+#: C0 and C1 controls, DEL, surrogates, U+FFFE/U+FFFF, bidi controls; and a backslash before
+#: what JavaScript reads as an escape (:func:`_title_text`). A match may be a string that only
+#: looks so (an escaped backslash before it): that spec is walked for nothing.
+_UNDRAWABLE = re.compile(r"\\u00[0189][0-9a-f]|\\u007f|\x7f|\\[bf]|\\ud[89a-f]|\\ufff[ef]|"
+                         r"\\u202[a-e]|\\u206[6-9]|\\\\[xu0-7bfv]")
+
+
+def drawable(text: str) -> str:
+    """The JSON ``text`` of a spec with every string in it (keys and data too) as the renderer
+    can draw it (:func:`fitgpp.analysis.escape.chart_text`): vl-convert aborts the process on
+    a control character in a title, a legend or an ``aria-label`` drawn from the data (in a
+    notebook, the kernel dies), and refuses a lone surrogate. A spec without one is as it was."""
+    if not _UNDRAWABLE.search(text):
+        return text
+    from fitgpp.analysis.escape import chart_text
+
+    def clean(v, where=None):   # where: in an "encoding", or in one of its channels
+        if isinstance(v, str):
+            return chart_text(v)
+        if isinstance(v, list):
+            return [clean(x, where) for x in v]
+        if not isinstance(v, dict):
+            return v
+        return {chart_text(k): (clean(x, "channel") if where == "encoding" else
+                                _title_text(clean(x)) if where == "channel" and k == "title"
+                                else clean(x, "encoding" if k == "encoding" else None))
+                for k, x in v.items()}
+    return json.dumps(clean(json.loads(text)), sort_keys=True)
+
+
+def _title_text(title):
+    """A channel's ``title`` (text, or a list of lines) with every backslash doubled when one
+    starts what JavaScript reads as an escape (``\\x01``, ``\\u0000``, ``\\0``, ``\\b``, ...):
+    Vega-Lite writes the title into the expression of each mark's ``aria-label`` without
+    escaping it, so ``a\\x01b`` would become a control character there (and vl-convert could
+    not draw the figure). In the axis or legend it is drawn with the backslash doubled."""
+    if isinstance(title, list):
+        return [_title_text(t) for t in title]
+    if isinstance(title, str) and re.search(r"\\[xu0-7bfv]", title):
+        return title.replace("\\", "\\\\")   # every one: JavaScript pairs them first
+    return title
+
+
 def _read_kept(path: Path, ext: str) -> bytes | None:
     """The rendered file the figure cache holds at ``path``, or None if it holds none that
     is whole (cut short, empty, or a directory in its place: it is rendered again)."""
+    data = kept_bytes(path)
+    return data if data is not None and whole(data, ext) else None
+
+
+def kept_bytes(path: Path) -> bytes | None:
+    """The bytes of a figure cache's entry ``path``, or None if there is none that can be read:
+    missing, a directory, unreadable, or not a regular file (a FIFO put in its place would
+    block the reader forever, ``/dev/zero`` would fill the memory: it is drawn again)."""
+    from fitgpp.sim.validate import read_regular
     try:
-        data = path.read_bytes()
-    except OSError:  # missing, a directory, unreadable
+        return read_regular(path, "figure cache entry", OSError, limit=None)
+    except OSError:
         return None
-    return data if whole(data, ext) else None
 
 
 def whole(data: bytes, ext: str) -> bool:
@@ -178,7 +231,7 @@ def rendered_size(spec: dict) -> tuple[float, float]:
 def rendered_svg(spec: dict) -> bytes:
     """``spec`` drawn as SVG by vl-convert; the last few hundred drawings are remembered
     (the figure check measures the same drawing for several rules)."""
-    return _measure(json.dumps(spec, sort_keys=True))
+    return _measure(drawable(json.dumps(spec, sort_keys=True)))
 
 
 def svg_size(svg: bytes) -> tuple[float, float]:

@@ -97,13 +97,13 @@ def _cached_interval(x, q, *, cache=None, **kw) -> tuple[float, float]:
                       "code": code_digest(), "n": len(x)}, sort_keys=True)
     key = hashlib.sha256(doc.encode() + b"\0" + x.tobytes()).hexdigest()
     path = Path(cache) / key[:2] / f"{key}.json"
-    try:
-        lo, hi = json.loads(path.read_text())
+    from fitgpp.figures.plots.render import keep, kept_bytes
+    try:   # (not a regular file, or nested too deep: read as damaged)
+        lo, hi = json.loads(kept_bytes(path))
         return float(lo), float(hi)
-    except (OSError, ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         pass  # missing or unreadable: compute it again
     lo, hi = bootstrap_interval(x, q, **kw)
-    from fitgpp.figures.plots.render import keep
     keep(path, json.dumps([lo, hi]).encode())  # (not kept in a cache it cannot write)
     return lo, hi
 

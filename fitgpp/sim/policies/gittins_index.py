@@ -24,6 +24,10 @@ from fitgpp.sim.engine import PolicyError
 
 #: more samples than this is not a distribution file but a mistake (Tiresias ships 1,000)
 MAX_SAMPLES = 10_000_000
+#: Largest size a file may give [GPU-seconds]: 10**18 (a million GPUs for 30,000 years).
+MAX_SIZE = 10**18
+#: Largest distribution file read [bytes]: room for MAX_SAMPLES sizes of many digits.
+MAX_BYTES = 256 * 2**20
 
 
 class DistributionError(PolicyError):
@@ -51,15 +55,26 @@ def fit_trace(jobs, tick: float = 60.0) -> tuple:
 
 def read_distribution(path) -> tuple:
     """Tiresias's job-size file: a CSV with a ``duration`` column (other columns are
-    ignored, as Tiresias does), each a whole number of GPU-seconds >= 0; sorted sizes."""
+    ignored, as Tiresias does, however long their text), each a whole number of GPU-seconds
+    from 0 to :data:`MAX_SIZE`; sorted sizes. Read as traces are: a regular file only (a FIFO
+    or a device is refused unread), at most :data:`MAX_BYTES`, UTF-8."""
+    from fitgpp.sim.validate import long_fields, read_text
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise DistributionError(f"job-size distribution: expected a file path, got {path!r}"
+                                [:300])
     name = os.fspath(path)
+    text = read_text(name, "job-size distribution", DistributionError, MAX_BYTES)
+    rows = csv.reader(io.StringIO(text, newline=""))
     try:
-        with open(name, newline="", encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DistributionError(f"{name}: cannot read the job-size distribution ({exc})") \
-            from None
-    rows = csv.reader(io.StringIO(text))
+        with long_fields(text):
+            return _sizes(rows, name)
+    except csv.Error as exc:
+        raise DistributionError(f"{name}: line {rows.line_num + 1}: not a readable CSV ({exc})"
+                                [:300]) from None
+
+
+def _sizes(rows, name: str) -> tuple:
+    """The sorted sizes of the CSV ``rows`` of file ``name`` (see :func:`read_distribution`)."""
     header = next(rows, None)
     if header is None:
         raise DistributionError(f"{name}: empty file; a job-size distribution needs a header "
@@ -69,7 +84,8 @@ def read_distribution(path) -> tuple:
         raise DistributionError(f"{name}: line 1: no 'duration' column in the header "
                                 f"{','.join(cols)[:80]!r}")
     k, out = cols.index("duration"), []
-    for line, row in enumerate(rows, start=2):
+    for row in rows:
+        line = rows.line_num
         if not row:
             raise DistributionError(f"{name}: line {line}: empty line")
         if len(row) != len(cols):
@@ -79,6 +95,10 @@ def read_distribution(path) -> tuple:
         if not (v.isascii() and v.isdigit()):
             raise DistributionError(f"{name}: line {line}: duration {v[:40]!r} is not a whole "
                                     "number of GPU-seconds >= 0")
+        if len(v.lstrip("0")) > len(str(MAX_SIZE)) or int(v) > MAX_SIZE:
+            raise DistributionError(f"{name}: line {line}: duration {v[:40]!r}"
+                                    f"{'...' if len(v) > 40 else ''} ({len(v)} digits) is more "
+                                    f"than {MAX_SIZE} GPU-seconds")
         out.append(int(v))
         if len(out) > MAX_SAMPLES:
             raise DistributionError(f"{name}: more than {MAX_SAMPLES} sizes")

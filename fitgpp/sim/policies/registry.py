@@ -71,15 +71,34 @@ def allowed_class(spec, policy=None, allow_modules=(), where: str = "policy") ->
             raise PolicyError(f"{where} names {spec!r}, but the policy given is {ref(cls)!r}"[:300])
     if ":" not in spec:
         return policy_class(spec)
-    for cls in _registry().values():  # a built-in class by its full name: already imported
-        if spec == f"{cls.__module__}:{cls.__qualname__}":
-            return cls
+    cls = builtin_by_path(spec)   # a built-in class by its full name: already imported
+    if cls is not None:
+        return cls
     module = spec.partition(":")[0]
     if module not in tuple(allow_modules):
         raise PolicyError(f"{where} names {spec!r}, which is not a built-in policy; reading "
                           f"data imports no module it names: pass the class (policy=...) or "
                           f"allow its module (allow_modules=({module!r},))"[:300])
     return policy_class(spec)
+
+
+def builtin_by_path(spec: str) -> type | None:
+    """The built-in class ``module:Class`` names, or None: under its module's path now
+    (``fitgpp.sim.policies.las:Las``) or before the layers (``fitgpp.policies.las:Las``, as a
+    result written by an earlier version records it; docs/architecture.md, "Old import
+    paths"), or a package above that module that exports it (``fitgpp.policies:Las``).
+    Nothing is imported: a built-in's modules are."""
+    module, _, qual = spec.partition(":")
+    for cls in _registry().values():
+        now = cls.__module__
+        rest = now.removeprefix("fitgpp.").partition(".")[2]
+        for path in (now, f"fitgpp.{rest}" if now.startswith("fitgpp.") and rest else now):
+            if not (path + ".").startswith(module + "."):
+                continue
+            home = now[:len(now) - (len(path) - len(module))]   # that package, now
+            if cls.__qualname__ == qual and getattr(sys.modules.get(home), qual, None) is cls:
+                return cls
+    return None
 
 
 def _import(spec: str) -> type:
