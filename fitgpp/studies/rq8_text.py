@@ -22,6 +22,11 @@ TRIPLE = (f"TE p95 {percent(PAPER['te_p95'])}, BE median {percent(PAPER['be_medi
           f"BE p95 {percent(PAPER['be_p95'])}")
 
 
+def _n(n: int, noun: str) -> str:
+    """``1 seed``, ``5 seeds``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _where(r) -> str:
     return f"load {r['load']:g}, TE share {r['te_fraction']:g}, {r['overhead_min']:g} min"
 
@@ -44,7 +49,7 @@ def verdict_item(cells: pd.DataFrame, jobs: int) -> str:
     conf = cells[cells["status"] == "confirmed"]
     trans = cells[cells["phrase"].str.startswith("matches in a transient")]
     seeds = sorted(set(cells["seeds"].astype(int))) if "seeds" in cells else []
-    on = (f", {seeds[0]} seeds" if len(seeds) == 1 else
+    on = (f", {_n(seeds[0], 'seed')}" if len(seeds) == 1 else
           f", {seeds[0]} to {seeds[-1]} seeds (more where undecided)" if seeds else "")
     text = ("The map: " + count_sentence(list(cells["status"]), "cells",
                                           f"the paper's three numbers ({TRIPLE})")
@@ -124,7 +129,7 @@ def _triple(r, prefix: str = "") -> str:
     if f"{prefix}change_te_p95" not in r or pd.isna(r[f"{prefix}change_te_p95"]):
         return "not run"
     return (" / ".join(_pct(r, f"change_{k}", prefix) for k in ("te_p95", "be_median", "be_p95"))
-            + f" ({int(r[f'{prefix}seeds'])} seeds): {r[f'{prefix}phrase']}")
+            + f" ({_n(int(r[f'{prefix}seeds']), 'seed')}): {r[f'{prefix}phrase']}")
 
 
 def _band_text(r) -> str:
@@ -282,7 +287,7 @@ def ledger_item(signs: pd.DataFrame, agree, lost: pd.DataFrame, seeds: int = 5) 
     if agree.n:
         share = (f"{100 * agree.share:.1f} %, exact 95 % interval [{100 * agree.low:.1f} %, "
                  f"{100 * agree.high:.1f} %]" if seeds >= MIN_SEEDS else
-                 f"no interval from {seeds} seeds a cell")
+                 f"no interval from {_n(seeds, 'seed')} a cell")
         out += (f" Per seed, the signs agree in {agree.agree} of {agree.n} runs where both are "
                 f"non-zero ({share}); of the "
                 f"{agree.n - agree.agree} misses, {agree.misses_neg} are runs where BE jobs pay "
@@ -352,7 +357,7 @@ def finding(r) -> str:
     d = r.datasets
     cells, rid = d["cells"], d.get("ridge")
     jobs = int(r.config.get("n_jobs", 0))
-    head = (f"RQ8 at {jobs:,} jobs per run and {len(r.config.get('seeds', []))} seeds on "
+    head = (f"RQ8 at {jobs:,} jobs per run and {_n(len(r.config.get('seeds', [])), 'seed')} on "
             "paper-wide-te, FitGpp s=4 P=3 against FIFO (strict, no backfilling).")
     items = [verdict_item(cells, jobs), sign_item(cells)]
     if rid is not None:
