@@ -308,11 +308,21 @@ def _coincide(units, datasets, titles) -> list[Problem]:
             for b in names[i + 1:]:
                 if curves[a] == curves[b] and (a, b) not in seen:
                     seen.add((a, b))
-                    if not ("coincide" in text and a.lower() in text and b.lower() in text):
+                    if not ("coincide" in text and _named(a, text) and _named(b, text)):
                         probs.append(Problem("coincide", view, f"series {a!r} and {b!r} have "
                                              "identical values: say so in the subtitle "
                                              "(\"... coincide\")"))
     return probs
+
+
+def _named(label: str, text: str) -> bool:
+    """Whether ``text`` (lower case) names series ``label``: whole, or its last word after
+    the words before it (``fitgpp s=1, s=4 and s=8`` names ``FitGpp s=4``,
+    :func:`fitgpp.figures.plots.axes.joined`)."""
+    low = label.lower()
+    head, _, last = low.rpartition(" ")
+    return low in text or bool(head) and head in text and re.search(
+        rf"(?<![\w=.]){re.escape(last)}(?![\w=.])", text) is not None
 
 
 def _log_labels(units, datasets, font: float) -> list[Problem]:

@@ -4,8 +4,11 @@
     export({"rq1_slowdown_cdf": chart}, "figures", config=r.config)
 
 Each chart becomes ``NAME[__DIFF].png/.svg/.pdf`` in ``out_dir`` where ``DIFF`` lists the
-parameters of ``config`` that differ from ``defaults`` (``__load=1.3_max_preemptions=5``;
-a hash when that gets long). The whole ``config`` goes
+parameters of ``config`` that differ from ``defaults`` (``__load1p3_max-preemptions5``;
+a hash when that gets long). A name is safe in LaTeX's ``\\includegraphics``: letters,
+digits, ``-`` and ``_``, and one dot, before the extension (:func:`stem`). ``subjects``
+names a figure after the configuration it shows when that is not ``config`` (the
+workbench's pinned run). The whole ``config`` goes
 
 - into every file: a PNG ``tEXt`` chunk (keyword ``fitgpp``), an SVG ``<metadata>``
   element, the PDF document information (``/Subject``, added as an incremental update);
@@ -22,7 +25,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import math
 import os
 import re
 import struct
@@ -32,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
-from fitgpp.figures.files import (MANIFEST, ExportError, _read_manifest, file_inches,
-                                  save_manifest)
+from fitgpp.figures.files import (MANIFEST, NAME, ExportError, _free_stem, _jsonable,  # noqa: F401
+                                  _read_manifest, differs, file_inches, save_manifest, stem)
 from fitgpp.figures.plots import DPI, FORMATS
 from fitgpp.sim.validate import check_int
 
@@ -44,63 +46,6 @@ KEYWORD = "fitgpp"
 SVG_NS = "https://fitgpp.invalid/figure-config"   # a name for the element, never fetched
 #: Highest PNG resolution export renders (a 3.5 in figure is then about 4200 px wide).
 MAX_DPI = 1200
-
-
-# ------------------------------------------------------------------ names
-def differs(config: dict, defaults: dict | None) -> dict:
-    """The entries of ``config`` whose value is not the one in ``defaults`` (all, if None)."""
-    if defaults is None:
-        return {}
-    return {k: v for k, v in config.items()
-            if k not in defaults or _jsonable(defaults[k]) != _jsonable(v)}
-
-
-def _jsonable(v):
-    """``v`` as plain JSON values (anything else as its text); a NaN or an infinity as the
-    text ``"nan"``, ``"inf"``, ``"-inf"``: JSON has no such number, and a manifest must read
-    back as JSON anywhere."""
-    return _finite(json.loads(json.dumps(v, default=str, sort_keys=True)))
-
-
-def _finite(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return repr(v)
-    if isinstance(v, dict):
-        return {k: _finite(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_finite(x) for x in v]
-    return v
-
-
-def _token(v) -> str:
-    if isinstance(v, float):
-        v = f"{v:.6g}"
-    return re.sub(r"[^A-Za-z0-9._+]+", "-", str(v)).strip("-") or "none"
-
-
-def stem(name: str, config: dict, defaults: dict | None, *, limit: int = 80) -> str:
-    """``name`` plus ``__k=v_k=v`` for each parameter that differs from ``defaults``."""
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.=+-]+", name):
-        raise ExportError(f"figure name {name!r}: use letters, digits and _ . = + - only")
-    diff = differs(config, defaults)
-    if not diff:
-        return name
-    tail = "_".join(f"{_token(k)}={_token(v)}" for k, v in sorted(diff.items()))
-    if len(tail) > limit:
-        digest = hashlib.sha256(json.dumps(_jsonable(diff), sort_keys=True).encode()).hexdigest()
-        tail = f"cfg-{digest[:10]}"
-    return f"{name}__{tail}"
-
-
-def _free_stem(out: Path, base: str, formats, overwrite: bool) -> str:
-    if overwrite:
-        return base
-    k, s = 1, base
-    # a dangling symbolic link takes its name too: writing there would fail half-way
-    while any(os.path.lexists(out / f"{s}{ext}") for ext in formats):
-        k += 1
-        s = f"{base}-{k}"
-    return s
 
 
 # ------------------------------------------------------------------ embedding
@@ -202,16 +147,16 @@ def laid_out(chart, cache=None) -> dict:
     from the layout cache was validated when it was kept. An unreadable entry is laid
     out again."""
     from fitgpp.figures.plots import fit_width
-    from fitgpp.figures.plots.render import keep
+    from fitgpp.figures.plots.render import keep, kept_bytes
     if cache is None:
         return fit_width(chart)
     spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else chart
     path = _layout_file(spec, cache)
-    try:
-        kept = json.loads(path.read_text())
+    try:   # kept_bytes: a regular file only (a FIFO in its place would block for ever)
+        kept = json.loads(kept_bytes(path) or b"null")
         if _a_layout(kept):
             return kept
-    except (OSError, ValueError):  # (a directory, a file cut short, not UTF-8)
+    except (ValueError, RecursionError):  # (a file cut short, not UTF-8, nested too deep)
         pass
     out = fit_width(chart)
     keep(path, json.dumps(out).encode())  # (a cache it cannot write is gone on without)
@@ -318,22 +263,39 @@ def provenance() -> dict:
 
 
 def _caption(chart) -> str:
+    """The title ``chart`` draws (its text, without the notes below it)."""
     t = (chart.to_dict() if hasattr(chart, "to_dict") else chart).get("title", "")
     t = t.get("text", "") if isinstance(t, dict) else t
     return " ".join(t) if isinstance(t, list) else str(t)
 
 
+class FiguresRefused(ExportError):
+    """Some figures failed the figure check and were not written; everything else was.
+    ``refused``: ``{name: the check's message}``; ``written``: the paths written."""
+
+    def __init__(self, refused: dict[str, str], written: list[Path]):
+        self.refused, self.written = refused, written
+        super().__init__(f"{len(refused)} figure(s) refused, not written (the other "
+                         f"{len(written)} file(s) were written):\n" + "\n".join(refused.values()))
+
+
 def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
            formats=FORMATS, dpi: int = DPI, overwrite: bool = False, check: bool = True,
-           log=None, cache=None) -> list[Path]:
+           log=None, cache=None, captions: dict | None = None, subjects: dict | None = None,
+           partial: bool = False) -> list[Path]:
     """Write ``charts`` (``{name: chart}``) into ``out_dir`` in every format, with ``config``
     embedded and recorded in ``out_dir/manifest.json``; return the paths written.
 
     ``defaults``: the configuration's defaults; parameters that differ from them are put
-    in the file names. ``check``: refuse charts that fail :func:`fitgpp.figures.check.check`.
+    in the file names. ``subjects``: ``{name: configuration}`` of a figure that shows
+    another configuration than ``config`` (its name then says what differs in that one).
+    ``captions``: ``{name: caption}``, recorded in the manifest (``"caption"``; without one,
+    the title the chart draws); ``"title"`` is always the drawn title. ``check``: refuse
+    charts that fail :func:`fitgpp.figures.check.check`: nothing is written (a
+    :class:`~fitgpp.figures.check.FigureError`), or with ``partial=True`` every other chart is
+    written and then :class:`FiguresRefused` names the refused ones with the check's reasons.
     ``log``: called with one line per file written (e.g. ``print``). ``cache``: the
     figure cache :func:`fitgpp.figures.plots.render` reads rendered files from."""
-    from fitgpp.figures.check import assert_paper_ready
     from fitgpp.sim.run import __version__
     formats = [f if f.startswith(".") else f".{f}" for f in formats]
     bad = [f for f in formats if f not in FORMATS]
@@ -347,6 +309,7 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
         raise ExportError(f"output folder: expected a path, got {out_dir!r}"[:300])
     try:
         cfg = _jsonable(config)
+        shows = {n: _jsonable(c) for n, c in (subjects or {}).items()}
     except (TypeError, ValueError) as exc:
         raise ExportError(f"config cannot be written as JSON: {exc}") from None
     diff = differs(cfg, None if defaults is None else _jsonable(defaults))
@@ -361,25 +324,44 @@ def export(charts, out_dir, *, config: dict, defaults: dict | None = None,
     # drawn as SVG once: the figure check measures this drawing, the .svg file is this drawing
     svgs = ({name: _render(chart, ".svg", dpi, cache) for name, chart in charts.items()}
             if check or ".svg" in formats else {})
-    if check:                     # all charts first: a refused chart leaves nothing half-written
-        for name, chart in charts.items():
-            assert_paper_ready(chart, name, svg=svgs[name])
-        from fitgpp.figures.print_rules import identical
-        same = identical(charts)
-        if same:
-            raise ExportError("identical figures:\n  " + "\n  ".join(map(str, same)))
+    # all charts first: a refused chart leaves nothing half-written
+    refused = _refused(charts, svgs, partial) if check else {}
+    charts = {n: c for n, c in charts.items() if n not in refused}
     _make_dir(out)
     written: list[Path] = []
     try:
         _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
-                   written, __version__, cache, svgs)
+                   written, __version__, cache, svgs,
+                   {"captions": captions or {}, "subjects": shows})
     except BaseException as exc:  # leave nothing behind: no figure the manifest does not list
         for path in written:
             path.unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise ExportError(f"cannot write in {out} ({exc.strerror or exc})") from None
         raise
+    if refused:
+        raise FiguresRefused(refused, written)
     return written
+
+
+def _refused(charts: dict, svgs: dict, partial: bool) -> dict[str, str]:
+    """``{name: why}`` of the charts the figure check refuses (each alone, then two that draw
+    the same data); without ``partial`` the first refusal is raised."""
+    from fitgpp.figures.check import FigureError, assert_paper_ready
+    from fitgpp.figures.print_rules import identical
+    refused: dict[str, str] = {}
+    for name, chart in charts.items():
+        try:
+            assert_paper_ready(chart, name, svg=svgs[name])
+        except FigureError as exc:
+            if not partial:
+                raise
+            refused[name] = str(exc)
+    same = identical({n: c for n, c in charts.items() if n not in refused})
+    if same and not partial:
+        raise ExportError("identical figures:\n  " + "\n  ".join(map(str, same)))
+    refused.update({p.where: f"{p.where} is not written: {p.message}" for p in same})
+    return refused
 
 
 def _make_dir(out: Path) -> None:
@@ -393,10 +375,11 @@ def _make_dir(out: Path) -> None:
 
 
 def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
-               written, version, cache=None, svgs=None) -> None:
+               written, version, cache=None, svgs=None, about=None) -> None:
     """Render and write every chart in every format, then the manifest; each path written
     is appended to ``written`` as it is (so that a failure can take them back). ``svgs``:
-    ``{name: SVG bytes}`` already rendered from these very specs."""
+    ``{name: SVG bytes}`` already rendered from these very specs; ``about``: the
+    ``captions`` and ``subjects`` of :func:`export`."""
     manifest_path = out / MANIFEST
     prov = {**provenance(), "fitgpp_version": version}
     for name, chart in charts.items():
@@ -404,7 +387,7 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
             mine = len(written)
             try:
                 _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite,
-                             manifest, log, written, prov, cache, svgs)
+                             manifest, log, written, prov, cache, svgs, about or {})
                 break
             except _Taken:
                 for path in written[mine:]:
@@ -417,14 +400,18 @@ def _write_all(charts, out, cfg, defaults, diff, formats, dpi, overwrite, manife
 
 
 def _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite, manifest, log,
-                 written, prov, cache, svgs) -> None:
+                 written, prov, cache, svgs, about) -> None:
     """One chart in every format under the next free name (see :func:`_write_all`)."""
-    base = _free_stem(out, stem(name, cfg, None if defaults is None else _jsonable(defaults)),
-                      formats, overwrite)
+    base_cfg = _jsonable(defaults) if defaults is not None else None
+    shows = about.get("subjects", {}).get(name, cfg)
+    base = _free_stem(out, stem(name, shows, base_cfg), formats, overwrite)
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
     meta = (spec.get("usermeta") or {}).get("fitgpp", {})
-    record = {"chart": name, "caption": _caption(chart), "config": cfg,
+    title = _caption(chart)
+    record = {"chart": name, "caption": about.get("captions", {}).get(name) or title,
+              "title": title, "config": cfg,
               "differs_from_defaults": diff if defaults is not None else None,
+              **({"shows": shows} if shows is not cfg else {}),
               "preset": meta.get("preset"), "inches": meta.get("inches"),
               **prov,
               "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
@@ -438,7 +425,7 @@ def _write_chart(name, chart, out, cfg, defaults, diff, formats, dpi, overwrite,
         elif ext == ".svg":
             data = embed_svg(data, text)
         else:
-            data = embed_pdf(data, text, record["caption"] or name)
+            data = embed_pdf(data, text, title or name)
         path = out / f"{base}{ext}"
         _write(path, data, overwrite)
         manifest["figures"][path.name] = {**record, "format": ext[1:],

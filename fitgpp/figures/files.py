@@ -1,10 +1,13 @@
-"""What a written figure file is: the manifest beside it (read, and written merged under a
+"""What a written figure file is: its name (:func:`stem`: what differs from the defaults, in
+letters, digits, ``-`` and ``_``), the manifest beside it (read, and written merged under a
 lock), and a file's printed width read from its own bytes (PNG pixels and resolution, SVG
 ``width``, PDF page box)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
 import re
 import struct
@@ -19,6 +22,83 @@ MANIFEST = "manifest.json"
 
 class ExportError(FitgppError):
     """A figure cannot be exported as asked; the message names the file or parameter."""
+
+
+# ------------------------------------------------------------------ names
+def differs(config: dict, defaults: dict | None) -> dict:
+    """The entries of ``config`` whose value is not the one in ``defaults`` (all, if None)."""
+    if defaults is None:
+        return {}
+    return {k: v for k, v in config.items()
+            if k not in defaults or _jsonable(defaults[k]) != _jsonable(v)}
+
+
+def _jsonable(v):
+    """``v`` as plain JSON values (anything else as its text); a NaN or an infinity as the
+    text ``"nan"``, ``"inf"``, ``"-inf"``: JSON has no such number, and a manifest must read
+    back as JSON anywhere."""
+    return _finite(json.loads(json.dumps(v, default=str, sort_keys=True)))
+
+
+def _finite(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    return v
+
+
+def _token(v) -> str:
+    """A value in a file name: letters, digits and ``-`` only; a number's point is ``p`` and
+    its minus sign ``m`` (``0.9`` -> ``0p9``, ``-1.5`` -> ``m1p5``, ``1e-05`` -> ``1em05``)."""
+    if isinstance(v, bool) or v is None:
+        v = str(v).lower()
+    elif isinstance(v, (int, float)):
+        v = f"{v:.6g}".replace("+", "").replace("-", "m").replace(".", "p")
+    text = re.sub(r"(?<=\d)\.(?=\d)", "p", str(v))     # "0.9" as text too
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "none"
+
+
+def _pair(key: str, value) -> str:
+    """``load0p9``, ``n-seeds5``, ``model-paper-wide-te``: the key (``_`` as ``-``) and its
+    value, a ``-`` between them unless the value starts with a digit the key does not end in."""
+    k, v = _token(key), _token(value)
+    return f"{k}{v}" if v[0].isdigit() and not k[-1].isdigit() else f"{k}-{v}"
+
+
+#: What a figure's name may hold: letters, digits, ``-`` and ``_`` (no dot: the one dot of a
+#: file name is its extension's; no ``=``: both trouble LaTeX's ``\\includegraphics``).
+NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def stem(name: str, config: dict, defaults: dict | None, *, limit: int = 80) -> str:
+    """``name`` plus ``__`` and a :func:`_pair` for each parameter that differs from
+    ``defaults``, joined by ``_`` (``util__load1p3_model-paper-wide-te``); a hash of them
+    (``cfg-<10 hex digits>``) when that is longer than ``limit``."""
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ExportError(f"figure name {name!r}: use letters, digits, _ and - only (a file "
+                          "name LaTeX's \\includegraphics reads as it is)")
+    diff = differs(config, defaults)
+    if not diff:
+        return name
+    tail = "_".join(_pair(k, v) for k, v in sorted(diff.items()))
+    if len(tail) > limit:
+        digest = hashlib.sha256(json.dumps(_jsonable(diff), sort_keys=True).encode()).hexdigest()
+        tail = f"cfg-{digest[:10]}"
+    return f"{name}__{tail}"
+
+
+def _free_stem(out: Path, base: str, formats, overwrite: bool) -> str:
+    if overwrite:
+        return base
+    k, s = 1, base
+    # a dangling symbolic link takes its name too: writing there would fail half-way
+    while any(os.path.lexists(out / f"{s}{ext}") for ext in formats):
+        k += 1
+        s = f"{base}-{k}"
+    return s
 
 
 def file_inches(data: bytes, ext: str, dpi: int = DPI) -> float:

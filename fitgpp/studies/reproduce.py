@@ -28,6 +28,7 @@ from fitgpp.analysis.escape import md_alt, md_code, md_inert, md_text
 from fitgpp.studies import STUDIES, Study
 from fitgpp.studies.base import (FULL, NAMES, QUICK, Outcome, ReproduceError, RQResult, Size, _fmt,
                                  label_of, shared)
+from fitgpp.studies.keys import keyed
 from fitgpp.studies.rq1 import HEADLINE
 from fitgpp.studies.steady import steady_markdown
 from fitgpp.analysis.verdicts import (CLIP_NOTE, PAPER, PAPER_CLAIMS, Estimate, against_paper,
@@ -152,18 +153,20 @@ def tradeoff_note(r1: RQResult, r2: RQResult) -> list[str]:
     return lines
 
 
-def _md_table(table: pd.DataFrame, id_cols: list[str], cols: list[str] | None = None,
+def _md_table(table: pd.DataFrame, id_cols, cols: list[str] | None = None,
               fractions=(), *, extra=(), baseline: str = "FIFO") -> str:
-    """``cols`` (default: the brief metrics of :data:`fitgpp.analysis.metrics.METRICS` and those in
+    """``id_cols`` (a list, or ``{column: heading}``: the keys of the rows) then ``cols``
+    (default: the brief metrics of :data:`fitgpp.analysis.metrics.METRICS` and those in
     ``extra``, then their changes against the baseline) with intervals, headed by the
     metrics' titles; ``change_*`` columns and ``fractions`` in percent."""
+    id_cols = dict(id_cols) if isinstance(id_cols, dict) else {c: c for c in id_cols}
     if cols is None:
         shown = [m for m in brief(extra) if m.name in table.columns]
         cols = [m.name for m in shown] + [f"change_{m.name}" for m in shown
                                           if f"change_{m.name}" in table.columns]
     heads = {m.name: m.title for m in METRICS.values()}
     heads.update({f"change_{m.name}": f"{m.label} vs {baseline}" for m in METRICS.values()})
-    head = id_cols + [heads.get(c, c) for c in cols]
+    head = list(id_cols.values()) + [heads.get(c, c) for c in cols]
     # the range of each column (fitgpp.analysis.metrics.value_range): a slowdown at least 1, a change
     # at least -100 %, a count or share at least 0; every cut bound marked *
     seeds = "seeds" in table and "seeds" not in id_cols   # what every row's numbers rest on
@@ -206,16 +209,16 @@ def write_results(results: dict, out: Path, size: Size, seconds: float, figures:
     for key, why in (not_run or {}).items():
         md.append(f"- **{md_text(key.upper())}** — NOT RUN: {md_text(why)}")
     md.append("")
-    ids = {"rq3": ["grace_scale", "policy"], "rq4": ["grace", "te_fraction", "policy"]}
     # figures embedded by paths relative to results.md, so the report moves as one directory
     import os
     pngs = pngs if pngs is not None else {Path(p).stem: p for p in figures
                                           if Path(p).suffix == ".png"}
     rel = {n: Path(os.path.relpath(p, out)).as_posix() for n, p in pngs.items()}
     for key, r in results.items():
-        table = (_md_table(r.table, ids.get(key, ["policy"]), extra=r.columns,
-                           baseline=r.baseline) if r.report_columns is None else
-                 _md_table(r.table, *r.report_columns))
+        # every key of the rows (the variant, each knob, the policy): no two rows read the same
+        t, keys = keyed(r.table, STUDIES.get(key), r.config.get("knobs"))
+        table = (_md_table(t, keys, extra=r.columns, baseline=r.baseline)
+                 if r.report_columns is None else _md_table(t, keys, *r.report_columns[1:]))
         md += [f"## {md_text(r.title)}", "", md_text(r.question), "",
                *([md_inert(r.details), ""] if r.details else []),
                *([md_inert(r.rounds.text()), ""] if r.rounds is not None else []),
@@ -252,15 +255,27 @@ def _chart_title(chart, default: str):
     return t.get("text", default) if isinstance(t, dict) else t
 
 
-def _export(r: RQResult, out: Path, formats, cache) -> dict[str, list[Path]]:
+def _export(r: RQResult, out: Path, formats, cache, refused: dict) -> dict[str, list[Path]]:
     """Every chart of ``r`` through :func:`fitgpp.figures.export.export` (the figure check, the
-    study's configuration embedded, the manifest, never overwriting): ``{name: paths}``,
-    the PNG first."""
-    from fitgpp.figures.export import export
+    study's configuration embedded, its caption and the manifest, never overwriting):
+    ``{name: paths}``, the PNG first; a chart the check refuses goes into ``refused``
+    (``{name: why}``) and is not written."""
+    from fitgpp.figures.export import FiguresRefused, export
+    from fitgpp.studies.captions import declared
     order = sorted(formats, key=lambda f: f != ".png")
-    return {name: export({name: chart}, out, config={"study": r.key, **r.config},
-                         formats=order, cache=cache)
-            for name, chart in r.charts.items()}
+    study = STUDIES.get(r.key)
+    out_paths = {}
+    for name, chart in r.charts.items():
+        # the study's caption (else the title the figure draws: the figure check refuses one
+        # with neither, with the others written)
+        said = declared(study, name) if study is not None else None
+        try:
+            out_paths[name] = export({name: chart}, out, config={"study": r.key, **r.config},
+                                     formats=order, cache=cache, partial=True,
+                                     captions={name: said} if said else None)
+        except FiguresRefused as exc:
+            refused.update(exc.refused)
+    return out_paths
 
 
 def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
@@ -276,7 +291,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    results, figures, pngs, not_run = {}, [], {}, {}
+    results, figures, pngs, not_run, refused = {}, [], {}, {}, {}
     from fitgpp.sweep import cache_dir_for
     root = cache_dir_for(cache)
     figure_cache = None if root is None else root / "figures"
@@ -294,7 +309,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
         r = STUDIES[key].result((sizes or {}).get(key, size), cache=cache, scheduler=scheduler,
                                 progress=progress)
         results[key] = r
-        written = _export(r, out, formats, figure_cache)
+        written = _export(r, out, formats, figure_cache, refused)
         figures += [p for ps in written.values() for p in ps]
         pngs.update({n: ps[0] for n, ps in written.items() if ps and ps[0].suffix == ".png"})
         (out / f"{key}.csv").write_text(safe_csv(r.table))
@@ -302,4 +317,7 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
         log(f"{r.title}: {time.perf_counter() - t:.1f} s, {s['unique']} cells "
             f"({s['computed']} simulated, {s['cached']} from the cache) — {r.finding}")
     write_results(results, out, size, time.perf_counter() - t0, figures, not_run, pngs)
+    if refused:   # everything else is written, results.md says which figure is missing
+        from fitgpp.figures.export import FiguresRefused
+        raise FiguresRefused(refused, figures)
     return results

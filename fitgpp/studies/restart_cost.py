@@ -301,34 +301,42 @@ def _each_against(fit: pd.DataFrame, oth: pd.DataFrame, col: str, title: str,
 
 
 # ---------------------------------------------------------------- charts
+#: RQ6's figures per workload: ``{name: (caption words, metrics)}``, three panels each (five
+#: in one figure did not fit a printed column at the full size, issue 35).
+FIGURES = {"slowdowns": ("slowdowns", ("te_p95", "be_median", "be_p95")),
+           "reloads": ("preemptions and reloads", ("preemptions_per_be", "reload_gpu_h",
+                                                   "reload_share"))}
+
+
 def workload_chart(table: pd.DataFrame, workload: str, *, reloads: bool = False):
-    """The metrics of ``workload`` against the overhead, one line per policy, 95 % CIs: the
-    slowdowns and preemptions, or with ``reloads=True`` the fractions (:data:`FRACTIONS`,
-    the share of BE GPU time lost to reloads) on a percent axis."""
+    """The metrics of ``workload`` against the overhead, one line per policy, 95 % CIs:
+    the slowdowns (:data:`FIGURES`), or with ``reloads=True`` the preemptions per BE job,
+    the GPU-hours lost to reloads and their share of BE GPU time (in percent)."""
     from fitgpp.figures import plots
     g = table[table["workload"] == workload]
     if g.empty:
         raise RestartCostError(f"nothing to draw for workload {workload!r}")
-    keys = [k for k in RUN_METRICS if (k in FRACTIONS) == reloads]
-    long = pd.concat([g[["overhead_min", "policy"]].assign(
+    words, keys = FIGURES["reloads" if reloads else "slowdowns"]
+    keys = [k for k in keys if k in g]
+    # the workload in the data too: two workloads whose numbers agree (no preemption in
+    # either) draw two figures, each of its own workload, not one figure under two names
+    long = pd.concat([g[["overhead_min", "policy", "workload"]].assign(
         metric=METRICS[k].title, value=g[k], lo=g[f"{k}_lo"], hi=g[f"{k}_hi"],
         lowest=value_range(k)[0]) for k in keys],
         ignore_index=True)
-    caption = (f"{workload}: GPU time lost to reloads" if reloads
-               else f"{workload}: what restarts cost")
     return plots.metric_lines(long, x="overhead_min", x_title=names.title("restart_overhead"),
-                              title=caption, share=reloads)
+                              title=f"{workload}: {words} as restarts cost more",
+                              share={METRICS[k].title for k in keys if k in FRACTIONS})
 
 
 def charts(table: pd.DataFrame) -> dict:
-    """``rq6_<workload>`` and ``rq6_<workload>_reloads``: :func:`workload_chart` of each
-    workload; ``rq6_net``: TE gain minus
-    BE p95 cost against PRIO (below 0: preempting no longer pays off), one panel per
-    workload."""
+    """``rq6_<workload>_slowdowns`` and ``rq6_<workload>_reloads``: :func:`workload_chart` of
+    each workload; ``rq6_net``: TE gain minus BE p95 cost against PRIO (below 0: preempting
+    no longer pays off), one panel per workload."""
     from fitgpp.figures import plots
     out = {}
     for wl in dict.fromkeys(table["workload"]):
-        out[f"rq6_{wl}"] = workload_chart(table, wl)
+        out[f"rq6_{wl}_slowdowns"] = workload_chart(table, wl)
         out[f"rq6_{wl}_reloads"] = workload_chart(table, wl, reloads=True)
     net = table[table["policy"] != "PRIO"]
     # the net's own range (no floor: a BE tail five times PRIO's is a net of -400 %), not a
@@ -341,6 +349,22 @@ def charts(table: pd.DataFrame) -> dict:
                                         y_title="net gain vs PRIO", percent=True,
                                         title="Net gain of preempting against PRIO as "
                                               "restarts cost more")
+    return out
+
+
+def captions(workloads) -> dict[str, str]:
+    """The captions of :func:`charts` (:attr:`fitgpp.studies.Study.captions`)."""
+    out = {}
+    for wl in workloads:
+        out[f"{wl}_slowdowns"] = (f"TE p95, BE median and BE p95 slowdown on {wl} as the BE "
+                                  "restart cost grows, one line per policy (mean over the "
+                                  "seeds, 95 % intervals).")
+        out[f"{wl}_reloads"] = (f"Preemptions per BE job, GPU-hours lost to reloads and their "
+                                f"share of the BE jobs' GPU-hours on {wl} as the BE restart "
+                                "cost grows, one line per policy.")
+    out["net"] = ("Net gain of each preempting policy against PRIO (TE p95 gain minus BE p95 "
+                  "cost, paired per seed) as the restart cost grows, one panel per workload; "
+                  "below 0 preempting no longer pays off.")
     return out
 
 

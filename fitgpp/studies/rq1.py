@@ -91,6 +91,9 @@ RQ1 = Study(
               ORACLE: {}},
     # seeds in rounds go to the headline until each of its three numbers is decided
     undecided=against_paper_undecided(lambda c: c["label"] == HEADLINE, each=True),
+    captions={"utilization_fitgpp_fifo": "FitGpp s=4 and FIFO over time (first seed), the same "
+                                         "in this run: share of GPUs running, in grace periods "
+                                         "and reserved for TE jobs; waiting jobs per class."},
     analyze=_rq1)
 
 #: The studies this module declares, in the order of the report.

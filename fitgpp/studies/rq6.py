@@ -42,7 +42,8 @@ def study(overheads=rc.REPRODUCE_OVERHEADS, workloads=rc.WORKLOADS):
                  policies={"prio": {}, "fitgpp": {"s": fitgpp_s}, "lrtp": {}, "rand": {}},
                  knobs={"restart_overhead": tuple(float(x) for x in overheads)},
                  variants={w: variant(w) for w in workloads}, variant_dim="workload",
-                 baseline="prio", columns=("reload_gpu_h", "reload_share"), analyze=analyze)
+                 baseline="prio", columns=("reload_gpu_h", "reload_share"), analyze=analyze,
+                 captions=rc.captions(workloads))
 
 
 def analyze(o):

@@ -8,9 +8,13 @@ The figures are laid out for the printed width chosen (``"column"``, 3.3 in, or 
 (:func:`fitgpp.figures.plots.at_width`), so fonts, legends and panels are those of that width and
 the figure check passes there; the manifest records the width of each file written.
 Figures go through :func:`fitgpp.figures.export.export` (PNG, SVG, PDF with the configuration
-inside and in ``manifest.json``); tables through :func:`fitgpp.figures.export.export_table` (CSV
-at full precision, LaTeX as on screen) into the same folder and manifest. Nothing is
-overwritten: a repeated export gets the next free names.
+inside and in ``manifest.json``, each with the caption its study declares,
+:func:`fitgpp.studies.captions.declared`); tables through
+:func:`fitgpp.figures.export.export_table` (CSV at full precision, LaTeX as on screen, both with
+every key of their rows, :func:`fitgpp.studies.keys.keyed`) into the same folder and manifest.
+Nothing is overwritten: a repeated export gets the next free names. The tables are written
+first; a figure the figure check refuses is left out, every other one written, and then an
+:class:`~fitgpp.figures.export.FiguresRefused` names each refused figure and why.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from fitgpp.figures import export as _export
 from fitgpp.figures import plots
 from fitgpp.errors import FitgppError
 from fitgpp.figures.export import ExportError
-from fitgpp.analysis.tables import PeopleTable, people_table, rq_table
+from fitgpp.analysis.tables import PeopleTable, people_table
 from fitgpp.figures.export import export_table
+from fitgpp.studies.captions import declared
+from fitgpp.studies.keys import keyed_table
 
 
 #: The printed widths the export offers: label -> preset name.
@@ -59,22 +65,23 @@ def view_charts(panel, width: str = "full") -> dict:
 
 def _charts(panel) -> dict:
     """The panel's charts at the width of the enclosing :func:`fitgpp.figures.plots.printed_at`:
-    those on screen when they were made at that width, else made anew (the study's analysis
-    of the Outcome the panel holds, none when that analysis failed, and the cell's CDFs)."""
+    the study's on screen when they were made at that width, else made anew (the study's
+    analysis of the Outcome the panel holds, none when that analysis failed), the trade-off
+    at the selection (made anew: on screen its title says what a click does, which a figure
+    for print does not) and the cell's CDFs."""
     from fitgpp.workbook.views import cell_view, tradeoff_view
     key = panel.study.key
     # the trade-off the panel shows above the cell is part of the view (02 wrote six
     # figures without it; 08 and a researcher's study in 09 only the CDF)
-    shown = {f"{key}_selected_tradeoff": panel.views["tradeoff"].chart} \
+    again = {f"{key}_selected_tradeoff": tradeoff_view(panel.o, panel.selection(), panel.table,
+                                                       live=False)} \
         if "tradeoff" in panel.views else {}
-    now = {**panel.result.charts, **shown,
-           f"{key}_selected_slowdown_cdf": panel.views["cell"].chart}
+    now = {**panel.result.charts, f"{key}_selected_slowdown_cdf": panel.views["cell"].chart}
     if all(_preset(c) == plots.preset().name for c in now.values()):
-        return _one_of_each(now)
+        return _one_of_each({**panel.result.charts, **again,
+                             f"{key}_selected_slowdown_cdf": panel.views["cell"].chart})
     study = panel.result.charts and panel.study.analysis(panel.o).charts
     sel = panel._selection_for_outcome() | {"seed": panel.selection()["seed"]}
-    again = {f"{key}_selected_tradeoff": tradeoff_view(panel.o, panel.selection(), panel.table)} \
-        if shown else {}
     return _one_of_each({**(study or {}), **again,
                          f"{key}_selected_slowdown_cdf": cell_view(panel.o, sel)})
 
@@ -97,30 +104,47 @@ def _preset(chart) -> str | None:
 
 
 def view_tables(panel) -> dict[str, PeopleTable]:
-    """The study's table for the current declaration and the selection's numbers."""
+    """The study's table for the current declaration, every key of its rows first
+    (:func:`fitgpp.studies.keys.keyed_table`), and the selection's numbers."""
     from fitgpp.workbook.views import label, selection_numbers
     sel = panel._selection_for_outcome()
     nums = selection_numbers(panel.o, sel).reset_index()
     key = panel.study.key
-    result = panel.result if hasattr(panel.result, "title") else SimpleNamespace(
-        table=panel.table, title=panel.study.title)
-    return {f"{key}_table": rq_table(result),
+    result = SimpleNamespace(table=panel.result.table if hasattr(panel.result, "title")
+                             else panel.table, title=panel.study.title,
+                             columns=panel.study.columns, baseline=panel.o.baseline_label())
+    return {f"{key}_table": keyed_table(result, panel.study),
             f"{key}_selected_numbers": people_table(nums, [c for c in nums.columns
                                                            if c != "metric"],
                                                     ids={"metric": "metric"}, seeds=None,
                                                     caption=label(panel.o, sel))}
 
 
-def export_view(panel, out_dir, *, width: str = "full", log=None) -> list[Path]:
-    """Write the panel's current figures (laid out ``width`` wide: ``"column"``, 3.3 in, or
-    ``"full"``, 7 in) and tables into ``out_dir``; the paths written."""
+def view_captions(panel, charts: dict) -> dict[str, str]:
+    """The caption each of ``charts`` has (:func:`fitgpp.studies.captions.declared`; a figure
+    without one is captioned by its title, and the figure check refuses one without either)."""
+    return {name: said for name in charts if (said := declared(panel.study, name))}
+
+
+def export_view(panel, out_dir, *, width: str = "full", log=None,
+                formats=plots.FORMATS) -> list[Path]:
+    """Write the panel's current tables and figures (laid out ``width`` wide: ``"column"``,
+    3.3 in, or ``"full"``, 7 in; in ``formats``) into ``out_dir``; the paths written. A
+    figure the figure check refuses is not written, every other file is, and then
+    :class:`~fitgpp.figures.export.FiguresRefused` names it and why."""
     charts = view_charts(panel, width)   # everything made before a file is written
     cfg, tables = {**view_config(panel), "width": width}, view_tables(panel)
-    paths = _export.export(charts, out_dir, config=cfg, log=log)
+    captions = view_captions(panel, charts)
+    paths: list[Path] = []
     for name, table in tables.items():
         paths += export_table(table, name, out_dir, config=cfg)
         if log:
             log(f"wrote {paths[-2]} and {paths[-1].name}")
+    try:
+        paths += _export.export(charts, out_dir, config=cfg, log=log, formats=formats,
+                                captions=captions, partial=True)
+    except _export.FiguresRefused as exc:     # said with every file written, tables too
+        raise _export.FiguresRefused(exc.refused, paths + exc.written) from None
     return paths
 
 

@@ -390,7 +390,7 @@ class Panel(W.VBox):
         if k not in self._study_views:
             boxes = [self.partial] if self._early else []
             for name, chart in self.result.charts.items():
-                boxes += [W.HTML(f"<p><b>Figure.</b> {html_text(caption(self.study, name))}</p>"),
+                boxes += [W.HTML(f"<p><b>Figure.</b> {html_text(caption(self.study, name, chart))}</p>"),
                           live.show(chart)]
             self._study_views[k] = boxes
         self.study_box.children = self._study_views[k]

@@ -26,6 +26,7 @@ from fitgpp.errors import FitgppError
 from fitgpp.figures import names, plots
 from fitgpp.analysis.metrics import CHANGE_RANGE, brief, paired_change, percent, value_range
 from fitgpp.studies.base import Outcome, label_of
+from fitgpp.studies.captions import CAPTIONS, caption  # noqa: F401  (the panel's captions)
 from fitgpp.analysis.tables import interval_text
 
 
@@ -121,10 +122,11 @@ def slowdown_view(arms, seed: int, title: str) -> alt.Chart:
 
 
 def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
-                  pick: str = "pick") -> alt.Chart:
+                  pick: str = "pick", live: bool = True) -> alt.Chart:
     """TE p95 against BE median and p95 slowdown, one point per configuration at the
     selected ``P``, knobs and variant; clicking a point selects it (``pick``: ``family``
-    and ``s``). ``table``: ``o.table()``, if already computed."""
+    and ``s``). ``table``: ``o.table()``, if already computed. ``live``: the title says what
+    a click does (on screen); an exported figure says nothing of clicks (``False``)."""
     st = o.study
     t = o.table() if table is None else table
     keep = np.ones(len(t), bool)
@@ -147,8 +149,8 @@ def tradeoff_view(o: Outcome, sel: dict, table: pd.DataFrame | None = None, *,
     what = f" at {', '.join(at)}" if at else ""
     # the title given here, not set afterwards: that dropped the subtitle and its notes
     # ("FIFO off the scale (TE p95 56.8), drawn at the edge.")
-    chart = plots.s_tradeoff(sub, title=f"TE against BE slowdown{what} (click a point: its "
-                                        "slowdown distributions appear below)")
+    click = " (click a point: its slowdown distributions appear below)" if live else ""
+    chart = plots.s_tradeoff(sub, title=f"TE against BE slowdown{what}{click}")
     selection = alt.selection_point(name=pick, fields=["family", "s"], on="click")
     inner = chart.spec
     for i, layer in enumerate(inner.layer):
@@ -188,35 +190,6 @@ def finding_html(text: str) -> str:
         elif line.strip():
             out.append(f"<p>{inline(line)}</p>")
     return "".join(out + ["</ul>"] * depth)
-
-
-#: Captions of the figures several studies draw, by the part of the figure's name after the
-#: study key; a study declares the captions of its own figures (``Study.captions``).
-CAPTIONS = {
-    "slowdown_cdf": "Slowdown distribution per job class, one line per policy (first seed).",
-    "slowdown_bars": "Median and p95 slowdown per policy and class: mean over the seeds, with "
-                     "its 95 % interval from 3 seeds on.",
-    "utilization_fitgpp": "FitGpp s=4 over time (first seed): share of GPUs running, in grace "
-                          "periods and reserved for TE jobs; waiting jobs per class.",
-    "utilization_fifo": "FIFO over time (first seed), as above.",
-    "node_timeline": "The first nodes over the start of the FitGpp run: jobs, preemption "
-                     "signals and grace periods.",
-}
-
-
-def caption(study, name: str) -> str:
-    """A caption for figure ``name`` of ``study`` (``rq2_s_tradeoff_P3``: "TE against BE
-    slowdown, one point per s, at P=3")."""
-    part = name.removeprefix(f"{study.key}_")
-    if part.startswith("s_tradeoff_P"):
-        return (f"TE p95 against BE median and p95 slowdown, FitGpp one point per s at "
-                f"P={part.removeprefix('s_tradeoff_P')}, other policies as single points "
-                "(mean over the seeds).")
-    if part == "slowdown_bars" and study.trace is not None:   # one trace: no seeds to span
-        return ("Median and p95 slowdown per policy and class, with 95 % bootstrap intervals "
-                "over the jobs (one real trace, so no interval over seeds).")
-    return study.captions.get(part) or CAPTIONS.get(part, part.replace("_", " ").capitalize()
-                                                    + ".")
 
 
 class PanelError(FitgppError):

@@ -293,11 +293,14 @@ class Workbench(W.VBox):
         charts = dict(self.charts)
         if self.base is not None and self.base.values == self.cur.values:
             charts.pop("utilization_pinned", None)   # the same run: one file, not two equal ones
+        # the pinned run's figure is named after the pinned configuration, not the current s
+        shows = ({"utilization_pinned": {**defaults, **config["pinned"]}}
+                 if config.get("pinned") else {})
         self.messages.clear_output(wait=True)
         with self.messages:
             try:
                 return _export.export(charts, out, config=config, defaults=defaults,
-                                      formats=formats, log=lambda m: print(
+                                      subjects=shows, formats=formats, log=lambda m: print(
                                           m.replace(str(out), str(out.resolve()))))
             except FitgppError as exc:
                 print(f"error: {exc}")

@@ -30,7 +30,7 @@ def chart():
 def test_names_carry_what_differs_and_files_carry_everything(chart, tmp_path):
     cfg = {**DEFAULTS, "load": 1.3000000000000003, "model": "paper-wide-te"}
     paths = E.export({"util": chart}, tmp_path, config=cfg, defaults=DEFAULTS)
-    assert [p.name for p in paths] == [f"util__load=1.3_model=paper-wide-te{x}"
+    assert [p.name for p in paths] == [f"util__load1p3_model-paper-wide-te{x}"
                                        for x in (".png", ".svg", ".pdf")]
     for p in paths:
         got = E.read_config(p)
@@ -42,6 +42,38 @@ def test_names_carry_what_differs_and_files_carry_everything(chart, tmp_path):
     assert man[paths[0].name]["config"] == cfg and man[paths[0].name]["dpi"] == 300
     assert man[paths[0].name]["preset"] == "column"
     assert man[paths[0].name]["caption"] == "A small test figure"
+
+
+def test_names_are_safe_in_latex_readable_and_stable():
+    """Issue 35: ``slowdown_cdf__load=0.9_n_seeds=5_s=5.5.png`` (``=`` and extra dots trouble
+    LaTeX's \\includegraphics): a name is letters, digits, ``-`` and ``_``, one dot before the
+    extension, and still says what differs (``load0p9``); the same configuration gives the
+    same name, two configurations two names."""
+    cfg = {"load": 0.9, "n_seeds": 5, "s": 5.5, "delta": -1.5, "tiny": 1e-5,
+           "model": "my model.v2", "flag": True, "none": None, "max_preemptions": 10}
+    name = E.stem("slowdown_cdf", cfg, {}, limit=200)
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", name), name
+    assert name == ("slowdown_cdf__delta-m1p5_flag-true_load0p9_max-preemptions10_"
+                    "model-my-model-v2_n-seeds5_none-none_s5p5_tiny1em05")
+    assert E.stem("slowdown_cdf", dict(cfg), {}, limit=200) == name       # stable
+    assert E.stem("slowdown_cdf", {**cfg, "s": 5.0}, {}, limit=200) != name   # unique
+    assert re.fullmatch(r"slowdown_cdf__cfg-[0-9a-f]{10}", E.stem("slowdown_cdf", cfg, {}))
+    for bad in ("a.b", "a=b", "a b", "a/b"):
+        with pytest.raises(E.ExportError, match="letters, digits, _ and -"):
+            E.stem(bad, cfg, {})
+
+
+def test_a_figure_of_another_configuration_is_named_after_it(chart, tmp_path):
+    """The workbench's pinned FIFO figure was named after the current configuration's s
+    (``utilization_pinned__...s=5.5``): ``subjects`` names a figure after what it shows."""
+    cfg = {**DEFAULTS, "s": 5.5}
+    paths = E.export({"now": chart, "pinned": chart}, tmp_path, config=cfg,
+                     defaults=DEFAULTS, formats=["svg"], check=False,
+                     subjects={"pinned": {**DEFAULTS, "policy": "fifo"}})
+    assert [p.name for p in paths] == ["now__s5p5.svg", "pinned__policy-fifo.svg"]
+    man = json.loads((tmp_path / E.MANIFEST).read_text())["figures"]
+    assert man["pinned__policy-fifo.svg"]["config"] == cfg          # the whole configuration
+    assert man["pinned__policy-fifo.svg"]["shows"]["policy"] == "fifo"
 
 
 def test_png_is_300_dpi_at_the_preset_width(chart, tmp_path):
@@ -94,6 +126,24 @@ def test_long_differences_become_a_hash_and_the_manifest_keeps_them(chart, tmp_p
     p = E.export({"f": chart}, tmp_path, config=cfg, defaults=DEFAULTS, formats=["svg"])[0]
     assert re.fullmatch(r"f__cfg-[0-9a-f]{10}\.svg", p.name)
     assert E.read_config(p)["differs_from_defaults"]["knob_19"] == 28.5
+
+
+def test_a_refused_figure_is_named_and_every_other_one_written(chart, tmp_path):
+    """Issue 35: one figure refused by the check left nothing written. With ``partial`` the
+    others are written (and listed in the manifest), then FiguresRefused names the refused one
+    and why; without it nothing is written, as before."""
+    bad = {k: v for k, v in chart.to_dict().items() if k != "title"}   # no caption: refused
+    with pytest.raises(E.FiguresRefused, match=r"(?s)1 figure\(s\) refused.*bad is not "
+                                               r"paper-ready.*\[caption\]") as got:
+        E.export({"good": chart, "bad": bad}, tmp_path, config=DEFAULTS, formats=["svg"],
+                 partial=True, captions={"good": "A caption of its own."})
+    assert [p.name for p in got.value.written] == ["good.svg"] and set(got.value.refused) == {"bad"}
+    man = json.loads((tmp_path / E.MANIFEST).read_text())["figures"]
+    assert set(man) == {"good.svg"} and man["good.svg"]["caption"] == "A caption of its own."
+    assert man["good.svg"]["title"] == "A small test figure"
+    with pytest.raises(figcheck.FigureError, match="bad is not paper-ready"):
+        E.export({"other": chart, "bad": bad}, tmp_path / "all", config=DEFAULTS)
+    assert not (tmp_path / "all").exists()
 
 
 def test_bad_requests_name_what_is_wrong(chart, tmp_path):

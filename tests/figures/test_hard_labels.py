@@ -127,7 +127,8 @@ CACHED = textwrap.dedent("""
     import altair as alt, numpy as np, pandas as pd
     from fitgpp.figures import plots
     import importlib
-    from fitgpp.figures.plots import lines, slowdown
+    from fitgpp.figures.plots import layout, slowdown
+    from fitgpp.figures import export as E
     R = importlib.import_module("fitgpp.figures.plots.render")
     kind, cache = sys.argv[1], Path(sys.argv[2])
 
@@ -144,20 +145,22 @@ CACHED = textwrap.dedent("""
     x = np.linspace(1.0, 9.0, 50)
     lo_hi = slowdown._cached_interval(x, 0.5, cache=cache / "boot", n_resamples=50, seed=0)
     p = plots.preset("column")
-    fits = lines._fits(chart, p)
+    fits = layout.page_of(chart, p)
+    lay = E.laid_out(chart, cache=cache / "figs")
     for path in [q for q in cache.rglob("*") if q.is_file()]:
         harm(path)
     assert R.render(chart, ".png", cache=cache / "render") == png
     assert slowdown._cached_interval(x, 0.5, cache=cache / "boot", n_resamples=50,
                                      seed=0) == lo_hi
-    assert lines._fits(chart, p) == fits
+    assert layout.page_of(chart, p) == fits
+    assert E.laid_out(chart, cache=cache / "figs") == lay
     print("read again")
 """)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "zero", "deep"])
 def test_a_figure_cache_entry_that_is_no_regular_file_is_made_again(tmp_path, kind):
-    env = {**os.environ, "FITGPP_CACHE": str(tmp_path)}   # (the answers of _fits live there)
+    env = {**os.environ, "FITGPP_CACHE": str(tmp_path)}   # (the answers of layout.page_of live there)
     try:
         p = subprocess.run([sys.executable, "-c", CACHED, kind, str(tmp_path)],
                            capture_output=True, text=True, timeout=300, env=env)

@@ -342,22 +342,38 @@ def test_a_whisker_below_its_quantitys_least_value_is_cut_there_and_marked():
 
 
 def test_an_axis_starts_at_its_quantitys_least_value_not_below_it():
-    """RQ6 (quick): 'GPU-hours lost to reloads' drew its axis from -50 (Vega's padding under a
-    value of 0). With a ``lowest`` column the axis starts there and the marks are not clipped
-    (a point at 0 shows whole); without one, or far above it, the padding stays."""
-    def y_scales(df):
+    """RQ6 (quick): 'GPU-hours lost to reloads' drew its axis from -50, philly's slowdowns
+    from 0 (Vega's padding and nice rounding); 09's preemptions below 0 (no ``lowest``
+    column). Every axis is computed: from the ``lowest`` column, else from the range of the
+    quantity the metric names (a slowdown from 1, a count from 0), never below it, the marks
+    inside it (not clipped); far above it, the axis starts near the data."""
+    def y_domains(df):
         spec = plots.metric_lines(df, x="overhead", title="A test chart").to_dict()
-        layers = spec.get("layer") or spec["concat"][0]["layer"]
-        return ([l["encoding"]["y"].get("scale") for l in layers[:2]],
-                [l["mark"].get("clip") for l in layers[:2]])
+        views = spec.get("concat") or [spec]
+        out = []
+        for v in views:
+            layers = v["layer"]
+            scales = [l["encoding"]["y"].get("scale") for l in layers[:2]]
+            assert all(l["mark"].get("clip") is False for l in layers[:2])
+            out.append(scales[0]["domain"])
+        return out
     df = pd.DataFrame({"overhead": [0, 10, 30, 60], "policy": "RAND", "metric": "GPU-hours",
                        "value": [0.0, 27.0, 97.0, 317.0]})
-    scales, clips = y_scales(df.assign(lowest=0.0))
-    assert all(s["domainMin"] == 0 and s["padding"] == 0 for s in scales) and clips == [False] * 2
-    scales, clips = y_scales(df)
-    assert all("domainMin" not in s and s["padding"] == 10 for s in scales) and all(clips)
-    scales, _ = y_scales(df.assign(value=df["value"] + 500.0, lowest=0.0))   # far above 0
-    assert all("domainMin" not in s for s in scales)
+    assert [d[0] for d in y_domains(df.assign(lowest=0.0))] == [0.0]
+    assert [d[0] for d in y_domains(df)] == [0.0]          # values from 0: not below 0
+    assert y_domains(df.assign(value=df["value"] + 500.0, lowest=0.0))[0][0] >= 450
+    slow = pd.DataFrame({"overhead": [0, 10, 30, 60] * 2, "policy": ["RAND"] * 4 + ["LRTP"] * 4,
+                         "metric": "TE p95 slowdown",
+                         "value": [1.02, 1.3, 2.0, 2.9, 1.0, 1.1, 1.6, 2.2]})
+    (lo, hi), = y_domains(slow)
+    assert lo == 1.0 and hi >= 2.9                          # not from 0, nor from 0.9
+    counts = pd.DataFrame({"overhead": [0, 10, 30], "policy": "patient",
+                           "metric": "BE preemptions per job", "value": [0.02, 0.1, 0.3],
+                           "lo": [-0.05, 0.0, 0.1], "hi": [0.09, 0.2, 0.5]})
+    (lo, _), = y_domains(counts)
+    assert lo == 0.0                                        # the whisker at -0.05 is cut at 0
+    from fitgpp.figures.plots.axes import quantity_range
+    assert quantity_range("load 0.8, TE share 0.3") == (-np.inf, np.inf)   # a setting
 
 
 def _finish_chained(chart, p, title, notes=(), legend=()):
@@ -408,12 +424,13 @@ def test_finish_gives_the_dict_the_configure_calls_gave(kind):
 
 
 def test_a_fit_answered_before_is_not_validated_again_one_drawn_now_is(tmp_path, monkeypatch):
-    """Issue 26: _fits keys its kept answer on the unvalidated spec (the same dict); a chart
-    answered before is not checked against the schema again, a new one still is."""
+    """Issue 26: the page's measure (layout.page_of) keys its kept answer on the unvalidated
+    spec (the same dict); a chart answered before is not checked against the schema again, a
+    new one still is."""
     import altair as alt
     import pandas as pd
 
-    from fitgpp.figures.plots import base, lines
+    from fitgpp.figures.plots import base, layout
     monkeypatch.setenv("FITGPP_CACHE", str(tmp_path))
     chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [2, 1]})).mark_line().encode(
         x="x", y="y").properties(width=300, height=140)
@@ -424,12 +441,51 @@ def test_a_fit_answered_before_is_not_validated_again_one_drawn_now_is(tmp_path,
         checked.append(validate)
         return real(self, *a, validate=validate, **kw)
     monkeypatch.setattr(alt.Chart, "to_dict", to_dict)
-    first = lines._fits(chart, base.PRESETS["full"])
+    first = layout.page_of(chart, base.PRESETS["full"])
     assert True in checked                       # drawn now: validated
     checked.clear()
-    assert lines._fits(chart, base.PRESETS["full"]) == first
+    assert layout.page_of(chart, base.PRESETS["full"]) == first
     assert checked == [False]                    # answered before: not validated again
     bad = chart.copy()
     bad._kwds["width"] = "wide"                  # not a width Vega-Lite takes
     with pytest.raises(Exception, match="wide"):
-        lines._fits(bad, base.PRESETS["full"])
+        layout.page_of(bad, base.PRESETS["full"])
+
+
+def _x_domain(spec: dict) -> list:
+    layer = spec["spec"]["layer"][1]                 # the points
+    return layer["encoding"]["x"]["scale"]["domain"]
+
+
+def test_a_trade_off_starts_its_slowdown_axes_at_1_and_says_off_scale_only_what_is():
+    """Issue 35: 09's trade-off drew TE p95 from 0.5 and a user study's BE p95 from 0.8 (a
+    slowdown is at least 1); "fewer lookahead=8 off the scale (TE p95 9.13), drawn at the edge"
+    while the axis ran to 10 and the point was drawn where it is. Both axes start at 1 at the
+    lowest; a policy is said off the scale exactly when it lies outside the axis."""
+    rows = [("FitGpp s=1", "FitGpp", 1.0, 1.0, 1.0, 1.05), ("FitGpp s=4", "FitGpp", 4.0, 1.2, 1.01, 1.1),
+            ("FitGpp s=8", "FitGpp", 8.0, 1.6, 1.02, 1.2), ("LRTP", "LRTP", np.nan, 1.3, 1.0, 1.15),
+            ("fewer lookahead=8", "fewer", np.nan, 9.13, 1.0, 1.3),
+            ("FIFO", "FIFO", np.nan, 40.0, 1.05, 1.4)]
+    t = pd.DataFrame(rows, columns=["policy", "family", "s", "te_p95", "be_median", "be_p95"])
+    for size in ("column", "full"):
+        spec = plots.fit_width(plots.s_tradeoff(t, size=size))
+        lo, hi = _x_domain(spec)
+        assert lo >= 1.0, (size, lo)
+        sub = " ".join(spec["title"]["subtitle"])
+        said = {p for p in t["policy"] if f"{p} off the scale" in sub}
+        outside = set(t.loc[(t["te_p95"] < lo) | (t["te_p95"] > hi), "policy"])
+        assert said == outside and "FIFO" in said, (size, said, outside, (lo, hi))
+        ends = [r["be"] for rows_ in spec["datasets"].values() for r in rows_ if r.get("end")]
+        assert len(ends) == 4 and min(ends) >= 1.0, ends      # each BE axis from 1 at the lowest
+        assert not [p for p in check_chart(spec) if p.rule in ("off-scale", "clip")]
+
+
+def test_a_slowdown_cdf_starts_at_1(runs):
+    """The CDF's axis went to 0.8 to leave room left of the step at slowdown 1."""
+    spec = plots.slowdown_cdf(runs).to_dict()
+    assert spec["encoding"]["x"]["scale"]["domain"][0] >= 1.0
+
+
+def check_chart(spec):
+    from fitgpp.figures import check
+    return check.check(spec)

@@ -172,7 +172,7 @@ def test_fitgpp_reproduce_takes_a_seed_budget(tmp_path, monkeypatch, capsys):
     md = (tmp_path / "out" / "results.md").read_text()
     assert "seed budget 4: undecided configurations get more seeds in rounds" in md
     assert "Seeds added in rounds to the undecided configurations (looks at 2, 4 seeds" in md
-    assert "| grace_scale | policy | seeds |" in md and "| 4 |" in md
+    assert "| grace scale | policy | seeds |" in md and "| 4 |" in md
     for bad in ("0", "1001", "many"):
         assert main(["reproduce", "--quick", "--max-seeds", bad, "--out", str(tmp_path / "x")]) == 2
         assert "--max-seeds" in capsys.readouterr().err

@@ -225,3 +225,31 @@ def test_a_steady_headline_is_not_said_to_be_free_of_run_length():
     assert "artefact" not in note and "not convergence" in note and "run-length study" in note
     grows = reproduce.run_length_note(dataclasses.replace(r, steadiness=st.assign(steady=[1, 2])))
     assert "move with the number of jobs" in grows
+
+
+def test_a_refused_figure_leaves_everything_else_written_and_is_named(tmp_path, monkeypatch):
+    """Issue 35: one figure the check refuses stopped the export. ``fitgpp reproduce`` writes
+    every other figure, the tables and results.md (which lists the figure without a PNG),
+    then raises naming it and why (the command exits with status 2); every figure written
+    carries its study's caption."""
+    from fitgpp.figures.export import FiguresRefused
+    from fitgpp.studies import rq3
+    study = reproduce.STUDIES["rq3"]
+
+    def analyze(o):
+        r = rq3._rq3(o)
+        spec = next(iter(r.charts.values())).to_dict()
+        r.charts["rq3_untitled"] = {k: v for k, v in spec.items() if k != "title"}
+        return r
+    monkeypatch.setitem(reproduce.STUDIES, "rq3", study.replace(
+        analyze=analyze, knobs={"grace_scale": (1.0, 4.0)}))
+    with pytest.raises(FiguresRefused, match=r"(?s)rq3_untitled is not paper-ready.*caption"):
+        reproduce.run_all(tmp_path, size=SMALL, which=["rq3"], formats=(".png",),
+                          log=lambda *_: None)
+    md = (tmp_path / "results.md").read_text()
+    assert "Figure `rq3_untitled` (no PNG exported)" in md and (tmp_path / "rq3.csv").is_file()
+    man = json.loads((tmp_path / "manifest.json").read_text())["figures"]
+    assert set(man) == {"rq3_change_vs_grace.png", "rq3_long_be_jobs.png"}
+    assert man["rq3_long_be_jobs.png"]["caption"] == study.captions["long_be_jobs"]
+    # every key of the rows in results.md's table: the grace scale beside the policy
+    assert "| grace scale | policy |" in md

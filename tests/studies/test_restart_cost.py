@@ -105,8 +105,8 @@ def test_a_policy_that_never_helps_te_is_named_at_zero():
 def test_charts_have_one_panel_per_metric_and_the_net_chart():
     table = rc.across_seeds(_runs(lambda o: 2.0 + o / 600, lambda o: 20.0 + o / 100))
     ch = rc.charts(table)
-    assert set(ch) == {"rq6_w", "rq6_w_reloads", "rq6_net"}
-    plain, shares = ch["rq6_w"].to_dict(), ch["rq6_w_reloads"].to_dict()
+    assert set(ch) == {"rq6_w_slowdowns", "rq6_w_reloads", "rq6_net"}
+    plain, shares = ch["rq6_w_slowdowns"].to_dict(), ch["rq6_w_reloads"].to_dict()
     metrics = [set(pd.concat([pd.DataFrame(v) for v in sp["datasets"].values()])["metric"])
                for sp in (plain, shares)]
     titles = {METRICS[k].title for k in rc.RUN_METRICS}   # the declared titles
@@ -115,12 +115,25 @@ def test_charts_have_one_panel_per_metric_and_the_net_chart():
     flat = {t for t in titles - metrics[0] - metrics[1] if f"{t}: " in said}
     assert flat <= {METRICS["be_median"].title} and "throughout (not drawn)" in said or not flat
     assert metrics[0] | metrics[1] | flat == titles and not metrics[0] & metrics[1]
-    # the share of BE GPU-hours (a fraction) is drawn on a percent axis, the slowdowns not
-    fmt = [_first_layer(sp)["encoding"]["y"].get("axis", {}).get("format")
-           for sp in (plain, shares)]
-    assert fmt[0] is None and re.fullmatch(r"\.\d~?%", fmt[1])   # a share: unsigned percent
+    # the share of BE GPU-hours (a fraction) is drawn on a percent axis, the slowdowns and
+    # the counts beside it not
+    fmt = {title: _layers(sp)[title]["encoding"]["y"].get("axis", {}).get("format")
+           for sp in (plain, shares) for title in _layers(sp)}
+    share = METRICS["reload_share"].title
+    assert re.fullmatch(r"\.\d~?%", fmt.pop(share))        # a share: unsigned percent
+    assert set(fmt.values()) == {None}
     net = _first_layer(ch["rq6_net"].to_dict())["encoding"]["y"]["axis"]["format"]
     assert net.startswith("+") and net.endswith("%")      # a change: signed percent
+
+
+def _layers(spec: dict) -> dict:
+    """``{y title: first layer}`` of each panel of a concatenation of panels."""
+    out = {}
+    for panel in spec.get("concat", [spec]):
+        y = panel["layer"][0]["encoding"]["y"]
+        t = y.get("title", "")
+        out[" ".join(t) if isinstance(t, list) else t] = panel["layer"][0]
+    return out
 
 
 def _first_layer(spec: dict) -> dict:
@@ -172,7 +185,8 @@ def test_a_small_run_end_to_end_counts_reloads_as_the_datasets_do():
     # the declared metric (fitgpp.analysis.metrics) gives the same number from the study's own table
     generic = o.table().set_index(["policy", "restart_overhead"])
     assert generic.loc[("LRTP", 900.0), "reload_gpu_h"] == pytest.approx(lost)
-    assert set(r.charts) == {"rq6_paper-wide-te", "rq6_paper-wide-te_reloads", "rq6_net"} and r.finding.startswith("paper-wide-te")
+    assert set(r.charts) == {"rq6_paper-wide-te_slowdowns", "rq6_paper-wide-te_reloads",
+                             "rq6_net"} and r.finding.startswith("paper-wide-te")
     assert "| FitGpp s=4 |" in r.details
 
 
@@ -240,7 +254,7 @@ def test_reproduce_runs_rq6_and_writes_its_own_columns(tmp_path, monkeypatch):
     r = st.result(size, cache=False)
     md = reproduce.write_results({"rq6": r}, tmp_path, size, 1.0, []).read_text()
     # declared metrics are headed by their titles (fitgpp.analysis.metrics.METRICS)
-    head = ("| workload | overhead_min | policy | seeds | TE p95 slowdown | BE median slowdown | "
+    head = ("| workload | restart cost (min) | policy | seeds | TE p95 slowdown | BE median slowdown | "
             "BE p95 slowdown | preemptions per BE job")
     assert head + " | GPU-hours lost to reloads | te_gain | be_p95_cost |" in md
     row = r.table[(r.table["policy"] == "LRTP") & (r.table["overhead_s"] == 900.0)].iloc[0]

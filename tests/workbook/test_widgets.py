@@ -137,7 +137,7 @@ def test_export_panel_exports_any_notebooks_charts(wb, tmp_path):
     panel.export()
     assert sizes == ["full"]
     assert sorted(p.name for p in tmp_path.glob("cdf*")) == [
-        "cdf__n_jobs=600.pdf", "cdf__n_jobs=600.png", "cdf__n_jobs=600.svg"]
+        "cdf__n-jobs600.pdf", "cdf__n-jobs600.png", "cdf__n-jobs600.svg"]
 
 
 def test_several_seeds_give_intervals_and_a_pinned_baseline_stands_beside(cache):
@@ -167,9 +167,13 @@ def test_labels_name_what_differs_and_export_keeps_them(cache, tmp_path):
     wb.pin()
     wb.w["max_preemptions"].value = 1
     assert (wb.cur.label, wb.base.label) == ("FitGpp s=5.5 P=1", "FitGpp s=5.5 P=3")
-    # file names carry what differs from the default Values (here the load), the pinned one too
-    assert wb.export(tmp_path, formats=(".svg",))[0].name == \
-        "slowdown_cdf__load=0.9_max_preemptions=1_n_jobs=600_n_seeds=2_s=5.5_vs=FitGpp-s-5.5-P-3.svg"
+    # file names carry what differs from the default Values (here the load), the pinned one
+    # too, in letters, digits, - and _ (issue 35: "=" and dots trouble \\includegraphics);
+    # the pinned run's figure is named after the pinned configuration, not the current s
+    got = [p.name for p in wb.export(tmp_path, formats=(".svg",))]
+    assert got[0] == ("slowdown_cdf__load0p9_max-preemptions1_n-jobs600_n-seeds2_s5p5_"
+                      "vs-FitGpp-s-5p5-P-3.svg")
+    assert "utilization_pinned__load0p9_n-jobs600_n-seeds2_s5p5.svg" in got, got
     wb.w["load"].value = 1.2                 # a workload value that differs is named too
     assert (wb.cur.label, wb.base.label) == ("FitGpp s=5.5 P=1 load 1.2",
                                              "FitGpp s=5.5 P=3 load 0.9")

@@ -3,11 +3,14 @@ change only where its verdict gives it a sign, one panel per (row, column) group
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from fitgpp.figures.plots.base import PlotError, Preset, _finish, _panel, natural_key, preset
+from fitgpp.figures.plots.layout import fit_page
 
 #: Fill of a cell whose change has no sign by its verdict (interval across 0, or too few seeds).
 NO_SIGN = "#d9d9d9"
@@ -42,32 +45,39 @@ def change_map(df: pd.DataFrame, *, x: str, y: str, panel: str, x_title: str, y_
     panels = list(dict.fromkeys(d[panel]))
     ncols = 2 if p.name == "full" and len(panels) > 1 else 1
     width = _panel(p, ncols, axis_px=46)
-    # square cells up to 40 px side by side; lower ones when stacked (at most 20 px a row: a
-    # map of four rows stacked twice was 6.1 in tall on a 3.3 in column), to keep its aspect
-    row = min(40 if ncols > 1 else 20, width / max(len(xs), 1))
-    height = max(48, int(len(ys) * row))
+    # square cells up to 40 px side by side; lower ones when stacked, as low as the page
+    # needs (RQ8's two maps of 3 TE shares printed 3.3 x 5.25 in), 12 pt a row at the least
+    height = max(60, int(len(ys) * min(40 if ncols > 1 else 28, width / max(len(xs), 1))))
     colour = alt.Color("signed:Q", title=legend_title,
                        scale=alt.Scale(type="pow", exponent=0.5, scheme="redblue",
                                        reverse=True, domain=[-lim, lim], clamp=True),
                        legend=alt.Legend(format="+.0%", orient="bottom", gradientLength=
                                          min(200, p.width - 120), titleOrient="left"))
-    charts = []
-    for i, name in enumerate(panels):
-        g = d[d[panel] == name]
-        # stacked, the x axis is shared: labelled under the last panel only
-        last = ncols > 1 or i == len(panels) - 1
-        base = alt.Chart(g).encode(
-            x=alt.X("x_label:O", sort=xs, title=x_title if last else None,
-                    axis=alt.Axis(labelAngle=0, labels=last, ticks=last)),
-            y=alt.Y("y_label:O", sort=ys, title=y_title))
-        fill = base.mark_rect(fill=NO_SIGN).transform_filter("!isValid(datum.signed)")
-        cells = base.mark_rect().encode(color=colour).transform_filter("isValid(datum.signed)")
-        frame = base.mark_rect(fill=None, stroke="black", strokeWidth=2.5).transform_filter(
-            "datum.outline")
-        text = base.mark_text(fontSize=p.font).encode(
-            text="text:N", color=alt.condition("datum.dark", alt.value("white"),
-                                               alt.value("black")))
-        charts.append(alt.layer(fill, cells, frame, text).properties(
-            width=width, height=height, title=alt.Title(str(name), fontSize=p.title_font)))
-    return _finish(alt.concat(*charts, columns=ncols, spacing=6 if ncols == 1 else 16)
-                   .resolve_scale(color="shared"), p, title, notes)
+
+    def draw(lay):
+        charts = []
+        for i, name in enumerate(panels):
+            g = d[d[panel] == name]
+            # stacked, the x axis is shared: labelled under the last panel only (a map of
+            # four TE shares stacked twice was 6.1 in tall on a 3.3 in column)
+            last = ncols > 1 or i == len(panels) - 1
+            base = alt.Chart(g).encode(
+                x=alt.X("x_label:O", sort=xs, title=x_title if last else None,
+                        axis=alt.Axis(labelAngle=0, labels=last, ticks=last)),
+                y=alt.Y("y_label:O", sort=ys, title=y_title))
+            fill = base.mark_rect(fill=NO_SIGN).transform_filter("!isValid(datum.signed)")
+            cells = base.mark_rect().encode(color=colour).transform_filter(
+                "isValid(datum.signed)")
+            frame = base.mark_rect(fill=None, stroke="black", strokeWidth=2.5).transform_filter(
+                "datum.outline")
+            text = base.mark_text(fontSize=p.font).encode(
+                text="text:N", color=alt.condition("datum.dark", alt.value("white"),
+                                                   alt.value("black")))
+            charts.append(alt.layer(fill, cells, frame, text).properties(
+                width=width, height=lay["height"],
+                title=alt.Title(str(name), fontSize=p.title_font)))
+        return _finish(alt.concat(*charts, columns=ncols, spacing=6 if ncols == 1 else 16)
+                       .resolve_scale(color="shared"), p, title, notes)
+    least = max(40, (p.font + 5) * len(ys))
+    return fit_page(draw, [dict(height=height, least=min(least, height), most=height,
+                                rows=math.ceil(len(panels) / ncols))], p)

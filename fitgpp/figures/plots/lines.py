@@ -9,9 +9,11 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from fitgpp.figures.plots.axes import _log_scale, _ticks_fit, coincident
+from fitgpp.figures.plots.axes import (_log_scale, _ticks_fit, coincident, linear_domain,
+                                       quantity_range)
 from fitgpp.figures.plots.base import Preset, PlotError, _finish, _panel, preset
 from fitgpp.figures import names
+from fitgpp.figures.plots.layout import fit_page
 from fitgpp.figures.plots.style import _styles
 
 
@@ -20,11 +22,12 @@ from fitgpp.figures.plots.style import _styles
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
                  x_title: str | None = None, y_title: str = "", series_title: str | None = None,
                  title: str | None = None, log_x: bool | None = None, percent: bool = False,
-                 share: bool = False, size: str | Preset | None = None,
-                 notes=()) -> alt.Chart:
+                 share=False, size: str | Preset | None = None, notes=()) -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
     with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi,
-    lowest]; ``lowest``, the least value a row's quantity can take, cuts its whisker there).
+    lowest]; ``lowest``, the least value a row's quantity can take, cuts its whisker there
+    and starts its axis there at the lowest: without it, the range of the quantity the
+    metric names, :func:`fitgpp.figures.plots.axes.quantity_range`; ``-inf``: none).
 
     ``log_x``: None puts x on a log axis when its values are positive and span a factor
     of 8 or more (s, grace scale). Series are drawn side by side (dodged a little along
@@ -33,35 +36,35 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     as many decimals as its range needs.
     ``percent``: the values are fractions (changes, see :mod:`fitgpp.analysis.metrics`), shown in
     percent. ``share``: the values are fractions of a whole (not changes), shown in
-    unsigned percent. A change (``percent``, or a metric named ``... vs BASELINE (%)``) has its
-    whiskers stop at -100 % (nothing falls by more than all of it), said in the subtitle,
-    unless a ``lowest`` column declares its range (RQ6's net, a difference of changes, has
-    no floor);
-    otherwise each axis includes the whole of every interval. ``notes``: sentences of the
-    caller's, said first in the subtitle."""
+    unsigned percent (True: every panel; a collection of metrics: those panels). A change
+    (``percent``, or a metric named ``... vs BASELINE (%)``) has its whiskers stop at -100 %
+    (nothing falls by more than all of it), said in the subtitle; otherwise each axis
+    includes the whole of every interval. The panels are laid out to pass the rules of the
+    page at the printed width (:func:`fitgpp.figures.plots.layout.fit_page`). ``notes``:
+    sentences of the caller's, said first in the subtitle."""
     need = {x, series, "metric", "value"}
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
     p = preset(size)
-    prep = _prepare(df, x, series, percent, share, series_title)
+    shares = set(df["metric"]) if share is True else set(share or ())
+    prep = _prepare(df, x, series, percent, shares, series_title)
     prep["notes"] = [*notes, *prep["notes"]]
-    layouts = _layouts(p, len(prep["panels"]))
-    for lay in layouts:
-        chart = _draw(prep, lay, p, x=x, x_title=x_title or x, y_title=y_title, title=title,
-                      log_x=log_x, log_y=log_y, percent=percent, share=share)
-        if lay is layouts[-1] or _fits(chart, p):
-            return chart
+    return fit_page(lambda lay: _draw(prep, lay, p, x=x, x_title=x_title or x, y_title=y_title,
+                                      title=title, log_x=log_x, log_y=log_y, percent=percent),
+                    _layouts(p, len(prep["panels"])), p)
 
 
-def _prepare(df, x: str, series: str, percent: bool, share: bool, series_title) -> dict:
-    """The long table split into panels: ``d`` (zero series left out), the panels drawn,
-    the constant ones and the zero series said in notes, whether these are changes."""
+def _prepare(df, x: str, series: str, percent: bool, shares: set, series_title) -> dict:
+    """The long table split into panels: ``d`` (zero series left out; ``floor``: the least
+    value each row's quantity takes), the panels drawn, the constant ones and the zero series
+    said in notes, whether these are changes, the panels of shares."""
     st = _styles(df[series].astype(str))
     d = df.assign(**{series: df[series].astype(str)})
     metrics = list(dict.fromkeys(d["metric"]))
-    change = (percent and not share) or all(re.search(r" vs .+\(%\)$", m) for m in metrics)
+    change = (percent and not shares) or all(re.search(r" vs .+\(%\)$", m) for m in metrics)
     vs = re.search(r" vs (.+?)( \(%\))?$", metrics[0])
     d["panel"] = [re.sub(r" vs .+$", "", m) if change else m for m in d["metric"]]
+    d["floor"] = _floors(d, change)
     panels = list(dict.fromkeys(d["panel"]))
     whole = d
     d, zero = _zero_series(d, series)
@@ -70,22 +73,32 @@ def _prepare(df, x: str, series: str, percent: bool, share: bool, series_title) 
     if only_flat:      # nothing but constants: their points, no lines along the axis, said so
         d, zero, flat = whole, {}, {}
     s_title = series_title or names.title(series)
-    notes = [_flat_note(flat, f"every {s_title}", percent or share, change)] if flat else []
+    notes = [_flat_note(flat, f"every {s_title}", percent or bool(shares), change)] if flat else []
     notes += [f"0 throughout for every {s_title} in every panel (points only)."] if only_flat \
         else []
     return dict(d=d, st=st, series=series, s_title=s_title, change=change, zero=zero,
                 base=vs.group(1) if change and vs else "the baseline", notes=notes,
-                panels=[n for n in panels if n not in flat], lines=not only_flat)
+                panels=[n for n in panels if n not in flat], lines=not only_flat,
+                shares={re.sub(r" vs .+$", "", m) if change else m for m in shares})
 
 
-def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_y, percent,
-          share):
+def _floors(d: pd.DataFrame, change: bool) -> np.ndarray:
+    """The least value each row's quantity can take: its ``lowest`` (``-inf``: none), else
+    -100 % for a change, else the range of the quantity its metric names
+    (:func:`fitgpp.figures.plots.axes.quantity_range`)."""
+    own = d["lowest"].to_numpy(float) if "lowest" in d else np.full(len(d), np.nan)
+    named = {m: quantity_range(m)[0] for m in dict.fromkeys(d["metric"])}
+    fallback = np.array([-1.0 if change else named[m] for m in d["metric"]])
+    return np.where(np.isnan(own), fallback, own)
+
+
+def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_y, percent):
     """The figure of :func:`_prepare`'s panels in layout ``lay`` (:func:`_layouts`)."""
     series, st, panels, change = prep["series"], prep["st"], prep["panels"], prep["change"]
     # side by side at column width, a long x title goes on two lines (it set the width)
     xt = _fold(x_title, lay["width"], p) if lay["ncols"] > 1 and p.name == "column" else x_title
     xe, d = _x_encoding(prep["d"], x, series, st, log_x, lay["width"], p, xt)
-    d, notes = _intervals(d, change, -1.0 if percent else -100.0)
+    d, notes = _intervals(d)
     charts, said = [], {}
     for i, name in enumerate(panels):
         g = d[d["panel"] == name]
@@ -104,7 +117,8 @@ def _draw(prep, lay: dict, p: Preset, *, x, x_title, y_title, title, log_x, log_
         props = dict(width=lay["width"], height=lay["height"])
         if heading:
             props["title"] = alt.Title(name, fontSize=p.title_font, anchor="start", offset=1)
-        charts.append(_panel_chart(g, xe(shown), yt, _percent_format(g, percent, share), series,
+        fmt = _percent_format(g, percent, name in prep["shares"])
+        charts.append(_panel_chart(g, xe(shown), yt, fmt, series,
                                    prep["s_title"], st, log_y, p, x, x_title,
                                    lines=prep["lines"], height=lay["height"], props=props))
     from fitgpp.figures.plots.page import MAX_SUBTITLE
@@ -136,57 +150,24 @@ def _fold(title, height: int, p: Preset) -> list[str]:
 
 
 def _layouts(p: Preset, n: int) -> list[dict]:
-    """Candidate layouts of ``n`` panels at preset ``p``, best first: up to three side by
-    side at full width; at column width stacked, then two side by side and lower, until
-    the figure is at most :data:`fitgpp.figures.print_rules.MAX_ASPECT` times as tall as wide (RQ6's
-    five stacked panels printed 12.25 in tall on a 3.3 in column)."""
+    """Candidate layouts of ``n`` panels at preset ``p``, best first, for
+    :func:`fitgpp.figures.plots.layout.fit_page`: up to three side by side at full width; at
+    column width stacked, then two side by side (RQ6's five stacked panels printed 12.25 in
+    tall on a 3.3 in column). ``height``: the panels' height preferred (pt), ``least`` the
+    lowest that still reads (ticks about every 20 pt), ``rows``: rows of panels."""
     if p.name == "full":
         ncols = min(n, 3)
-        out = [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=h, spacing=16)
-               for h in (140, 110, 90)]
+        out = [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=140, least=60,
+                    most=200, spacing=16, rows=math.ceil(n / ncols))]
         # four panels three to a row leave a row three-quarters empty: two by two, if need be
-        return out + ([dict(ncols=2, width=_panel(p, 2, axis_px=60), height=h, spacing=16)
-                       for h in (110, 90)] if n == 4 else [])
-    one = dict(ncols=1, width=_panel(p, 1, axis_px=52), spacing=6)
-    two = dict(ncols=2, width=_panel(p, 2, axis_px=52, gap=8), spacing=8)
+        return out + ([dict(ncols=2, width=_panel(p, 2, axis_px=60), height=110, least=60,
+                            most=200, spacing=16, rows=2)] if n == 4 else [])
+    one = dict(ncols=1, width=_panel(p, 1, axis_px=52), spacing=6, rows=n)
+    two = dict(ncols=2, width=_panel(p, 2, axis_px=52, gap=8), spacing=8, rows=math.ceil(n / 2))
     if n <= 2:
-        return [{**one, "height": h} for h in ((100, 80, 64) if n == 1 else (80, 64, 56, 48))]
-    return ([{**one, "height": h} for h in (64, 56, 48, 40, 34)[n - 3:]] if n <= 5 else []) + [
-        {**two, "height": h} for h in (80, 64, 50, 40)]
-
-
-def _fits(chart, p: Preset) -> bool:
-    """Whether ``chart``, laid out at its printed width, passes the rules of the page
-    (:func:`fitgpp.figures.print_rules.aspect`, :func:`fitgpp.figures.print_rules.plot_area`).
-    Answering draws the chart, so the answer is kept in the cache directory of the sweeps
-    (``figures/fits``), keyed by the spec, the preset, the page's rules and vl-convert's
-    version: a warm study (a notebook reopened, ``reproduce`` run again) draws nothing."""
-    import hashlib
-    import json
-
-    import vl_convert
-
-    from fitgpp.figures.plots import page
-    from fitgpp.figures.plots.render import fit_width, keep, kept_bytes, remember, rendered_svg
-    from fitgpp.sweep.cache import default_cache_dir
-    # the key from the spec unvalidated (altair builds the same dict either way): a chart
-    # answered before was checked against the schema then (0.3 s each, 2 of a warm RQ6
-    # panel's 8 s, issue 26); one drawn now is checked first, below
-    # kept for the live view, which shows the chart from the same dict (render.spec_of)
-    spec = remember(chart, chart.to_dict(validate=False))
-    doc = json.dumps({"spec": spec, "preset": p.name, "vl": vl_convert.__version__,
-                      "rules": [page.MAX_ASPECT, page.MAX_HEIGHT_IN, page.MIN_PLOT_SHARE]},
-                     sort_keys=True, default=str)
-    key = hashlib.sha256(doc.encode()).hexdigest()
-    path = default_cache_dir() / "figures" / "fits" / key[:2] / key
-    try:
-        return {b"1": True, b"0": False}[kept_bytes(path)]
-    except KeyError:
-        pass   # not answered before, or a damaged entry (not a regular file too): draw it
-    spec = chart.to_dict()
-    ok = page.fits(rendered_svg(fit_width(spec)), p.name)
-    keep(path, b"1" if ok else b"0")   # (not kept in a cache it cannot write)
-    return ok
+        return [{**one, "height": (100, 80)[n - 1], "least": 36, "most": 160}]
+    return [{**one, "height": 64, "least": 32, "most": 100},
+            {**two, "height": 80, "least": 40, "most": 120}]
 
 
 def _constant_panels(d, panels) -> dict:
@@ -300,23 +281,19 @@ def _linear_ticks_fit(values, lo: float, hi: float, px: float, font: float, fmt)
             and label_clash(values, lo, hi, px, font, fmt=fmt, gap=6, log=False) is None)
 
 
-def _intervals(d, change: bool, floor: float):
-    """``d`` with ``lo_c``/``hi_c`` (the interval as drawn: a change's stops at ``floor``,
-    -100 %) and the subtitle sentence that says what the whiskers are."""
+def _intervals(d):
+    """``d`` with ``lo_c``/``hi_c`` (the interval as drawn: stopped at the least value the
+    row's quantity can take, its ``floor``: 1 for a slowdown, -100 % for a change) and the
+    subtitle sentence that says what the whiskers are."""
     if not ({"lo", "hi"} <= set(d.columns) and d[["lo", "hi"]].notna().any().any()):
         return d, []
-    if "lowest" in d:   # the least value each row's quantity can take (1, 0, none: RQ6's net)
-        lo_c = np.maximum(d["lo"], d["lowest"].astype(float).fillna(floor if change else -np.inf))
-    elif change:
-        lo_c = np.maximum(d["lo"], floor)
-    else:
-        lo_c = d["lo"]
-    cut = bool((lo_c > d["lo"]).any())
-    where = "at -100 %" if change and "lowest" not in d else \
-        "at the least value the quantity can take"
+    lo_c = np.maximum(d["lo"], d["floor"])
+    cuts = lo_c > d["lo"]
+    where = ("at -100 %" if (d.loc[cuts, "floor"] == -1.0).all() else
+             "at the least value the quantity can take")
     note = "Vertical lines: 95 % intervals" + (f", cut {where} (marked with a bar)"
-                                               if cut else "") + "."
-    return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(lo_c > d["lo"], lo_c, np.nan)), [note]
+                                               if cuts.any() else "") + "."
+    return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(cuts, lo_c, np.nan)), [note]
 
 
 def _zero_series(d, series: str):
@@ -362,20 +339,21 @@ def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, 
     where one is cut); ``props``: its properties (width, height, title). Encodings are
     channel objects, not shorthand strings: altair resolves a string's channel class
     through its schema on each use (a fifth of building RQ6's figures, issue 26)."""
+    vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy(float).ravel()
+    floor = float(g["floor"].min()) if "floor" in g and len(g) else -math.inf
     if log_y:
-        vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy().ravel()
-        ye = alt.Y("value:Q", **_log_scale(vals, height, p, vertical=True, title=y_title))
+        ye = alt.Y("value:Q", **_log_scale(vals, height, p, vertical=True, title=y_title,
+                                           lowest=floor if floor > 0 else None))
     else:   # about a tick per 20 pt: a 56 pt panel got one tick from Vega's default
         ticks = dict(tickCount=max(3, height // 20))
-        floor = _floor(g)
-        # padding would draw the axis below the least value the quantity can take (RQ6's
-        # GPU-hours from -50, a slowdown from 0.5): start at that value, no padding, and draw
-        # the marks unclipped so a point on it shows whole
-        scale = (alt.Scale(zero=False, nice=True, padding=0, domainMin=floor) if floor is not None
-                 else alt.Scale(zero=False, nice=True, padding=10))
-        clip = floor is None
-        ye = alt.Y("value:Q", title=y_title, scale=scale,
+        # the domain computed, never below the least value the quantity can take (RQ6's
+        # slowdowns drew from 0, a user's preemptions below 0): every mark lies inside it
+        dom = linear_domain(vals, (floor, math.inf), count=max(3, height // 20))
+        ye = alt.Y("value:Q", title=y_title,
+                   scale=alt.Scale(domain=dom, zero=False, nice=False, padding=0),
                    axis=alt.Axis(format=fmt, **ticks) if fmt else alt.Axis(**ticks))
+    clip = False           # every value and whisker lies inside the domain: none is cut
+    g = g.drop(columns=[c for c in ("floor", "lowest") if c in g])   # (-inf: not JSON)
     enc = dict(color=alt.Color(f"{series}:N", scale=st["color"], sort=st["order"], title=s_title))
     tip = [alt.Tooltip(series), alt.Tooltip(f"{x}:Q", title=x_title), alt.Tooltip("metric"),
            alt.Tooltip("value:Q", format=fmt.replace("~", "") if fmt else ".3g")]
@@ -394,17 +372,3 @@ def _panel_chart(g, xe, y_title, fmt, series, s_title, st, log_y, p: Preset, x, 
                 thickness=2, size=8, orient="horizontal", clip=clip).encode(
                     x=xe, y=alt.Y("cut:Q"), **enc))
     return alt.layer(*layers, data=g, **(props or {}))
-
-
-def _floor(g) -> float | None:
-    """The least value of the panel's quantity (its ``lowest`` column) when Vega's 10-px
-    padding would take the axis below it: every value and whisker at or above it, the lowest
-    within 15 % of their span (about what 10 px and a nice round tick add on a panel)."""
-    if "lowest" not in g or g["lowest"].isna().all():
-        return None
-    low = float(g["lowest"].min())
-    vals = g[["value"] + [c for c in ("lo_c", "hi_c") if c in g]].to_numpy(float).ravel()
-    vals = vals[np.isfinite(vals)]
-    if not len(vals) or vals.min() < low or vals.min() - 0.15 * np.ptp(vals) >= low:
-        return None
-    return low

@@ -44,7 +44,8 @@ def slowdown_cdf(results, *, points: int = 200, size: str | Preset | None = None
     width = _panel(p, 2, gap=6)
     chart = alt.Chart(df).mark_line(interpolate="step-after", clip=True).encode(
         x=alt.X("slowdown:Q", **_log_scale(df["slowdown"], width, p,
-                                          title="slowdown (log scale)", room_below=True)),
+                                          title="slowdown (log scale)", room_below=True,
+                                          lowest=SLOWDOWN_RANGE[0])),
         y=alt.Y("fraction:Q", title="fraction of jobs", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("policy:N", scale=st["color"], sort=st["order"], title="policy"),
         strokeDash=alt.StrokeDash("policy:N", scale=st["dash"], sort=st["order"], title="policy"),

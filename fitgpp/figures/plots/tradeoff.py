@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from fitgpp.figures.plots.axes import _log_scale, coincident
+from fitgpp.figures.plots.axes import (_log_domain, _log_scale, coincident, joined,
+                                       quantity_range)
+from fitgpp.figures.plots.layout import fit_page
 from fitgpp.figures.plots.base import POLICY_STYLE, Preset, PlotError, _finish, _panel, preset
 from fitgpp.figures.plots.style import _as_runs, _family, _styles
 
@@ -62,20 +65,24 @@ def _corner(x, y, w, h, labels, markers, width, height) -> tuple[str, tuple] | N
 
 
 def _place_labels(df, xcol, ycol, label, panel, x_domain, width, height, font, *,
-                  y_pad: float = 0) -> list[str]:
+                  y_pad: float = 0, y_domains: dict | None = None) -> list[str]:
     """Where each non-empty ``label`` goes (a key of :data:`_LABEL_OFFSETS`, or "" when no
     place is free): the place around its point that stays inside the panel, overlaps no
     placed label and the fewest other points of its panel (none when it can; its white halo
     keeps it legible over one it must cross), the longest labels placed first. Pixels are
-    estimated from a log x domain and the panel's y range, drawn ``y_pad`` px inside the
-    top and bottom."""
+    estimated from a log x domain and each panel's y domain (``y_domains``, by panel), else
+    its y range drawn ``y_pad`` px inside the top and bottom."""
     lo, hi = x_domain
     out = [""] * len(df)
-    for _, g in df.groupby(panel, sort=False):
-        y0, y1 = g[ycol].min(), g[ycol].max()
-        span = (y1 - y0) or 1.0
+    for key, g in df.groupby(panel, sort=False):
+        y = g[ycol].to_numpy(float)
+        if y_domains and key in y_domains:
+            y0, y1 = y_domains[key]
+            py = height * (1 - (y - y0) / ((y1 - y0) or 1.0))
+        else:
+            y0, y1 = g[ycol].min(), g[ycol].max()
+            py = y_pad + (height - 2 * y_pad) * (1 - (y - y0) / ((y1 - y0) or 1.0))
         px = width * np.log(g[xcol].to_numpy(float) / lo) / math.log(hi / lo)
-        py = y_pad + (height - 2 * y_pad) * (1 - (g[ycol].to_numpy(float) - y0) / span)
         markers = [(a - 5, b - 5, a + 5, b + 5) for a, b in zip(px, py)]
         labels: list[tuple] = []
         # the longest labels first: they have the fewest places that fit
@@ -99,21 +106,50 @@ OFF_SCALE = 8.0
 
 
 def _off_scale(long: pd.DataFrame) -> pd.Series:
-    """Rows (not FitGpp) whose TE p95 lies more than :data:`OFF_SCALE` times beyond the
-    range of FitGpp's: drawn on the axis edge, so FitGpp's points are not squeezed together."""
+    """Rows (not FitGpp) drawn on the axis edge, so FitGpp's points are not squeezed
+    together: those whose TE p95 lies more than :data:`OFF_SCALE` times beyond the range of
+    FitGpp's, and those far enough to squeeze the rest into a sliver of the axis as the
+    figure check's ``off-scale`` rule reads it (FIFO at 7.8 times FitGpp's largest TE p95
+    left FitGpp and the others 8 % of it)."""
     fit = long.loc[long["family"] == "FitGpp", "te_p95"]
     fit = fit[np.isfinite(fit) & (fit > 0)]
     if fit.empty:
         return pd.Series(False, index=long.index)
-    return (long["family"] != "FitGpp") & ((long["te_p95"] > fit.max() * OFF_SCALE)
-                                           | (long["te_p95"] < fit.min() / OFF_SCALE))
+    off = (long["family"] != "FitGpp") & ((long["te_p95"] > fit.max() * OFF_SCALE)
+                                          | (long["te_p95"] < fit.min() / OFF_SCALE))
+    for _ in range(3):
+        far = _squeezing(long.loc[~off, "te_p95"])
+        hit = (long["family"] != "FitGpp") & long["te_p95"].isin(far)
+        if not len(far) or not (hit & ~off).any():
+            break
+        off |= hit
+    return off
+
+
+def _squeezing(te_p95: pd.Series) -> list[float]:
+    """The values of ``te_p95`` that, on a log axis around them all, leave the others a
+    sliver (under 15 %) beyond a wide gap (over half the axis); none when they do not."""
+    v = np.unique(te_p95[np.isfinite(te_p95) & (te_p95 > 0)].to_numpy(float))
+    if len(v) < 4:
+        return []
+    lo, hi = _log_domain(v, 1.25)
+    pos = (np.log(v) - math.log(lo)) / (math.log(hi / lo) or 1.0)
+    i = int(np.argmax(np.diff(pos)))
+    left, right = v[:i + 1], v[i + 1:]
+    crowd, far = (left, right) if len(left) >= len(right) else (right, left)
+    spread = np.ptp(pos[:i + 1] if crowd is left else pos[i + 1:])
+    squeezed = (np.diff(pos)[i] > 0.5 and len(crowd) >= 3
+                and len(far) <= max(1, len(crowd) // 3) and spread < 0.15)
+    return list(far) if squeezed else []
 
 
 #: Plotting height (pt) of one panel: two side by side at 7 in; stacked, and shorter, at
 #: 3.3 in, so the column figure is not much taller than it is wide.
-PANEL_HEIGHT = {"full": 150, "column": 76}
+PANEL_HEIGHT = {"full": 150, "column": 72}
 #: Pixels kept free above and below the points of a panel (no marker cut by the axis).
 Y_PAD = 8
+#: Points (pt) between a panel and its axes.
+AXIS_OFFSET = 4
 
 
 def _long_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -178,25 +214,59 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
     long = _long_table(table)
     st = _styles(long["point"])
     ncols = 2 if p.name == "full" else 1
-    width, height = _panel(p, ncols), PANEL_HEIGHT.get(p.name, 120)
-    off = _off_scale(long)
-    xs = _log_scale(long.loc[~off, "te_p95"], width, p, pad=1.25,
-                    title="TE p95 slowdown (log scale)")
+    width = _panel(p, ncols)
+    # a slowdown's axes start at 1 at the lowest (the quantity's range, axes.quantity_range)
+    least = quantity_range("te_p95")[0]
+    xs = _log_scale(long.loc[~_off_scale(long), "te_p95"], width, p, pad=1.25,
+                    title="TE p95 slowdown (log scale)", lowest=least)
     lo, hi = xs["scale"].domain
+    # off the scale: what lies outside the axis as drawn, and only that (a point at 9.13 on
+    # an axis to 10 is drawn where it is, not said to be at the edge)
+    off = (long["te_p95"] < lo * (1 - 1e-9)) | (long["te_p95"] > hi * (1 + 1e-9))
     long["x_plot"] = long["te_p95"].clip(lower=lo, upper=hi)
-    x = alt.X("x_plot:Q", **xs)
-    y = alt.Y("be:Q", scale=alt.Scale(zero=False, padding=Y_PAD),
-              axis=alt.Axis(tickCount=4 if ncols == 1 else alt.Undefined), title="BE slowdown")
-    edge = [f"{lb} off the scale (TE p95 {v:.3g}), drawn at the edge."
-            for lb, v in long.loc[off, ["policy", "te_p95"]].drop_duplicates("policy")
-            .itertuples(index=False)]
+    gone = long.loc[off, ["policy", "te_p95"]].drop_duplicates("policy")
+    edge = ([f"{joined(gone['policy'])} off the scale (TE p95 "
+             f"{', '.join(f'{v:.3g}' for v in gone['te_p95'])}), drawn at the edge."]
+            if len(gone) else [])
+    head = [*coincident(long, "point", ["x_plot", "be"], ["metric"]), *edge, *notes,
+            *_zoom_notes(long)]
+
+    def draw(lay):
+        return _draw(long.copy(), st, xs, p, ncols, width, lay["height"], title, head)
+    # as high as the page allows, down to panels that still read (RQ7a's trade-off printed
+    # 3.3 x 5.4 in with its notes)
+    lay = dict(height=PANEL_HEIGHT.get(p.name, 120), rows=2 // ncols,
+               least=48 if ncols == 1 else 90, most=PANEL_HEIGHT.get(p.name, 120))
+    if ncols == 2:     # side by side on a page it fits: not measured (the live view's width)
+        return draw(lay)
+    return fit_page(draw, [lay], p)
+
+
+def _draw(long, st, xs, p: Preset, ncols: int, width: int, height: int, title: str,
+          notes: list[str]):
+    """:func:`s_tradeoff`'s figure with panels ``height`` pt high (its labels placed there)."""
+    # the axes a few points off the plot: a point at slowdown 1, where both axes start, is
+    # drawn beside the axis line, not on it
+    x = alt.X("x_plot:Q", scale=xs["scale"],
+              axis=alt.Axis(**{**xs["axis"].to_dict(), "offset": AXIS_OFFSET}))
+    doms = _be_domains(long, height)
+    y = alt.Y("be:Q", scale=alt.Scale(zero=False, nice=False, padding=0),
+              axis=alt.Axis(tickCount=4 if ncols == 1 else alt.Undefined, offset=AXIS_OFFSET),
+              title="BE slowdown")
     long["lab"] = _place_labels(long, "x_plot", "be", "s_label", "metric",
-                                xs["scale"].domain, width, height, p.font, y_pad=Y_PAD)
-    line = alt.Chart().mark_line(color=POLICY_STYLE["FitGpp"][0], clip=True).encode(
+                                xs["scale"].domain, width, height, p.font, y_domains=doms)
+    line = alt.Chart().mark_line(color=POLICY_STYLE["FitGpp"][0], clip=False).encode(
         x=x, y=y, order="s:Q").transform_filter(alt.datum.family == "FitGpp")
-    legend = alt.Legend(titleOrient="left", offset=8)   # one row under the x axis title
+    # the legend under the x axis title, its title to its left; in a column, above it when
+    # its labels are long (beside them, RQ7's "LAS threshold=14000" widened the figure)
+    longest = max((len(str(v)) for v in st["order"]), default=0)
+    # as many columns as fit beside the title (the columns _finish gives assume it above:
+    # RQ5's five policies in four columns drew the figure 3.32 in wide)
+    beside = int((p.width - 0.6 * p.title_font * 6 - 12) // (0.6 * p.font * longest + 34))
+    legend = (alt.Legend(titleOrient="left", offset=8, columns=max(1, beside))
+              if ncols == 2 or longest <= 12 else alt.Legend(offset=8))
     pts = alt.Chart().mark_point(filled=True, size=55 if ncols == 2 else 40, stroke="black",
-                                 strokeWidth=0.5, clip=True).encode(
+                                 strokeWidth=0.5, clip=False).encode(
         x=x, y=y, color=alt.Color("point:N", scale=st["color"], sort=st["order"],
                                   title="policy", legend=legend),
         shape=alt.Shape("point:N", scale=st["shape"], sort=st["order"], title="policy",
@@ -209,20 +279,81 @@ def s_tradeoff(table: pd.DataFrame, *, size: str | Preset | None = None,
           dict(facet=alt.Facet("metric:N", title=None, header=alt.Header(labelPadding=2)),
                columns=1, spacing=8))
     # the labels over the points (placed to cover as few as they can): drawn under them,
-    # a click on a FitGpp point in the browser found no point free (notebook 03, P = 1)
-    chart = alt.layer(line, pts, *_label_layers(x, y, set(long["lab"])), data=long).properties(
-        width=width, height=height).facet(**by).resolve_scale(y="independent")
-    # series as drawn (colour "point": FitGpp's s values are one series), at the drawn x: a
-    # FitGpp drawn as one point on another policy's (the panel at one s) is said too
-    notes = [*coincident(long, "point", ["x_plot", "be"], ["metric"]), *edge, *notes,
-             *_zoom_notes(long)]
+    # a click on a FitGpp point in the browser found no point free (notebook 03, P = 1).
+    # Each panel's y axis from its own points, widened by Y_PAD pt each way but never below
+    # 1: an invisible rule at the two ends of each panel's domain (a facet shares one scale
+    # declaration; its data sets each panel's domain); those rows have no x, so no other
+    # layer draws them
+    ends = pd.DataFrame([{"metric": m, "be": v, "end": True} for m, d in doms.items()
+                         for v in d])
+    edges = alt.Chart().mark_rule(opacity=0).encode(y=alt.Y("be:Q")).transform_filter(
+        "datum.end")
+    data = pd.concat([long.assign(end=False), ends], ignore_index=True)
+    chart = alt.layer(line, pts, *_label_layers(x, y, set(long["lab"])), edges,
+                      data=data).properties(width=width, height=height).facet(
+        **by).resolve_scale(y="independent")
+    return _finish(chart, p, title, _budget(notes, long), legend=st["order"])
+
+
+def _budget(notes: list[str], long: pd.DataFrame) -> list[str]:
+    """The subtitle's notes (the series that coincide, those off the scale, the caller's,
+    zoomed axes) and what the labels could not say, within
+    :data:`fitgpp.figures.plots.page.MAX_SUBTITLE` characters where it can: the s labels
+    left off said in fewer words, then "(one line hides the other)" left out."""
+    from fitgpp.figures.plots.page import MAX_SUBTITLE
     left = long[(long["s_label"] != "") & (long["lab"] == "")]
-    if len(left):     # no place nearer its own point than any other: left off, said here
-        notes.append(f"{'; '.join(dict.fromkeys(left['s_label']))}: "
-                     "no room for the label beside its point (see the table).")
+    more = [f"{'; '.join(dict.fromkeys(left['s_label']))}: no room for the label beside its "
+            "point (see the table)."] if len(left) else []
     if long["s_label"].str.contains(",").any():
-        notes.append("Settings of s on one label give the same result.")
-    return _finish(chart, p, title, notes, legend=st["order"])
+        more.append("Settings of s on one label give the same result.")
+    out = [*notes, *more]
+    if len(" ".join(out)) > MAX_SUBTITLE and len(left):
+        more[0] = "Some s labels left off for room (see the table)."
+        out = [*notes, *more]
+    if len(" ".join(out)) > MAX_SUBTITLE:
+        out = [n.replace(" (one line hides the other)", "") for n in out]
+    if len(" ".join(out)) > MAX_SUBTITLE:    # "zoomed in" stays: the figure check reads it
+        out = [re.sub(r"Axis zoomed in: points differ by at most (\S+), no interval drawn\.",
+                      r"axis zoomed in (within \1).", n) for n in out]
+    if len(" ".join(out)) > MAX_SUBTITLE:    # what a label of several s means goes
+        out = [n for n in out if not n.startswith("Settings of s on one label")]
+    if len(" ".join(out)) > MAX_SUBTITLE:    # the series that coincide in a panel in one note
+        out = _coinciding_by_panel(out)
+    return out
+
+
+def _coinciding_by_panel(notes: list[str]) -> list[str]:
+    """Notes "A and B coincide in P." gathered per panel P: "Coincide in P: A and B; C and D."
+    (each series still named: the figure check looks for them)."""
+    by: dict[str, list[str]] = {}
+    out: list[str] = []
+    for n in notes:
+        m = re.fullmatch(r"(.+) coincide in (.+?)\.", n)
+        if m:
+            if m.group(2) not in by:
+                out.append(m.group(2))          # its place, filled in below
+            by.setdefault(m.group(2), []).append(m.group(1))
+        else:
+            out.append(n)
+    return [f"Coincide in {n}: {'; '.join(by[n])}." if n in by else n for n in out]
+
+
+def _be_domains(long: pd.DataFrame, height: float) -> dict:
+    """``{metric: (lo, hi)}``: each BE panel's y domain, its points' range widened so that
+    they sit :data:`Y_PAD` pt inside the panel, never below the least BE slowdown (1)."""
+    least = quantity_range("be_p95")[0]
+    out = {}
+    for metric, g in long.groupby("metric", sort=False):
+        v = g["be"].to_numpy(float)
+        v = v[np.isfinite(v)]
+        if not len(v):
+            continue
+        lo, hi = float(v.min()), float(v.max())
+        span = hi - lo
+        # one value throughout (every BE median 1): a band of 5 % around it, not 1e-3
+        pad = span * Y_PAD / max(height - 2 * Y_PAD, 1.0) if span else abs(hi) * 0.05 or 1.0
+        out[metric] = (max(lo - pad, min(least, lo)), hi + pad)
+    return out
 
 
 def _zoom_notes(long: pd.DataFrame) -> list[str]:
