@@ -161,10 +161,16 @@ def find_ridge(o: Outcome):
 def charts(o: Outcome, cells: pd.DataFrame, lost: pd.DataFrame, delays: pd.DataFrame,
            rid) -> dict:
     """Every figure of RQ8 (:mod:`fitgpp.studies.rq8_figures`)."""
-    key, n = o.study.key, len(o.study.seeds(o.size))
+    counts = sorted(set(o.seed_counts())) if hasattr(o, "seed_counts") else \
+        [len(o.study.seeds(o.size))]
+    n = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    key = o.study.key
     out = {**figs.map_charts(cells, o.jobs(), n, key), **figs.ledger_charts(lost, key)}
     for b, name in (("FIFO", "ridge"), ("EASY FIFO", "ridge_easy")):
-        chart = figs.ridge_chart(rid.crossings, rid.jobs[0], len(rid.seeds), b) \
+        most = rid.schedule[-1] if rid is not None and rid.schedule else 0
+        seeds = (f"{len(rid.seeds)}" + (f" (up to {most} at ridge points)"
+                                        if most > len(rid.seeds) else "")) if rid else ""
+        chart = figs.ridge_chart(rid.crossings, rid.jobs[0], seeds, b) \
             if rid is not None and (rid.crossings["baseline"] == b).any() else None
         if chart is not None:
             out[f"{key}_{name}"] = chart

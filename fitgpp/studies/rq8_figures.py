@@ -51,11 +51,13 @@ def captions(loads) -> dict[str, str]:
     return out
 
 
-def map_charts(cells: pd.DataFrame, jobs: int, seeds: int, key: str = "rq8") -> dict:
+def map_charts(cells: pd.DataFrame, jobs: int, seeds, key: str = "rq8") -> dict:
     """The maps, one per load (``{key}_map_load80``, ...): BE median and BE p95 change of
     FitGpp against FIFO over restart cost x TE share, one panel per statistic (two panels
     stack within a printed column; four would not)."""
-    notes = [f"{jobs:,} jobs, {seeds} seeds. Grey: the 95 % interval includes 0; ? under 3 "
+    from fitgpp.analysis.metrics import interval_level
+    notes = [f"{jobs:,} jobs, {seeds} seeds. Grey: the {100 * interval_level():.4g} % interval "
+             "includes 0; ? under 3 "
              "seeds; framed: confirmed; F, G, B: FIFO's, FitGpp's, both queues grow (! clearly, "
              "~ borderline)."]
     out = {}
@@ -93,7 +95,7 @@ def _target_label(t: float) -> str:
     return "0 (a cost appears)" if t == 0 else f"{100 * t:+.0f} % (the paper's)"
 
 
-def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds: int, baseline: str = "FIFO"):
+def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO"):
     """The crossings of the default variant against the TE share, one panel per load; an
     interval reaching past the probes is drawn to the first or last probe (said in a note);
     a target not reached by the last probe is listed in a note. None when no target is

@@ -157,11 +157,10 @@ def _layouts(p: Preset, n: int) -> list[dict]:
     lowest that still reads (ticks about every 20 pt), ``rows``: rows of panels."""
     if p.name == "full":
         ncols = min(n, 3)
-        out = [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=140, least=60,
-                    most=200, spacing=16, rows=math.ceil(n / ncols))]
-        # four panels three to a row leave a row three-quarters empty: two by two, if need be
-        return out + ([dict(ncols=2, width=_panel(p, 2, axis_px=60), height=110, least=60,
-                            most=200, spacing=16, rows=2)] if n == 4 else [])
+        if n == 4:   # three to a row would leave two thirds of the second row empty
+            ncols = 2
+        return [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=140, least=60,
+                     most=200, spacing=16, rows=math.ceil(n / ncols))]
     one = dict(ncols=1, width=_panel(p, 1, axis_px=52), spacing=6, rows=n)
     two = dict(ncols=2, width=_panel(p, 2, axis_px=52, gap=8), spacing=8, rows=math.ceil(n / 2))
     if n <= 2:
@@ -291,8 +290,9 @@ def _intervals(d):
     cuts = lo_c > d["lo"]
     where = ("at -100 %" if (d.loc[cuts, "floor"] == -1.0).all() else
              "at the least value the quantity can take")
-    note = "Vertical lines: 95 % intervals" + (f", cut {where} (marked with a bar)"
-                                               if cuts.any() else "") + "."
+    from fitgpp.analysis.metrics import interval_level   # (at the level they were made at)
+    note = f"Vertical lines: {100 * interval_level():.4g} % intervals" + (
+        f", cut {where} (marked with a bar)" if cuts.any() else "") + "."
     return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(cuts, lo_c, np.nan)), [note]
 
 
