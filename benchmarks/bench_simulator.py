@@ -23,7 +23,8 @@ the drawn trace is validated, then simulated), so that the peak RSS is that of a
 drawn by fitgpp and simulated.
 
     python benchmarks/bench_simulator.py [--sizes 10000 100000 1000000] [--repeat 3]
-                                         [--policies fifo fitgpp las] [--te-gpus 1 2] [--gangs]
+                                         [--policies fifo fitgpp las fifo,backfill=easy]
+                                         [--te-gpus 1 2] [--gangs]
                                          [--workload heavy|synth] [--against COMMIT]
 
 ``--against COMMIT`` runs fitgpp as it was at that commit too, its runs alternating with these
@@ -75,6 +76,9 @@ def heavy_workload(n: int, seed: int = 0, load: float = 0.95, te_gpus=(1, 2), ga
 
 def one_run(policy: str, n: int, te_gpus, gangs=False, workload="heavy") -> dict:
     import fitgpp
+    # "fifo,backfill=easy": a policy with parameters (a field's value as text)
+    policy, *given = policy.split(",")
+    params = dict(p.split("=", 1) for p in given)
     cluster = fitgpp.Cluster.homogeneous(NODES, GPU, CPU, MEM)
     if workload == "synth":
         def draw(k, seed=0):
@@ -85,10 +89,10 @@ def one_run(policy: str, n: int, te_gpus, gangs=False, workload="heavy") -> dict
     # warm-up: the first simulate call of a process pays ~0.5-1 s of lazy imports (xarray,
     # pandas internals; scipy.stats once a run is long enough to judge its steadiness): time
     # the simulator, not the interpreter's start
-    fitgpp.simulate(draw(2000, seed=1), cluster, policy)
+    fitgpp.simulate(draw(2000, seed=1), cluster, policy, **params)
     df = draw(n)
     t0, c0 = time.perf_counter(), time.process_time()
-    ds = fitgpp.simulate(df, cluster, policy)
+    ds = fitgpp.simulate(df, cluster, policy, **params)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     s = fitgpp.summarize(ds)
     return {"wall": wall, "cpu": cpu, "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -99,7 +103,9 @@ def one_run(policy: str, n: int, te_gpus, gangs=False, workload="heavy") -> dict
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
-    ap.add_argument("--policies", nargs="+", default=["fifo", "fitgpp", "las"])
+    ap.add_argument("--policies", nargs="+", default=["fifo", "fitgpp", "las"],
+                    help="registry names, each with parameters after commas if any: "
+                         "fifo,backfill=easy")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--las-max", type=int, default=1_000_000,
                     help="largest size LAS runs at (default 1000000; a 1M-job LAS run takes "

@@ -33,6 +33,16 @@ waiting if its room there is still held after the preemptions (SPEC's "lowest-id
 node(s) with avail >= demand after the step's preemptions" can disagree with the plan
 on several nodes, and then two steps in a row can undo each other forever).
 
+FIFO's backfilling readings (SPEC "FIFO (no preemption)", ``backfill``) are modelled as
+worded there: ``"greedy"`` tries every later waiting job in queue order on its lowest-id
+node(s) with free >= demand now; ``"easy"`` steps ``T = t + 1, t + 2, ...`` until the head
+fits on ``tasks`` nodes of ``free`` at ``T`` (each running job ending at ``t`` + reload left
++ work left, each stopping one at its release), takes the ``tasks`` lowest-id such nodes, and
+lets a later job start on its usual nodes now if it ends by ``T`` or its demand fits in the
+extra (free at ``T`` - head's demand) of each of those nodes it would use, which it then
+takes. Choice where SPEC leaves room: the later job's nodes are its usual ones (the rule is
+a condition on them, not a search for other nodes).
+
 Multi-node jobs and restart cost (SPEC sections of those names) are modelled
 literally: a gang holds a *list* of nodes and every ledger sum walks it; a
 restarted job counts down a ``reload_left`` before its ``remaining`` work moves,
@@ -126,10 +136,14 @@ class Reference:
 
     def __init__(self, jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
                  on_tick=None, thresholds=(3250.0, 7200.0), mode="exact", delta=3250,
-                 sizes=None):
+                 sizes=None, backfill="none"):
         if policy not in POLICY_NAMES:
             raise ValueError(f"unknown policy {policy!r}")
+        if backfill not in ("none", "easy", "greedy"):
+            raise ValueError(f"unknown backfill {backfill!r}")
         self.policy = policy
+        self.backfill = backfill  # FIFO's reading
+        self.shadows = []         # EASY: (tick, head's job_id, its shadow tick) per blocked step
         self.tick_s = float(tick)
         self.thresholds = list(thresholds)
         self.queues = [[] for _ in range(len(self.thresholds) + 1)]  # LAS
@@ -271,15 +285,72 @@ class Reference:
         return sorted(out, key=lambda j: j.key)
 
     def fifo(self):
+        """SPEC "FIFO (no preemption)": heads start while they fit; when the head fits
+        nowhere, ``backfill`` says what happens to the jobs behind it."""
         while True:
             queue = self.waiting()
             if not queue:
                 return
             head = queue[0]
-            nodes = [n for n in range(self.N) if ge(self.free(n), head.demand)]
-            if len(nodes) < head.tasks:
-                return
-            self.start(head, nodes[:head.tasks])
+            nodes = self.fit_now(head)
+            if nodes is None:
+                break
+            self.start(head, nodes)
+        if self.backfill == "greedy":      # every later job that fits, in queue order
+            for j in queue[1:]:
+                nodes = self.fit_now(j)
+                if nodes is not None:
+                    self.start(j, nodes)
+        elif self.backfill == "easy":
+            self.easy(head, queue[1:])
+
+    def fit_now(self, j):
+        """The ``tasks`` lowest-id nodes with free >= the demand of ``j`` now, or None."""
+        nodes = [n for n in range(self.N) if ge(self.free(n), j.demand)]
+        return nodes[:j.tasks] if len(nodes) >= j.tasks else None
+
+    def free_at(self, n, T):
+        """free(n) at tick ``T`` (after its finish and release steps) if nothing starts
+        before: the running jobs end at ``t`` + reload left + work left, stopping ones at
+        their release tick."""
+        held = ZERO
+        for j in self.jobs:
+            if n not in j.nodes:
+                continue
+            if (j.state == RUNNING and self.t + self.left(j) > T) or \
+                    (j.state == STOPPING and j.release > T):
+                held = add(held, j.demand)
+        return sub(self.cap[n], held)
+
+    def easy(self, head, later):
+        """EASY backfilling, as SPEC words it: the head's shadow tick (the first tick at
+        which it fits, the running and stopping jobs ending as they will) and the nodes it
+        would take then; a later job starts now only if it fits now and ends by the shadow
+        tick or uses none of what the head will need on those nodes (the extra)."""
+        T = self.t + 1
+        while True:
+            at_T = [n for n in range(self.N) if ge(self.free_at(n, T), head.demand)]
+            if len(at_T) >= head.tasks:
+                break
+            T += 1
+            assert T <= self.bound(), "the head never fits"
+        shadow_nodes = at_T[:head.tasks]
+        extra = {n: sub(self.free_at(n, T), head.demand) for n in shadow_nodes}
+        self.shadows.append((self.t, head.job_id, T))
+        for j in later:
+            nodes = self.fit_now(j)
+            if nodes is None:
+                continue
+            # a job that starts now ends after its reload (if it was preempted) and its work
+            ends = self.t + (j.ro if j.preemptions > 0 else 0) + j.remaining
+            if ends <= T:
+                self.start(j, nodes)
+                continue
+            mine = [n for n in nodes if n in extra]
+            if all(ge(extra[n], j.demand) for n in mine):
+                for n in mine:
+                    extra[n] = sub(extra[n], j.demand)
+                self.start(j, nodes)
 
     def lpjf(self):
         """Longest pending first: pending time ``t - submit`` (a job waits once: nothing
@@ -601,7 +672,8 @@ class Reference:
 
 def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0,
                        on_tick=None, thresholds=(3250.0, 7200.0),
-                       mode="exact", delta=3250, sizes=None) -> dict[int, RefResult]:
+                       mode="exact", delta=3250, sizes=None,
+                       backfill="none") -> dict[int, RefResult]:
     """Simulate like SPEC.md says, the slow way: ``{job_id: RefResult}`` in ticks.
 
     ``on_tick(ref, phase)`` (optional) is called after the schedule step
@@ -610,4 +682,4 @@ def reference_simulate(jobs_df, capacity, policy, *, tick=60, s=4.0, P=3, seed=0
     """
     return Reference(jobs_df, capacity, policy, tick=tick, s=s, P=P, seed=seed,
                      on_tick=on_tick, thresholds=thresholds, mode=mode, delta=delta,
-                     sizes=sizes).run()
+                     sizes=sizes, backfill=backfill).run()

@@ -149,6 +149,11 @@ def assert_finding_matches_table(key: str, r, o=None) -> None:
         for conf in o.configurations():
             for k in PAPER:
                 changes |= {percent(x) for x in o.change(conf, METRICS[k])}
+    readings = r.datasets.get("fifo_readings") if key == "rq1" else None
+    if readings is not None:   # RQ1: FitGpp against each FIFO reading, and each seed's change
+        changes |= {percent(x) for c in ("change", "change_lo", "change_hi")
+                    for x in readings[c].dropna()}
+        changes |= {percent(x) for v in readings["values"] for x in v}
     fit = t[t["family"] == "FitGpp"]
     if key == "rq3":     # means over seeds of the per-seed changes: the table's change columns
         changes |= {percent(x) for x in fit["change_te_p95"]} | {percent(x) for x in fit["change_be_p95"]}

@@ -48,10 +48,11 @@ def add_parser(sub) -> None:
 
 def _params_epilog() -> str:
     """The --param names of every registered policy, from their dataclass fields."""
-    from fitgpp.sim.policies.registry import declared
+    from fitgpp.sim.policies.registry import choices, declared
     parts = []
     for name, cls in POLICIES.items():
-        fields = [f"{k}={d!r}" + (f" ({t.__name__})" if t else "")
+        fields = [f"{k}={d!r}" + (f" ({' | '.join(map(str, choices(cls, k)))})"
+                                  if choices(cls, k) else f" ({t.__name__})" if t else "")
                   for k, (t, d) in declared(cls).items()]
         parts.append(f"{name}: {', '.join(fields) or 'none'}")
     return ("policy parameters (--param NAME=VALUE; defaults shown): " + "; ".join(parts)

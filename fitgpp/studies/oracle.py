@@ -1,9 +1,12 @@
-"""The oracle bound in the research questions: SRTF (Tiresias's ``shortest``), which reads
-every job's duration, a scheduler no real one can be. On one machine it minimizes the mean
-completion time; it ignores the classes, so a policy told which jobs are TE may still beat
-it on TE slowdown. A policy's TE and BE slowdowns are put against the oracle's over the same
-seeds by :func:`fitgpp.analysis.verdicts.compare` (a direction only when the paired test
-finds one)."""
+"""The SRTF oracle in the research questions (Tiresias's ``shortest``): it reads every job's
+remaining time, which no real scheduler can. What it is a bound of, and what not: on one
+machine, shortest remaining time first minimizes the mean completion time (flow time) of
+all jobs; it bounds no one class's tail (TE p95, BE p95), and on a cluster of several nodes,
+with multi-GPU jobs and gangs, it bounds nothing at all. It ignores the classes, so a policy
+told which jobs are TE may beat it on TE slowdown, and often does. A policy's TE and BE
+slowdowns are put against the oracle's over the same seeds by
+:func:`fitgpp.analysis.verdicts.compare`, and named plainly: "lower (higher) than the SRTF
+oracle's by d [lo, hi]" only when the paired interval excludes 0."""
 
 from __future__ import annotations
 
@@ -15,27 +18,41 @@ from fitgpp.analysis import verdicts
 ORACLE, LABEL = "shortest", "SRTF"
 #: The metrics put against the oracle's.
 BOUND = (("te_p95", "TE p95 slowdown"), ("be_p95", "BE p95 slowdown"))
+#: What the oracle is, said once before a comparison with it.
+WHAT = (f"The {LABEL} oracle (shortest remaining time first, reading every job's duration) "
+        "minimizes the mean completion time of all jobs on one machine; it is no bound of one "
+        "class's tail, nor of anything on a cluster of several nodes with gangs, so a policy "
+        "may beat it there.")
 
 
 def against_oracle(a_values, oracle_values, *, a: str, title: str) -> str:
-    """``title``: how far ``a``'s values (one per seed) are from the oracle's, paired per
-    seed: "within d [lo, hi] of the oracle's", then the verdict grammar's own sentence
-    (:func:`fitgpp.analysis.verdicts.compare`), which alone says a direction."""
+    """``title`` of ``a`` (one value per seed) against the oracle's, paired per seed: "lower"
+    or "higher than the SRTF oracle's by d [lo, hi]" when the paired interval excludes 0
+    (:func:`fitgpp.analysis.verdicts.compare`), "cannot be told from" when it includes 0,
+    the grammar's "cannot tell" below 3 seeds; the means and the test's p-value beside."""
     c = verdicts.compare(a_values, oracle_values, a=a, b=f"the {LABEL} oracle", title=title)
     if c.verdict == "cannot tell":
         return c.sentence
     x, y = (float(np.nanmean(np.asarray(v, dtype=float))) for v in (a_values, oracle_values))
-    return (f"{a}'s {title} is within {c.diff:+.3g} [{c.diff_low:+.3g}, {c.diff_high:+.3g}] "
-            f"of the {LABEL} oracle's ({x:.3g} against {y:.3g}). {c.sentence}")
+    test = f"{x:.3g} against {y:.3g}; paired over {c.seeds} seeds, p = {c.pvalue:.2g}"
+    if c.verdict == "no detectable difference":
+        return (f"{a}'s {title} cannot be told from the {LABEL} oracle's: the paired "
+                f"difference {c.diff:+.3g} [{c.diff_low:+.3g}, {c.diff_high:+.3g}] includes 0 "
+                f"({test}).")
+    word = "lower" if c.diff < 0 else "higher"
+    lo, hi = sorted((abs(c.diff_low), abs(c.diff_high)))
+    return (f"{a}'s {title} is {word} than the {LABEL} oracle's by {abs(c.diff):.3g} "
+            f"[{lo:.3g}, {hi:.3g}] ({test}).")
 
 
 def oracle_sentences(values: dict, a: str) -> str:
-    """``values``: label -> {metric: per-seed values}, holding ``a`` and :data:`LABEL`; the
-    sentences of :func:`against_oracle` for each metric of :data:`BOUND`, joined."""
+    """``values``: label -> {metric: per-seed values}, holding ``a`` and :data:`LABEL`; what
+    the oracle is (:data:`WHAT`), then the sentences of :func:`against_oracle` for each
+    metric of :data:`BOUND`, joined."""
     if a not in values or LABEL not in values:
         return ""
-    return " ".join(against_oracle(values[a][m], values[LABEL][m], a=a, title=t)
-                    for m, t in BOUND)
+    return " ".join([WHAT, *(against_oracle(values[a][m], values[LABEL][m], a=a, title=t)
+                             for m, t in BOUND)])
 
 
 def oracle_counts(runs, a: str, metric: str = "te_p95") -> tuple[str, list[str]]:

@@ -278,7 +278,7 @@ def analyze(o) -> RQResult:
     changes = dict(zip(table.index, (o.change(c, METRICS["te_p95"])
                                      for c in o.configurations())))
     bound, lines = oracle_counts(runs, "FitGpp s=4")
-    finding = summary(comp) + (f" The bound: {bound}" if bound else "")
+    finding = summary(comp) + (f" {bound}" if bound else "")
     r = RQResult(st.key, st.title, st.question, table, {}, {}, finding, _config(o))
     r.details = (vs_baseline(table, o.baseline_label(), changes) + "\n\n"
                  + "\n".join(f"- {s}" for s in comp["sentence"])

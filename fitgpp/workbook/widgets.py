@@ -72,7 +72,7 @@ def policy_choices(extra=()) -> list[tuple[str, object]]:
 def param_control(spec, name: str, value=MISSING, *, style=None, layout=None) -> W.Widget:
     """A control for field ``name`` of a policy, from what the field declares: a slider for a
     number with ``min`` and ``max`` in its metadata, else a number box, a checkbox for a bool,
-    a text box otherwise; named by :func:`fitgpp.figures.names.title` (its metadata's
+    a dropdown for a ``Literal`` field (its values), a text box otherwise; named by :func:`fitgpp.figures.names.title` (its metadata's
     ``label`` and ``units``; default: the field name), its ``description`` the tooltip."""
     kind, default = registry.declared(spec)[name]
     meta = registry.metadata(spec, name)
@@ -82,6 +82,9 @@ def param_control(spec, name: str, value=MISSING, *, style=None, layout=None) ->
         "description", desc)), style=style or {}, layout=layout or W.Layout())
     if kind is bool:
         return W.Checkbox(value=bool(value), **kw)
+    options = registry.choices(spec, name)
+    if options and value in options:   # a Literal field (FIFO's backfill): its values
+        return W.Dropdown(options=list(options), value=value, **kw)
     if kind in (int, float):
         bounded = "min" in meta and "max" in meta
         if kind is float:

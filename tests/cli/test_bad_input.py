@@ -709,7 +709,7 @@ def test_a_swept_str_field_is_shown_in_the_sweep_table(tmp_path, trace, capsys):
     finally:
         sys.modules.pop("moody_pol", None)
     rows = [ln.split("  ")[0] for ln in capsys.readouterr().out.splitlines()[1:-1]]
-    assert rows == ["fifo", *(f"moody s=4 P=3 mode={m} patience={p}"
+    assert rows == ["fifo backfill=none", *(f"moody s=4 P=3 mode={m} patience={p}"
                               for m in ("calm", "eager") for p in (0, 80))]
     assert (tmp_path / "o.nc").exists()
 

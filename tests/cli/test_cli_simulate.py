@@ -121,7 +121,8 @@ def test_huge_max_preemptions_works(tmp_path, trace, capsys):
 
 
 @pytest.mark.parametrize("policy, flags, params", [
-    ("fifo", [], {}), ("prio", [], {}), ("lrtp", ["--max-preemptions", "2"], {"max_preemptions": 2}),
+    ("fifo", [], {"backfill": "none"}), ("prio", [], {}),
+    ("lrtp", ["--max-preemptions", "2"], {"max_preemptions": 2}),
     ("rand", ["--max-preemptions", "2", "--seed", "5"], {"max_preemptions": 2, "seed": 5})])
 def test_policy_parameters_reach_the_result(tmp_path, trace, capsys, policy, flags, params):
     out_nc = tmp_path / "r.nc"

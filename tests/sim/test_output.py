@@ -93,7 +93,7 @@ def test_attrs(result, csv_path):
 
 
 @pytest.mark.parametrize("policy, params, keys", [
-    ("fifo", {}, set()), ("prio", {}, set()), ("lrtp", {"max_preemptions": 5},
+    ("fifo", {"backfill": "easy"}, set()), ("prio", {}, set()), ("lrtp", {"max_preemptions": 5},
                                                {"max_preemptions"}),
     ("rand", {"max_preemptions": 1, "seed": 9}, {"max_preemptions", "seed"})])
 def test_policy_parameters_in_attrs(policy, params, keys):

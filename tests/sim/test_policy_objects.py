@@ -404,7 +404,8 @@ def test_cli_help_lists_each_policys_parameters_from_its_fields(capsys):
     assert main(["simulate", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "fitgpp: s=4.0 (float), max_preemptions=3 (int)" in out
-    assert "rand: max_preemptions=3 (int), seed=0 (int)" in out and "fifo: none" in out
+    assert "rand: max_preemptions=3 (int), seed=0 (int)" in out and "prio: none" in out
+    assert "fifo: backfill='none' (none | easy | greedy)" in out   # a Literal: its values
 
 
 def test_a_sweeps_experiment_attr_declares_the_policy_again(tmp_path):

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import pytest
 
 from fitgpp.sim.policies import POLICIES
-from fitgpp.sim.policies.fifo import Fifo
+# FIFO without its field backfill: the policies below are meant to have only their own
+from fitgpp.sim.policies.fifo import StrictFifo as Fifo
 from fitgpp.sim.policies.las import Las
 from fitgpp.sim.policies.base import PolicyError
 from fitgpp.studies.reproduce import Size, Study

@@ -55,7 +55,7 @@ def test_metrics_match_a_direct_simulation(trace_exp, tmp_path):
     ds = sweep(trace_exp, tmp_path)
     direct = fitgpp.simulate(trace_exp.workload.trace, CLUSTER, "fitgpp", s=1.0,
                              max_preemptions=3)
-    got = ds.sel(policy="fitgpp", s=1.0, max_preemptions=3, seed=1)
+    got = ds.sel(policy="fitgpp", s=1.0, max_preemptions=3, backfill="none", seed=1)
     for c in ("TE", "BE"):
         sel = direct["cls"] == c
         sd = direct["slowdown"].where(sel, drop=True).values
@@ -72,7 +72,8 @@ def test_metrics_match_a_direct_simulation(trace_exp, tmp_path):
 
 def test_grid_broadcasting_and_missing_combinations(trace_exp, tmp_path):
     ds = sweep(trace_exp, tmp_path)
-    assert dict(ds.sizes) == {"policy": 4, "s": 2, "max_preemptions": 2, "seed": 3, "cls": 2}
+    assert dict(ds.sizes) == {"policy": 4, "s": 2, "max_preemptions": 2, "backfill": 1,
+                              "seed": 3, "cls": 2}
     fifo = ds["slowdown_p95"].sel(policy="fifo")
     assert (fifo == fifo.isel(s=0, max_preemptions=0)).all()  # computed once, repeated
     assert fifo.notnull().all()
@@ -80,7 +81,9 @@ def test_grid_broadcasting_and_missing_combinations(trace_exp, tmp_path):
     assert lrtp.sel(max_preemptions=1).isnull().all()  # lrtp's grid lists only P=3
     assert (lrtp.sel(max_preemptions=3) == lrtp.sel(max_preemptions=3, s=1.0)).all()
     assert json.loads(ds.attrs["broadcast"]) == {"fifo": ["max_preemptions", "s"],
-                                                 "lrtp": ["s"], "rand": ["s"]}
+                                                 "fitgpp": ["backfill"],
+                                                 "lrtp": ["backfill", "s"],
+                                                 "rand": ["backfill", "s"]}
     # on a fixed trace RAND's seed is the only thing the seed changes
     assert (ds["slowdown_p95"].sel(policy="fitgpp").diff("seed") == 0).all()
     assert Experiment.from_dict(json.loads(ds.attrs["experiment"])) == trace_exp
@@ -95,8 +98,8 @@ def test_seed_summaries_and_change_against_fifo(tmp_path):
                      policies=["fifo", "fitgpp"], seeds=[0, 1, 2],
                      cluster=fitgpp.Cluster.homogeneous(4, gpu=8))
     ds = sweep(exp, tmp_path)
-    assert dict(ds.sizes) == {"policy": 2, "s": 1, "max_preemptions": 1, "load": 1,
-                              "te_fraction": 2, "seed": 3, "cls": 2}
+    assert dict(ds.sizes) == {"policy": 2, "s": 1, "max_preemptions": 1, "backfill": 1,
+                              "load": 1, "te_fraction": 2, "seed": 3, "cls": 2}
     assert int(ds["jobs"].sel(te_fraction=0.6, seed=0).sum()) == 150
     x = ds["slowdown_p95"].sel(policy="fitgpp", te_fraction=0.3, cls="BE").squeeze().values
     assert len(set(x)) > 1, "seeds should draw different workloads"

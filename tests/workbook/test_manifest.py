@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from fitgpp.figures import export as E
-from fitgpp.sim.policies import Fifo, registry
+from fitgpp.sim.policies import registry
+from fitgpp.sim.policies.fifo import StrictFifo
 from fitgpp.studies import reproduce
 from fitgpp.studies.reproduce import Size, Study
 from fitgpp.workbook import panel_export
@@ -43,7 +44,7 @@ def test_an_edit_anywhere_in_the_package_is_named(tmp_path, monkeypatch):
 
 
 @dataclass(frozen=True)
-class Fewer(Fifo):
+class Fewer(StrictFifo):   # (StrictFifo: no backfill field of its own to inherit)
     """A researcher's FIFO with an int field of its own (and no ``s`` nor ``P``)."""
 
     lookahead: int = field(default=8, metadata={"min": 1, "max": 64})
@@ -80,7 +81,7 @@ def test_a_panel_export_records_the_users_policy_and_only_its_fields(panel, tmp_
     assert "s" not in cfg["selection"] and "max_preemptions" not in cfg["selection"]
     confs = {c["label"]: c for c in cfg["configurations"]}
     assert set(confs) == {"FIFO", "FitGpp s=4", "fewer lookahead=1", "fewer lookahead=8"}
-    assert confs["FIFO"]["policy"] == "fifo" and confs["FIFO"]["fields"] == {}
+    assert confs["FIFO"]["policy"] == "fifo" and confs["FIFO"]["fields"] == {"backfill": "none"}
     assert confs["FitGpp s=4"]["fields"] == {"s": 4.0, "max_preemptions": 3}
     assert confs["fewer lookahead=1"]["fields"] == {"lookahead": 1}
     assert confs["fewer lookahead=1"]["digest"] != confs["fewer lookahead=8"]["digest"]

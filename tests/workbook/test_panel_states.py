@@ -10,14 +10,14 @@ import dataclasses
 import pytest
 
 from fitgpp.errors import FitgppError
-from fitgpp.sim.policies import Fifo
+from fitgpp.sim.policies.fifo import StrictFifo
 from fitgpp.studies import reproduce
 from fitgpp.studies.reproduce import Size
 from fitgpp.workbook import views
 from fitgpp.workbook.panels import Panel
 
 @dataclasses.dataclass(frozen=True)
-class Fewer(Fifo):
+class Fewer(StrictFifo):   # (StrictFifo: no backfill field of its own to inherit)
     """A researcher's policy with a field of its own (FIFO that ignores it)."""
 
     lookahead: int = 8
@@ -127,7 +127,7 @@ def test_a_panel_shows_only_the_chosen_policys_fields(tmp_path):
     def shown():
         return {d for d in study.params() if p.controls[d].layout.display != "none"}
     for policy, fields in (("fitgpp", {"s", "max_preemptions"}), ("fewer", {"lookahead"}),
-                           ("fifo", set())):
+                           ("fifo", {"backfill"})):
         p.controls["policy"].value = policy
         assert shown() == fields & set(study.params()), (policy, shown())
         assert all(p.controls[d].layout.display != "none" for d in ("policy", "seed", "load"))

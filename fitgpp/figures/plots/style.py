@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import numbers
 
@@ -59,12 +60,34 @@ def config_label(name: str, params: dict, varying=()) -> str:
     ``FIFO``, ``LAS`` (one LAS setting), ``LAS threshold=3250`` (several); a workload value
     in words and its declared unit (:func:`fitgpp.figures.names.phrase`): ``FitGpp s=4 load
     0.9``, ``FIFO restart cost 10 min`` (``restart_overhead`` 600 s). A whole number reads as an
-    integer (``fewer lookahead=8``, never ``8.0``). Tables, legends, a panel's numbers, export
-    records and findings name a configuration through this function (``label_of`` in
-    :mod:`fitgpp.studies.base` for a study's grid)."""
-    shown = [k for k in params if k == "s" or k in varying]
+    integer (``fewer lookahead=8``, never ``8.0``). A field that declares
+    ``named="unless default"`` (FIFO's ``backfill``: which reading of the policy runs) is named
+    exactly when it is not at its default, varying or not: ``FIFO``, ``FIFO backfill=easy``.
+    Tables, legends, a panel's numbers, export records and findings name a configuration
+    through this function (``label_of`` in :mod:`fitgpp.studies.base` for a study's grid)."""
+    reading = _readings(str(name))
+    shown = [k for k in params if (k == "s" or k in varying or k in reading)
+             and not (k in reading and params[k] == reading[k])]
     return " ".join([family(name), *(names.phrase(k, params[k]) if k in names.NAMES else
                                      f"{names.short(k)}={_text(params[k])}" for k in shown)])
+
+
+@functools.lru_cache(maxsize=64)
+def _readings(name: str) -> dict:
+    """``{field: default}`` of the fields of policy ``name`` (a registry name or
+    ``module:Class``) whose metadata says ``named="unless default"``; ``{}`` for a name
+    that resolves to no policy (a researcher's label)."""
+    import dataclasses
+    from fitgpp.errors import FitgppError
+    from fitgpp.sim.policies import POLICIES, registry
+    if name.lower() not in POLICIES and ":" not in name:
+        return {}
+    try:
+        cls = registry.policy_class(name)
+    except FitgppError:
+        return {}
+    return {f.name: f.default for f in dataclasses.fields(cls)
+            if f.metadata.get("named") == "unless default"}
 
 
 def _params(attrs) -> dict:
@@ -78,13 +101,17 @@ def _params(attrs) -> dict:
 
 def policy_label(ds, varying=()) -> str:
     """The label of a simulation Dataset (from its attrs) or of a policy name, as
-    :func:`config_label` writes it: FitGpp's ``s``, and the fields in ``varying``."""
+    :func:`config_label` writes it: FitGpp's ``s``, the fields in ``varying``, and a field
+    declared ``named="unless default"`` when it is not at its default."""
     attrs = ds if isinstance(ds, dict) else getattr(ds, "attrs", {"policy": str(ds)})
-    name = str(attrs.get("policy", "?")).rpartition(":")[2]  # module:Class -> Class
+    ref = str(attrs.get("policy", "?"))
+    name = ref.rpartition(":")[2]  # module:Class -> Class
     params = {"s": float(attrs["s"])} if family(name) == "FitGpp" and "s" in attrs else {}
     given = _params(attrs)
     params.update({k: given[k] for k in varying if k in given})
-    return config_label(name, params, varying)
+    reading = {k: given[k] for k, d in _readings(ref).items() if k in given and given[k] != d}
+    params.update(reading)
+    return config_label(name, params, [*varying, *reading])
 
 
 def run_labels(runs) -> list[str]:

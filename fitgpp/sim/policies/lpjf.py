@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fitgpp.sim.policies.base import PolicyError, first_fit, first_fit_nodes
-from fitgpp.sim.policies.fifo import Fifo
+from fitgpp.sim.policies.fifo import StrictFifo
 
 
 @dataclass(frozen=True)
-class Lpjf(Fifo):
+class Lpjf(StrictFifo):
     scan: str = field(default="exact", metadata={
         "description": "'exact' (longest pending first = FIFO) or 'tiresias' (the job behind "
                        "each started one is passed over at that event, as in Tiresias)"})

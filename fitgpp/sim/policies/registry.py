@@ -17,9 +17,8 @@ built from the declaration; :func:`digest` identifies the code that will run.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
-import functools
-import hashlib
 import importlib
 import json
 import math
@@ -28,6 +27,8 @@ import typing
 from pathlib import Path
 
 from fitgpp.sim.policies.base import PolicyError, params_of
+from fitgpp.sim.policies.digest import (  # noqa: F401  (their old home)
+    _outside_stdlib, class_source, digest, ship_by_value)
 
 _SCALARS = {"float": float, "int": int, "bool": bool, "str": str}
 
@@ -155,6 +156,11 @@ def resolve(spec, **parameters):
     if unknown:
         raise PolicyError(f"policy {label(cls)!r} takes no parameter(s) {', '.join(unknown)}"
                           f" (it takes: {', '.join(names) or 'none'})")
+    for k, v in parameters.items():   # a Literal field takes its values only
+        allowed = choices(cls, k)
+        if allowed and not any(v == a and type(v) is type(a) for a in allowed):
+            raise PolicyError(f"policy {label(cls)!r}: {k} must be one of "
+                              f"{', '.join(map(repr, allowed))}, got {_short(v)}"[:300])
     if not isinstance(spec, (str, type)):
         return dataclasses.replace(spec, **parameters) if parameters else spec
     try:
@@ -216,7 +222,8 @@ def params(policy) -> dict:
 
 def declared(spec) -> dict[str, tuple[type | None, object]]:
     """``{field: (type, default)}`` of a policy class, in declaration order. ``type`` is
-    float, int, bool or str when the annotation says so (else None); ``default`` is
+    float, int, bool or str when the annotation says so, or is a ``Literal`` of values of
+    one of them (see :func:`choices`; else None); ``default`` is
     ``dataclasses.MISSING`` when the field has none."""
     cls = policy_class(spec)
     try:
@@ -226,16 +233,49 @@ def declared(spec) -> dict[str, tuple[type | None, object]]:
     out = {}
     for f in dataclasses.fields(cls):
         t = hints.get(f.name, f.type)
+        kinds = {type(a) for a in choices_of(t)}
         if isinstance(t, str):
             t = _SCALARS.get(t.strip())
+        t = kinds.pop() if len(kinds) == 1 else t   # Literal["a", "b"]: str
         out[f.name] = (t if t in (float, int, bool, str) else None, _default(f))
     return out
+
+
+def choices_of(annotation) -> tuple:
+    """The values a ``Literal[...]`` annotation allows (``()`` for any other); also from its
+    text, ``"Literal['a', 'b']"``, when it could not be resolved (a class defined where
+    ``Literal`` is not a global name)."""
+    if isinstance(annotation, str):
+        head, _, rest = annotation.strip().partition("[")
+        if head not in ("Literal", "typing.Literal") or not rest.endswith("]"):
+            return ()
+        try:
+            got = ast.literal_eval(f"({rest[:-1]},)")
+        except (ValueError, SyntaxError):
+            return ()
+        return tuple(got) if all(isinstance(x, (str, int, float, bool)) for x in got) else ()
+    return typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal else ()
+
+
+def choices(spec, name: str) -> tuple:
+    """The values field ``name`` of a policy class may take when its annotation is a
+    ``Literal`` (FIFO's ``backfill``: none, easy, greedy), for a control offering them;
+    ``()`` when any value of its type goes."""
+    cls = policy_class(spec)
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # a class whose module is gone: read the annotation's text
+        hints = {}
+    f = {f.name: f for f in dataclasses.fields(cls)}.get(name)
+    return choices_of(hints.get(name, f.type if f is not None else None))
 
 
 def metadata(spec, name: str) -> dict:
     """What field ``name`` of a policy class declares in ``field(metadata=...)``: optional
     ``min``, ``max``, ``step`` (control ranges), ``label``, ``description``, ``units``,
-    ``short`` (its name in a configuration's label, :mod:`fitgpp.figures.names`)."""
+    ``short`` (its name in a configuration's label, :mod:`fitgpp.figures.names`), ``named``
+    (``"unless default"``: a label names the field exactly when it is not at its default,
+    as FIFO's ``backfill``; :func:`fitgpp.figures.plots.config_label`)."""
     for f in dataclasses.fields(policy_class(spec)):
         if f.name == name:
             return dict(f.metadata)
@@ -257,6 +297,10 @@ def parse_value(spec, name: str, text: str):
         raise PolicyError(f"policy {label(policy_class(spec))!r} has no parameter {name!r} "
                           f"(it takes: {', '.join(fields) or 'none'})")
     t = fields[name][0]
+    allowed = choices(spec, name)
+    if allowed and text not in map(str, allowed):
+        raise PolicyError(f"parameter {name}={text!r}: expected one of "
+                          f"{', '.join(map(str, allowed))}"[:300])
     try:
         if t is bool:
             low = text.strip().lower()
@@ -282,192 +326,3 @@ def parse_value(spec, name: str, text: str):
 def _no_constant(name: str):
     """JSON's NaN and Infinity (which json.loads takes) are no values a result may hold."""
     raise ValueError(f"{name} is not a finite number")
-
-
-# ------------------------------------------------------------------ digest
-@functools.cache
-def _stdlib() -> Path:
-    """The standard library's directory: where ``os`` was read from (sysconfig's
-    ``get_paths()["stdlib"]`` reads the build's configuration: milliseconds of a first
-    ``simulate()``), sysconfig's answer where ``os`` has no file."""
-    import os
-    f = getattr(os, "__file__", None)
-    if f:
-        return Path(f).resolve().parent
-    import sysconfig
-    return Path(sysconfig.get_paths()["stdlib"]).resolve()
-
-
-#: module file -> whether it is outside the standard library (resolving the path asks the
-#: file system for every part of it: 20 us a class, for each run's digest)
-_OUTSIDE: dict[str, bool] = {}
-
-
-def _outside_stdlib(cls) -> bool:
-    if cls is object or cls.__module__ == "builtins":
-        return False
-    mod = sys.modules.get(cls.__module__)
-    f = getattr(mod, "__file__", None)
-    if not f:
-        return True  # __main__ of a notebook, or a module made by exec: user code
-    out = _OUTSIDE.get(f)
-    if out is None:
-        p = Path(f).resolve()
-        out = _OUTSIDE[f] = "site-packages" in p.parts or not p.is_relative_to(_stdlib())
-    return out
-
-
-def class_source(cls) -> tuple[str, bytes]:
-    """What identifies a class's code, as ``(how, bytes)``.
-
-    ``"source"``: the bytes of the file of the class's module (where its source is, as
-    :func:`inspect.getsource` would find it; the whole file is read and hashed, not parsed:
-    an edit anywhere in it changes the digest, including to the module's functions the
-    class calls), followed by the fingerprint of its compiled code (below). The file alone
-    would not do: a module file edited but not reloaded has new text while the old code
-    still runs. Where the module has no file to read but :func:`inspect.getsource` finds
-    the class's text (a module loaded from a zip), that text. ``"code"``: where there is
-    no source (a class defined in a notebook cell, whose module ``__main__`` has no file,
-    or made by ``exec``), the fingerprint alone: the bytecode, constants and names of
-    every method, and the repr of every plain class attribute; the same for the same code,
-    in any process. ``"cloudpickle"``: when a class attribute is no plain value, the class
-    pickled by value; those bytes hold its code and attributes but also an id cloudpickle
-    draws once per class per process, so they identify the class within one process only
-    (a restarted session computes such cells again rather than reuse them).
-    """
-    try:
-        code = _fingerprint(cls)
-    except TypeError:
-        import cloudpickle
-        return "cloudpickle", cloudpickle.dumps(cls, protocol=5)
-    text = _module_file_bytes(cls)
-    if text is not None:
-        return "source", text + b"\0" + code
-    import inspect
-    try:
-        return "source", inspect.getsource(cls).encode() + b"\0" + code
-    except (OSError, TypeError):
-        return "code", code
-
-
-def _module_file_bytes(cls) -> bytes | None:
-    """The bytes of the source file that defines ``cls``: its module's ``.py`` file, when
-    some method of the class was compiled from it (none of a class made by ``exec`` in a
-    module with a file was); None when there is no such file to read."""
-    mod = sys.modules.get(cls.__module__)
-    f = getattr(mod, "__file__", None)
-    if not f or not f.endswith(".py"):
-        return None
-    made_here = [fn.__code__.co_filename == f for fn in _functions(cls)]
-    if made_here and not any(made_here):
-        return None  # (dataclasses make __init__ and the like by exec: any, not all)
-    try:
-        with open(f, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None
-
-
-def _functions(cls) -> list:
-    """The plain functions of ``cls``'s own namespace (methods, static and class methods,
-    property getters)."""
-    import types
-    out = []
-    for v in cls.__dict__.values():
-        fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else \
-            v.fget if isinstance(v, property) else v
-        if isinstance(fn, types.FunctionType):
-            out.append(fn)
-    return out
-
-
-def _fingerprint(cls) -> bytes:
-    import inspect
-    parts = [f"{cls.__qualname__}({', '.join(b.__qualname__ for b in cls.__bases__)})"]
-    for k, v in sorted(cls.__dict__.items()):
-        fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else \
-            v.fget if isinstance(v, property) else v
-        if inspect.isfunction(fn):
-            parts.append(f"def {k}{type(v).__name__}:{_code(fn.__code__)}"
-                         f"{_const(fn.__defaults__)}{_const(fn.__kwdefaults__)}")
-        elif not (k.startswith("__") and k.endswith("__")):
-            parts.append(f"{k} = {_const(v)}")
-    return "\n".join(parts).encode()
-
-
-def _code(co) -> str:
-    return (f"<{co.co_code.hex()}|{co.co_names}|{co.co_varnames}|{co.co_freevars}|"
-            f"{'|'.join(_const(c) for c in co.co_consts)}>")
-
-
-def _const(v) -> str:
-    if hasattr(v, "co_code"):
-        return _code(v)
-    if isinstance(v, (frozenset, set)):
-        return "{" + ",".join(sorted(_const(x) for x in v)) + "}"
-    if isinstance(v, (tuple, list)):
-        return "(" + ",".join(_const(x) for x in v) + ")"
-    if isinstance(v, dict):
-        return "{" + ",".join(f"{_const(k)}:{_const(x)}" for k, x in sorted(v.items())) + "}"
-    if v is None or v is Ellipsis or isinstance(v, (str, bytes, int, float, complex, bool)):
-        return repr(v)
-    raise TypeError(f"not a plain value: {type(v).__name__}")
-
-
-_SOURCES: "weakref.WeakKeyDictionary[type, tuple]" = None  # type: ignore[assignment]
-
-
-def _class_source_memo(cls) -> tuple[str, bytes]:
-    """:func:`class_source`, kept per class until its module file changes (getsource parses
-    the whole file: a sweep asks for every cell)."""
-    global _SOURCES
-    import os
-    import weakref
-    if _SOURCES is None:
-        _SOURCES = weakref.WeakKeyDictionary()
-    f = getattr(sys.modules.get(cls.__module__), "__file__", None)
-    try:
-        st = os.stat(f) if f else None
-        stamp = (st.st_mtime_ns, st.st_size) if st else None
-    except OSError:
-        stamp = None
-    hit = _SOURCES.get(cls)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
-    out = class_source(cls)
-    _SOURCES[cls] = (stamp, out)
-    return out
-
-
-def digest(policy) -> str:
-    """sha256 of the code and the parameters of ``policy``: the code of its class and of
-    every base class outside the standard library (see :func:`class_source`), and its
-    parameters, and what ``policy.inputs_digest()`` returns if it has one (the data a policy
-    reads from a file, e.g. Gittins's distribution). Editing a policy's class changes it; so
-    does any other parameter value, or a changed input file."""
-    cls = type(policy)
-    h = hashlib.sha256()
-    for c in cls.__mro__:
-        if _outside_stdlib(c):
-            kind, blob = _class_source_memo(c)
-            h.update(f"{c.__module__}:{c.__qualname__}:{kind}\0".encode() + blob + b"\0")
-    h.update(json.dumps(params(policy), sort_keys=True, default=repr).encode())
-    inputs = getattr(policy, "inputs_digest", None)
-    if callable(inputs) and not isinstance(policy, type):
-        h.update(b"\0inputs\0" + str(inputs()).encode())
-    return h.hexdigest()
-
-
-def ship_by_value(policy) -> None:  # a policy object or class
-    """Make cloudpickle (and so Dask) send the policy's class by value, not by reference,
-    when its module may not be importable where it runs (a module outside the package that
-    is not installed, e.g. a file beside a notebook). ``__main__`` is sent by value anyway."""
-    import cloudpickle
-    cls = policy if isinstance(policy, type) else type(policy)
-    for c in cls.__mro__:
-        mod = sys.modules.get(c.__module__)
-        if mod is None or c.__module__ == "__main__" or c.__module__.split(".")[0] == "fitgpp" \
-                or not _outside_stdlib(c) or "site-packages" in Path(getattr(mod, "__file__", "")
-                                                                     or "/").parts:
-            continue
-        cloudpickle.register_pickle_by_value(mod)
