@@ -53,7 +53,8 @@ MODEL = "paper-wide-te"
 FITGPP = {"fitgpp": {"s": [4.0], "max_preemptions": [3]}}
 #: The baselines a change is against: label -> the sweep's policy table (the first is the
 #: one every pair is compared with; the others, the pairs of the grid).
-BASELINES = {"FIFO": {"fifo": {}}}
+BASELINES = {"FIFO": {"fifo": {"backfill": ["none"]}},
+             "EASY FIFO": {"fifo": {"backfill": ["easy"]}}}
 #: What is probed at each restart cost: the paper's three numbers, as changes.
 KEYS = ("te_p95", "be_median", "be_p95")
 #: The targets of the BE median change: no change, and the paper's +18 %.

@@ -11,6 +11,8 @@ import pandas as pd
 from fitgpp.analysis.metrics import percent
 from fitgpp.analysis.verdicts import CATEGORIES, MIN_SEEDS, PAPER, count_sentence  # noqa: F401
 
+#: Each baseline's short name.
+SHORT = {"FIFO": "strict FIFO", "EASY FIFO": "FIFO with EASY backfilling"}
 #: How each baseline of the ridge reads in a sentence.
 READINGS = {"FIFO": "strict FIFO (no backfilling)",
             "EASY FIFO": "FIFO with EASY backfilling (the head's reserved start from the "
@@ -192,7 +194,7 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple,
         return "The ridge was not searched."
     top = int(at["max_min"].max())
     hit = at[at["side"] == "crosses"]
-    against = "" if baseline == "FIFO" else f" against {READINGS.get(baseline, baseline)}"
+    against = "" if baseline == "FIFO" else f" against {SHORT.get(baseline, baseline)}"
     out = (f"The ridge{against} (bisection on whole minutes, {len(at)} load x TE share pairs): "
            f"the BE median cost appears (crosses 0) within {top} min in "
            f"{int((zero['side'] != 'beyond').sum())} pairs (already at 0 min in "

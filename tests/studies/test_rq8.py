@@ -22,7 +22,7 @@ TINY = dataclasses.replace(QUICK, n_jobs=150, seeds=(0, 1, 2))
 
 def test_declared_with_its_grid_at_both_sizes():
     st = STUDIES["rq8"]
-    assert st.model == "paper-wide-te" and st.baseline == "fifo"
+    assert st.model == "paper-wide-te" and st.baseline == rq8.STRICT
     full, quick = st.dimensions(FULL), st.dimensions(QUICK)
     assert full["restart_overhead"] == tuple(60.0 * m for m in (0, 10, 20, 30))
     assert full["te_fraction"] == (0.3, 0.5, 0.7, 0.9)
@@ -32,6 +32,8 @@ def test_declared_with_its_grid_at_both_sizes():
     assert cells == 64
     assert len(quick["restart_overhead"]) * len(quick["te_fraction"]) * len(quick["load"]) == 12
     assert set(full["policy"]) == {"fifo", "prio", "fitgpp"} and full["s"] == (4.0,)
+    # issue 34 item 6: both readings of FIFO, strict the baseline
+    assert full["backfill"] == ("easy", "none") and st.baseline == rq8.STRICT
 
 
 @pytest.mark.parametrize("lo, hi, mean, want", [
@@ -404,3 +406,50 @@ def test_reproduce_runs_rq8_at_a_size_of_its_own_and_says_so(result, cache, tmp_
     assert got["rq8"].config["n_jobs"] == 150 and got["rq8"].stats["computed"] == 0
     report = (tmp_path / "results.md").read_text()
     assert '"n_jobs": 150' in report and "The ridge against FIFO" in report
+
+
+def test_the_map_is_judged_against_easy_fifo_too(result, cache):
+    """Issue 34 item 6: 'RQ1's headline and RQ8 report against strict and EASY FIFO side by
+    side'. The EASY cells' changes are FitGpp's against FIFO with EASY backfilling, paired
+    per seed on the same runs."""
+    from fitgpp.analysis.metrics import METRICS, paired_change, t_interval
+    o = STUDIES["rq8"].run(TINY, cache=cache)
+    easy = result.datasets["cells_easy"]
+    assert len(easy) == len(result.datasets["cells"]) and set(easy["status"]) <= \
+        set(text.CATEGORIES)
+    r = easy.iloc[-1]
+    knobs = {k: r[k] for k in rq8.KNOBS}
+    fit = next(c for c in o.configurations() if c["name"] == "fitgpp" and c["knobs"] == knobs)
+    base = next(c for c in o.configurations() if c["params"].get("backfill") == "easy"
+                and c["knobs"] == knobs)
+    m = METRICS["be_median"]
+    want = t_interval(paired_change(o.metric_values(fit, m), o.metric_values(base, m)))
+    assert (r["change_be_median"], r["change_be_median_lo"]) == pytest.approx(want[:2])
+    assert "Against FIFO with EASY backfilling" in result.finding
+    assert "The same against FIFO with EASY backfilling" in result.details
+    rid = result.datasets["ridge"]
+    main = rid.crossings[rid.crossings["variant"] == "default"]
+    assert set(main["baseline"]) == {"FIFO", "EASY FIFO"}
+    assert set(rid.crossings[rid.crossings["variant"] != "default"]["baseline"]) == {"FIFO"}
+
+
+def test_undecided_cells_against_either_reading_get_more_seeds_with_their_fifo():
+    """A map cell undecided against EASY FIFO (and not against strict FIFO) gets more seeds
+    with its EASY FIFO runs; the rounds add the strict baseline themselves."""
+    o = STUDIES["rq8"].run(TINY, cache=False)
+    confs = o.configurations()
+    fit = next(c for c in confs if c["name"] == "fitgpp")
+    e = rq8.easy_view(o)
+    assert e.baseline(fit)["params"] == {"backfill": "easy"}
+    assert o.baseline(fit)["params"] == {"backfill": "none"}
+    import fitgpp.studies.rq8 as mod
+    calls = []
+    orig = mod._UNDECIDED
+    try:
+        mod._UNDECIDED = lambda out: calls.append(out.baseline_label()) or (
+            [fit] if out.baseline_label() != "FIFO" else [])
+        got = rq8.undecided(o)
+    finally:
+        mod._UNDECIDED = orig
+    assert calls == ["FIFO backfill=easy", "FIFO"]
+    assert [c["label"] for c in got] == ["FitGpp s=4", "FIFO backfill=easy"]

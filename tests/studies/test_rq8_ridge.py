@@ -127,7 +127,8 @@ def test_what_it_found_is_what_its_probes_say(found):
     assert set(crossings["target"]) == {0.0, 0.18}
     for _, c in crossings.iterrows():
         mine = probes[(probes["variant"] == c["variant"]) & (probes["load"] == c["load"])
-                      & (probes["te_fraction"] == c["te_fraction"])].set_index("minute")
+                      & (probes["te_fraction"] == c["te_fraction"])
+                      & (probes["baseline"] == c["baseline"])].set_index("minute")
         means = mine["change_be_median"]
         if c["side"] == "crosses":
             assert c["first"] == c["last"] + 1 and c["last"] <= c["at"] <= c["first"]
