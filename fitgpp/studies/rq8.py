@@ -148,12 +148,12 @@ _UNDECIDED = against_paper_undecided(lambda c: c["name"] == "fitgpp")
 
 def undecided(o: Outcome) -> list[dict]:
     """RQ8's map cells that more seeds could still decide (adaptive replication): FitGpp's
-    whose three numbers are undecided against strict FIFO or against EASY FIFO, with the EASY
-    FIFO runs of the latter (the rounds add each one's strict FIFO baseline), so every change
-    stays paired seed by seed."""
+    whose three numbers are undecided against strict FIFO or against EASY FIFO, each with its
+    EASY FIFO runs (the rounds add its strict FIFO baseline), so every FitGpp seed has both
+    readings and every change, against either, stays paired seed by seed."""
     e = easy_view(o)
-    more = _UNDECIDED(e)
-    return _UNDECIDED(o) + more + [e.baseline(c) for c in more]
+    found = _UNDECIDED(o) + _UNDECIDED(e)
+    return found + [e.baseline(c) for c in found]
 
 
 # ---------------------------------------------------------------- the analysis

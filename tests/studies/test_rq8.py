@@ -451,5 +451,23 @@ def test_undecided_cells_against_either_reading_get_more_seeds_with_their_fifo()
         got = rq8.undecided(o)
     finally:
         mod._UNDECIDED = orig
-    assert calls == ["FIFO backfill=easy", "FIFO"]
+    assert calls == ["FIFO", "FIFO backfill=easy"]
     assert [c["label"] for c in got] == ["FitGpp s=4", "FIFO backfill=easy"]
+
+
+def test_a_cell_undecided_against_strict_fifo_only_gets_its_easy_fifo_runs_too():
+    """The full run stopped on a KeyError: cells undecided against strict FIFO alone got more
+    seeds of FitGpp and strict FIFO only, and pairing FitGpp with EASY FIFO seed by seed found
+    no EASY run for the added seeds. Every FitGpp configuration the rounds extend takes both
+    readings along."""
+    o = STUDIES["rq8"].run(TINY, cache=False)
+    fit = next(c for c in o.configurations() if c["name"] == "fitgpp")
+    import fitgpp.studies.rq8 as mod
+    orig = mod._UNDECIDED
+    try:
+        mod._UNDECIDED = lambda out: [fit] if out.baseline_label() == "FIFO" else []
+        got = rq8.undecided(o)
+    finally:
+        mod._UNDECIDED = orig
+    assert [c["label"] for c in got] == ["FitGpp s=4", "FIFO backfill=easy"]
+
