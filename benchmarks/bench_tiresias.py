@@ -24,9 +24,8 @@ folder: the script writes there the sizes fitted from the trace
 (:func:`fitgpp.sim.policies.gittins_index.fit_trace`, GPUs x duration), which is what
 fitgpp's ``gittins`` fits by default, so both know the same distribution.
 
-(with ``--modes exact tiresias``, one row per mode of the policies that have one: LAS's
-``demotion``, SRTF's and SRSF's ``ties``, LPJF's ``scan``, Gittins's ``mode``), all with
-tick 1 s, printing mean / median / p95
+(with ``--modes exact tiresias``, one row per ``mode`` of the policies that have that field:
+LAS, SRTF, SRSF, LPJF, Gittins), all with tick 1 s, printing mean / median / p95
 job completion time (JCT = finish - submit) of each, the per-job Pearson correlation of
 JCTs, the share of identical JCTs, and the seconds each simulator took in its own process
 (Tiresias: its ``main()``; fitgpp: ``simulate``, after the same run untimed:
@@ -64,9 +63,6 @@ PAIRS = [("fifo", "yarn", "1,64,8,64,256", "fifo", "BE", 64, 8),
          ("shortest-gpu", "count", "1,1,512,64,256", "shortest-gpu", "BE", 1, 512),
          ("dlas", "count", "1,1,512,64,256", "dlas", "BE", 1, 512),
          ("gittins", "count", "1,1,512,64,256", "gittins", "BE", 1, 512)]
-#: the parameter that selects a policy's exact rule or Tiresias's behaviour
-MODE = {"las": "demotion", "shortest": "ties", "shortest-gpu": "ties", "lpjf": "scan",
-        "gittins": "mode"}
 #: runs Tiresias's main() in its process and writes the seconds it took (our wrapper)
 TIMER = """import sys, time
 out = sys.argv[1]
@@ -190,8 +186,9 @@ def main(argv=None) -> int:
                     choices=[p[0] for p in PAIRS])
     ap.add_argument("--modes", "--demotion", nargs="+", default=["exact"],
                     choices=["exact", "tiresias"],
-                    help="mode(s) of LAS (demotion), SRTF and SRSF (ties), one row each "
-                         "(default: exact)")
+                    help="the mode(s) of the policies that have a mode field (LAS, SRTF, "
+                         "SRSF, LPJF, Gittins), one row each (default: exact; --demotion is "
+                         "its old name)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="fitgpp's seconds: the median of N warm runs (Tiresias runs once; "
                          "on a shared machine one short run is noisy)")
@@ -245,7 +242,7 @@ def fitgpp_only(args) -> int:
                 for _, _, _, policy, cls, nodes, gpus in PAIRS:
                     if not any(p[0] in args.pairs and p[3] == policy for p in PAIRS):
                         continue
-                    param = MODE.get(policy)
+                    param = mode_field(policy)
                     for mode in (args.modes if param else [None]):
                         pol = make_policy(policy, **({param: mode} if param else {}))
                         secs = [run_fitgpp(trace, pol, cls, nodes, gpus, time.process_time)[1]
@@ -264,7 +261,7 @@ def compare(sim: Path, trace: Path, work: Path, pair, modes, what: str,
     per policy (its first mode)."""
     schedule, scheme, spec, policy, cls, nodes, gpus = pair
     a, t_secs = run_tiresias(sim, trace, schedule, scheme, spec, work)
-    param = MODE.get(policy)
+    param = mode_field(policy)
     out = {}
     for mode in (modes if param else [None]):
         from fitgpp.sim.policies import make_policy
@@ -275,6 +272,13 @@ def compare(sim: Path, trace: Path, work: Path, pair, modes, what: str,
                                        mode not in (None, "exact") else "")
         print(row(name, a, b, (t_secs, f_secs)), flush=True)
     return out
+
+
+def mode_field(policy: str) -> str | None:
+    """``"mode"`` if the policy has that field (its exact rule or Tiresias's behaviour), else
+    None."""
+    from fitgpp.sim.policies.registry import declared
+    return "mode" if "mode" in declared(policy) else None
 
 
 if __name__ == "__main__":

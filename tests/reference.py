@@ -147,7 +147,7 @@ class Reference:
         self.tick_s = float(tick)
         self.thresholds = list(thresholds)
         self.queues = [[] for _ in range(len(self.thresholds) + 1)]  # LAS
-        self.mode = mode        # SRTF, SRSF (ties), LPJF (scan): "exact" or "tiresias"
+        self.mode = mode        # the policies' mode (SRTF, SRSF, LPJF, Gittins): "exact" or "tiresias"
         self.tlist = []         # mode "tiresias": the list as last sorted / walked
         self.event = False      # a job arrived or finished at this tick
         self.s = float(s)

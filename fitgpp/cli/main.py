@@ -8,6 +8,7 @@ to stderr and exit with status 2, without a traceback and without output files.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
@@ -52,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # usage error (2) or --help/--version (0)
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        return int(args.run(args) or 0)
+        with one_line_warnings(args.command):
+            return int(args.run(args) or 0)
     except FitgppError as exc:
         text = " ".join(str(exc).split())  # one line, whatever the message holds
         print(f"fitgpp {args.command}: error: {text}", file=sys.stderr)
@@ -65,6 +67,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fitgpp {args.command}: error: {where}{exc.strerror or exc}"[:2000],
               file=sys.stderr)
         return 2
+
+
+@contextlib.contextmanager
+def one_line_warnings(command: str):
+    """Say as one line on stderr, once each, what the user's input means for the run: a
+    policy parameter given by its old name (``--param demotion=...``, a sweep file's
+    ``demotion = [...]``), used as the new one; a Tiresias trace that Tiresias's simulator
+    reads otherwise. Other warnings are shown as Python shows them."""
+    import warnings
+
+    from fitgpp.sim.policies.modes import FieldRenamed
+    from fitgpp.sim.tiresias import TiresiasWarning
+    ours, show = (FieldRenamed, TiresiasWarning), warnings.showwarning
+
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, ours):
+            print(f"fitgpp {command}: warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+    with warnings.catch_warnings():
+        for category in ours:
+            warnings.simplefilter("default", category)
+        warnings.showwarning = one_line
+        yield
 
 
 if __name__ == "__main__":  # pragma: no cover

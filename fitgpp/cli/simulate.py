@@ -85,9 +85,11 @@ def policy_class(args):
 
 def policy_params(args, cls=None) -> dict:
     """Parameters for the policy from --param NAME=VALUE (typed by the dataclass field) and the
-    alias flags --s, --max-preemptions, --seed."""
+    alias flags --s, --max-preemptions, --seed. A field's old name (LAS's ``demotion``, ...)
+    sets the new one, with a warning (:mod:`fitgpp.sim.policies.modes`)."""
     from fitgpp.cli.common import UsageError
     from fitgpp.errors import FitgppError
+    from fitgpp.sim.policies.modes import current_name
     from fitgpp.sim.policies.registry import declared, parse_value
     cls = cls if cls is not None else policy_class(args)
     fields = declared(cls)
@@ -97,6 +99,7 @@ def policy_params(args, cls=None) -> dict:
         name = name.strip()
         if not eq or not name:
             raise UsageError(f"--param {text!r}: expected NAME=VALUE")
+        name = current_name(cls, name, "--param: ")
         if name in params:
             raise UsageError(f"--param {name} given twice")
         try:

@@ -9,6 +9,14 @@ A job asking for more GPUs than a node has becomes a gang of whole nodes (``num_
 must then be a multiple of the node's GPUs); the three columns fitgpp does not use
 (``iterations``, ``model_name``, ``interval``) are kept and ignored. :func:`to_tiresias`
 goes back; it drops what Tiresias cannot express (CPU, memory, grace, restart cost).
+
+Two things Tiresias's simulator reads otherwise than fitgpp, said by a
+:class:`TiresiasWarning` when a file has them (docs/model.md, "Where fitgpp and Tiresias's
+simulator still part"): jobs submitted in the same second go in *line* order there (a stable
+sort by ``submit_time``), in ``job_id`` order here (SPEC); and a duration with a fraction of
+a second is cut to whole seconds there (``int(float(duration))``), rounded up to whole ticks
+here. A file :func:`to_tiresias` writes has neither: its lines are in ``(submit_time,
+job_id)`` order, and it refuses fractional submit times.
 """
 
 from __future__ import annotations
@@ -36,6 +44,11 @@ _MAX_INT = 2**53
 
 class TiresiasError(FitgppError):
     """A Tiresias trace cannot be read or converted; the message names rows and column."""
+
+
+class TiresiasWarning(UserWarning):
+    """A Tiresias trace that Tiresias's simulator reads otherwise than fitgpp (the message
+    says where and how): runs of the same policy can then differ between the two."""
 
 
 def _header(path) -> list[str] | None:
@@ -180,6 +193,7 @@ def _convert(df, labels, unit, name, node_gpu, cls) -> pd.DataFrame:
             _bad(name, c, v > MAX_TIME_S, labels, f"beyond the horizon of {MAX_TIME_S:g} s", unit)
     for c in ("job_id", "num_gpu"):
         _bad(name, c, num[c] != np.round(num[c]), labels, "must be an integer", unit)
+    _warn_readings(name, num, labels, unit)
     gpus = num["num_gpu"].astype(np.int64)
     tasks = np.ones(len(df), dtype=np.int64)
     if node_gpu is not None:
@@ -196,6 +210,32 @@ def _convert(df, labels, unit, name, node_gpu, cls) -> pd.DataFrame:
         if c not in out and c != "num_gpu":
             out[c] = df[c].to_numpy()  # iterations, model_name, interval: kept, ignored
     return out
+
+
+def _warn_readings(name: str, num: dict, labels: np.ndarray, unit: str) -> None:
+    """A :class:`TiresiasWarning` for each way Tiresias's simulator reads these jobs otherwise
+    than fitgpp: same-second jobs out of ``job_id`` order, fractional durations."""
+    import warnings
+    sub, jid, dur = num["submit_time"], num["job_id"], num["duration"]
+    order = np.argsort(sub, kind="stable")  # Tiresias's order: by submit_time, then line
+    s, j, at = sub[order], jid[order], labels[order]
+    out = np.flatnonzero((s[1:] == s[:-1]) & (j[1:] < j[:-1]))
+    if out.size:
+        pairs = "; ".join(f"{unit}s {at[k]} and {at[k + 1]}: job_id {j[k]:.0f} before "
+                          f"{j[k + 1]:.0f}" for k in out[:3])
+        warnings.warn(TiresiasWarning(
+            f"{name}: jobs submitted in the same second are listed out of job_id order "
+            f"({pairs}{' ...' if out.size > 3 else ''}): Tiresias's simulator takes them in "
+            "line order, fitgpp (SPEC) in job_id order, so where that order decides (FIFO's "
+            "queue, tied keys of SRTF, ...) the two can differ; to_tiresias(from_tiresias("
+            "file), new_file) writes them in job_id order"), stacklevel=4)
+    frac = dur != np.floor(dur)
+    if frac.any():
+        lines = ", ".join(str(x) for x in labels[frac][:5]) + (" ..." if frac.sum() > 5 else "")
+        warnings.warn(TiresiasWarning(
+            f"{name}: {int(frac.sum())} duration(s) with a fraction of a second ({unit} "
+            f"{lines}): Tiresias's simulator cuts them to whole seconds, fitgpp rounds them up "
+            "to whole ticks"), stacklevel=4)
 
 
 def read_tiresias(path, *, cluster=None, node_gpu: int | None = None, cls: str = "BE"):

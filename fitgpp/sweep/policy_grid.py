@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fitgpp.sim.policies import PolicyError, registry
+from fitgpp.sim.policies.modes import current_names
 from fitgpp.sim.validate import MAX_PREEMPTIONS, MAX_SEED
 from fitgpp.sweep.checks import KNOBS, _fail, _number, _sorted, _values
 
@@ -62,6 +63,10 @@ class PolicyGrid:
         if not isinstance(label, str) or not label:
             _fail("[policies]", f"a policy label must be a non-empty string, got {label!r}")
         where = f"[policies.{label}]"
+        try:  # a field's old name (LAS's demotion, ...) as the new one, with a warning
+            values = current_names(cls, values, f"{where} ")
+        except PolicyError as exc:
+            _fail(where, str(exc))
         fields = registry.declared(cls)
         takes = [k for k in fields if k != "seed"]
         for key in values:

@@ -234,11 +234,15 @@ class Workbench(W.VBox):
 
     def _enable_params(self) -> None:
         """Only the chosen policy's fields are shown (FitGpp's ``s`` and ``P``, not LAS's
-        thresholds); the others keep their values for when their policy is chosen again."""
-        fields = registry.declared(self.w["policy"].value)
+        thresholds); the others keep their values for when their policy is chosen again. A
+        field several policies declare (``mode``) shows the chosen one's description."""
+        spec = self.w["policy"].value
+        fields = registry.declared(spec)
         for k, w in self.params.items():
             w.disabled = k not in fields
             w.layout.display = None if k in fields else "none"
+            if k in fields:
+                w.tooltip = str(registry.metadata(spec, k).get("description", w.description))
 
     def update(self) -> None:
         """Run both configurations (through the cache); refresh numbers, charts and text."""

@@ -75,7 +75,7 @@ def test_sweep_on_a_full_disk_exits_2_and_leaves_nothing(tmp_path):
         nodes = 4
         [policies.fifo]
         [policies.las]
-        demotion = ["exact", "tiresias"]
+        mode = ["exact", "tiresias"]
     """))
     p = limited(tmp_path, 4_000, "sweep", "s.toml", "--out", "s.nc", "--workers", "0",
                 "--no-cache", "--quiet")

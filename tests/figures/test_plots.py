@@ -219,8 +219,8 @@ def test_compared_las_runs_are_named_by_the_fields_that_differ(trace):
     other = simulate(trace, CLUSTER, Las(thresholds=(1000.0, 2000.0)))
     assert plots.run_labels([las, other, fit]) == [
         "LAS thresholds=3250,7200", "LAS thresholds=1000,2000", "FitGpp s=4"]
-    slow = simulate(trace, CLUSTER, Las(demotion="tiresias"))
-    assert plots.run_labels([las, slow]) == ["LAS demotion=exact", "LAS demotion=tiresias"]
+    slow = simulate(trace, CLUSTER, Las(mode="tiresias"))
+    assert plots.run_labels([las, slow]) == ["LAS mode=exact", "LAS mode=tiresias"]
     # two LAS settings no longer collapse into one entry of a chart
     assert set(plots._as_runs([las, other])) == {"LAS thresholds=3250,7200",
                                                  "LAS thresholds=1000,2000"}

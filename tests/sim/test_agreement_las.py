@@ -45,7 +45,7 @@ def test_las_jumping_equals_stepping(case, thresholds):
 @given(case=cases, thresholds=THRESHOLDS)
 def test_las_tiresias_demotion_jumping_equals_stepping(case, thresholds):
     df, cap, tick = case
-    kw = dict(tick=tick, thresholds=thresholds, demotion="tiresias")
+    kw = dict(tick=tick, thresholds=thresholds, mode="tiresias")
     jumped = fitgpp.simulate(df, cluster_of(cap), "las", **kw)
     stepped = fitgpp.simulate(df, cluster_of(cap), "las", jump=False, **kw)
     xr.testing.assert_identical(jumped.drop_dims("time"), stepped.drop_dims("time"))

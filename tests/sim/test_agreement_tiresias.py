@@ -13,7 +13,7 @@ from conftest import (assert_agrees, busy_cases, cluster_of, gang_cases, random_
 from reference import reference_simulate
 
 #: (policy, its mode parameter or None)
-POLICIES = [("sjf", None), ("lpjf", "scan"), ("shortest", "ties"), ("shortest-gpu", "ties")]
+POLICIES = [("sjf", None), ("lpjf", "mode"), ("shortest", "mode"), ("shortest-gpu", "mode")]
 RUNS = [(p, m) for p, param in POLICIES for m in (["exact", "tiresias"] if param else ["exact"])]
 cases = st.one_of(small_cases(), busy_cases(), gang_cases())
 

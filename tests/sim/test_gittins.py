@@ -224,8 +224,8 @@ def test_parameters_rerun(sizes_file, tmp_path):
 
 @pytest.mark.parametrize("policy, kw", [
     ("gittins", {"mode": "tiresias", "delta": 120}), ("gittins", {"delta": 120}),
-    ("gittins", {"mode": "tiresias", "delta": 600}), ("shortest", {"ties": "tiresias"}),
-    ("shortest-gpu", {"ties": "tiresias"}), ("sjf", {})])
+    ("gittins", {"mode": "tiresias", "delta": 600}), ("shortest", {"mode": "tiresias"}),
+    ("shortest-gpu", {"mode": "tiresias"}), ("sjf", {})])
 @pytest.mark.parametrize("seed", [2, 3, 4, 5])
 def test_gpu_only_pool_agrees(policy, kw, seed):
     """One node, GPUs only (the single-list step's pool path, Tiresias's modes included),
@@ -236,7 +236,7 @@ def test_gpu_only_pool_agrees(policy, kw, seed):
     stepped = fitgpp.simulate(df, cluster_of(cap), policy, tick=60, jump=False, **kw)
     assert (ds["finish"] == stepped["finish"]).all()
     assert int(ds.preemptions.sum()) > 0
-    ref_kw = {"mode": kw.get("mode", kw.get("ties", "exact"))}
+    ref_kw = {"mode": kw.get("mode", "exact")}
     if "delta" in kw:
         ref_kw["delta"] = kw["delta"]
     assert_agrees(ds, reference_simulate(df, cap, policy, tick=60, **ref_kw), 60,

@@ -11,8 +11,8 @@ from conftest import cluster_of, random_loaded_trace
 
 CASES = [("fifo", {}), ("prio", {}), ("fitgpp", {"s": 4.0}), ("lrtp", {}), ("rand", {"seed": 3}),
          ("las", {"thresholds": (120.0, 900.0)}),
-         ("las", {"thresholds": (60.0, 300.0, 1800.0), "demotion": "tiresias"}),
-         ("dlas", {"thresholds": (300.0, 1200.0)}), ("shortest", {}), ("shortest-gpu", {"ties": "tiresias"}), ("sjf", {}), ("lpjf", {})]
+         ("las", {"thresholds": (60.0, 300.0, 1800.0), "mode": "tiresias"}),
+         ("dlas", {"thresholds": (300.0, 1200.0)}), ("shortest", {}), ("shortest-gpu", {"mode": "tiresias"}), ("sjf", {}), ("lpjf", {})]
 
 
 @pytest.mark.parametrize("policy,params", CASES, ids=[f"{p}-{i}" for i, (p, _) in enumerate(CASES)])

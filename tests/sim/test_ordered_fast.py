@@ -90,12 +90,12 @@ def test_skipped_steps_change_nothing(monkeypatch, cls, kw, seed):
     assert n_fast < n_slow, "no step was skipped: the test does not test the shortcut"
 
 
-@pytest.mark.parametrize("ties", ["exact", "tiresias"])
+@pytest.mark.parametrize("mode", ["exact", "tiresias"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_srsf_merged_running_order_changes_nothing(monkeypatch, ties, seed):
+def test_srsf_merged_running_order_changes_nothing(monkeypatch, mode, seed):
     df = loaded_pool(seed)
-    fast, _ = visits(monkeypatch, df, ShortestGpu(ties=ties))
-    slow, _ = visits(monkeypatch, df, SortedSrsf(ties=ties))
+    fast, _ = visits(monkeypatch, df, ShortestGpu(mode=mode))
+    slow, _ = visits(monkeypatch, df, SortedSrsf(mode=mode))
     assert int(fast.preemptions.sum()) > 0
     same_run(fast, slow)
 
@@ -120,7 +120,7 @@ def with_cpu(df, seed):
 
 @pytest.mark.parametrize("cls, kw", [(Shortest, {}), (ShortestGpu, {}), (Sjf, {}),
                                      (Dlas, {"thresholds": (300.0, 1800.0)}), (Gittins, {}),
-                                     (Shortest, {"ties": "tiresias"})])
+                                     (Shortest, {"mode": "tiresias"})])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("cpu", [False, True])
 def test_one_node_shortcuts_change_nothing(monkeypatch, cls, kw, seed, cpu):
@@ -138,4 +138,4 @@ def test_one_node_shortcuts_change_nothing(monkeypatch, cls, kw, seed, cpu):
     slow = fitgpp.simulate(df, cluster, plain(cls)(**kw), tick=1)
     assert int(fast.preemptions.sum()) > 0 or cls is Sjf
     same_run(fast, slow)
-    assert quick[0] > 0 or kw.get("ties") == "tiresias", "no step was decided without the visit"
+    assert quick[0] > 0 or kw.get("mode") == "tiresias", "no step was decided without the visit"

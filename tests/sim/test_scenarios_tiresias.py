@@ -20,6 +20,8 @@ TWO, FOUR = np.array([[2, 8, 8]]), np.array([[4, 8, 8]])
 
 def run(df, cap, policy, mode="exact", **kw):
     """Simulate (jumping and stepping), check against the reference, return the Dataset."""
+    if mode != "exact":
+        kw["mode"] = mode
     ds = fitgpp.simulate(df, cluster_of(cap), policy, tick=T, check=True, **kw)
     stepped = fitgpp.simulate(df, cluster_of(cap), policy, tick=T, jump=False, **kw)
     assert (ds["finish"] == stepped["finish"]).all()
@@ -65,7 +67,7 @@ def test_srtf_ties_exact_and_tiresias():
     exact = run(df, TWO, "shortest")
     assert (at(exact, "finish", 2), at(exact, "finish", 3), at(exact, "preemptions", 2)) == \
         (8, 12, 0)
-    tir = run(df, TWO, "shortest", mode="tiresias", ties="tiresias")
+    tir = run(df, TWO, "shortest", mode="tiresias")
     assert (at(tir, "finish", 3), at(tir, "finish", 2), at(tir, "preemptions", 2)) == (8, 12, 1)
 
 
@@ -129,7 +131,7 @@ def test_lpjf_is_fifo_and_tiresias_passes_over_the_next_job():
     df = gang_frame([be(1, 0, 2, 4), be(2, 1, 5, 1), be(3, 1, 5, 1), be(4, 1, 5, 1)])
     exact = run(df, FOUR, "lpjf")
     assert [at(exact, "first_start", j) for j in (2, 3, 4)] == [2, 2, 2]
-    tir = run(df, FOUR, "lpjf", mode="tiresias", scan="tiresias")
+    tir = run(df, FOUR, "lpjf", mode="tiresias")
     assert [at(tir, "first_start", j) for j in (2, 3, 4)] == [2, 7, 2]
     assert at(tir, "finish", 3) == 12
 
@@ -143,11 +145,10 @@ def test_lpjf_exact_equals_fifo_on_a_loaded_trace():
         assert (a[v] == b[v]).all()
 
 
-@pytest.mark.parametrize("cls, param", [(Shortest, "ties"), (ShortestGpu, "ties"),
-                                        (Lpjf, "scan")])
-def test_bad_modes(cls, param):
-    with pytest.raises(PolicyError, match=f"{param} must be 'exact' or 'tiresias'"):
-        cls(**{param: "late"})
+@pytest.mark.parametrize("cls", [Shortest, ShortestGpu, Lpjf])
+def test_bad_modes(cls):
+    with pytest.raises(PolicyError, match=f"{cls.name}: mode must be 'exact' or 'tiresias'"):
+        cls(mode="late")
 
 
 def test_dlas_demotes_on_attained_time_not_gpu_time():

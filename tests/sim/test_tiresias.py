@@ -98,7 +98,7 @@ def test_las_on_a_small_tiresias_trace_hand_checked(tmp_path):
 
 
 def test_las_tiresias_demotion_on_the_small_trace(tmp_path):
-    """The same trace with ``demotion="tiresias"``: job 0 (4 GPUs) crosses 3250 GPU-s at 813,
+    """The same trace with ``mode="tiresias"``: job 0 (4 GPUs) crosses 3250 GPU-s at 813,
     but Tiresias's next check after the event at 100 (job 1's arrival) is
     100 + ceil((3250 - 100) / 4) = 888, so job 0 is demoted then: job 1 starts at 888 and
     ends at 1188 (JCT 1088), job 2 starts on arrival (50), job 0 resumes its last 112 s at
@@ -114,11 +114,11 @@ def test_las_tiresias_demotion_on_the_small_trace(tmp_path):
     out = {}
     for mode in ("exact", "tiresias"):
         for jump in (True, False):
-            ds = fitgpp.simulate(jobs, cluster, Las(demotion=mode), tick=1, jump=jump)
+            ds = fitgpp.simulate(jobs, cluster, Las(mode=mode), tick=1, jump=jump)
             out[mode, jump] = (ds["finish"] - ds["submit_time"]).to_series().to_dict()
     assert out["exact", True] == out["exact", False] == {0: 1300, 1: 1013, 2: 50}
     assert out["tiresias", True] == out["tiresias", False] == {0: 1300, 1: 1088, 2: 50}
-    ds = fitgpp.simulate(jobs, cluster, "las", tick=1, demotion="tiresias")
+    ds = fitgpp.simulate(jobs, cluster, "las", tick=1, mode="tiresias")
     assert ds.attrs["policy"] == "las" and int(ds["preemptions"].sel(job=0)) == 1
-    with pytest.raises(PolicyError, match="demotion must be 'exact' or 'tiresias'"):
-        Las(demotion="late")
+    with pytest.raises(PolicyError, match="las: mode must be 'exact' or 'tiresias'"):
+        Las(mode="late")

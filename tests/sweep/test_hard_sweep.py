@@ -51,7 +51,7 @@ def test_every_built_in_policy_sweeps_with_its_defaults(name):
     assert len(exp.policies[0].combos()) == 1  # its defaults: one configuration
 
 
-def test_las_sweeps_its_demotions_in_a_file(tmp_path):
+def test_las_sweeps_its_modes_in_a_file(tmp_path):
     f = tmp_path / "las.toml"
     f.write_text(textwrap.dedent("""
         [workload]
@@ -60,16 +60,16 @@ def test_las_sweeps_its_demotions_in_a_file(tmp_path):
         [cluster]
         nodes = 2
         [policies.las]
-        demotion = ["exact", "tiresias"]
+        mode = ["exact", "tiresias"]
         [policies.las60]
         policy = "las"
         thresholds = [60, 600]
     """))
     exp = load_experiment(f)
     assert [c.make_policy() for c in cells_of(exp)] == [
-        Las(demotion="exact"), Las(demotion="tiresias"), Las(thresholds=(60.0, 600.0))]
+        Las(mode="exact"), Las(mode="tiresias"), Las(thresholds=(60.0, 600.0))]
     ds = run_sweep(exp, workers=0, cache=False, progress=False)
-    assert list(ds["demotion"].values) == ["exact", "tiresias"]
+    assert list(ds["mode"].values) == ["exact", "tiresias"]
     assert "thresholds" not in ds.dims  # one tuple: recorded in the experiment, no dimension
     assert '"thresholds": [60.0, 600.0]' in ds.attrs["experiment"]
     # the recorded experiment reads back as the same sweep

@@ -15,13 +15,21 @@ def test_the_workbench_runs_gittins_and_its_mode(tmp_path):
     assert ("Gittins", "gittins") in policy_choices()
     wb = Workbench(Values(policy="gittins", n_jobs=300, n_seeds=1), cache=tmp_path / "cells")
     assert isinstance(wb.w["delta"], W.FloatText) and wb.w["delta"].value == 3250.0
-    assert isinstance(wb.w["mode"], W.Text) and wb.w["mode"].value == "exact"
+    # one control for the field five policies share, a dropdown of its values, described as
+    # the chosen policy describes it
+    assert isinstance(wb.w["mode"], W.Dropdown) and wb.w["mode"].value == "exact"
+    assert list(wb.w["mode"].options) == ["exact", "tiresias"]
+    from fitgpp.sim.policies import registry
+    assert wb.w["mode"].tooltip == registry.metadata("gittins", "mode")["description"]
     assert wb.w["distribution"].value == ""
     params = json.loads(wb.ds.attrs["policy_params"])
     assert (wb.ds.attrs["policy"], params["mode"]) == ("gittins", "exact")
     wb.w["mode"].value = "tiresias"
     assert json.loads(wb.ds.attrs["policy_params"])["mode"] == "tiresias"
     assert "Gittins" in wb.cur.label
+    wb.w["policy"].value = "las"
+    assert wb.w["mode"].tooltip == registry.metadata("las", "mode")["description"] != \
+        registry.metadata("gittins", "mode")["description"]
 
 
 def test_thresholds_are_json_in_the_workbench(tmp_path):

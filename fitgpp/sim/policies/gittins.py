@@ -33,9 +33,8 @@ from fitgpp.sim.policies.base import PolicyError
 from fitgpp.sim.policies.gittins_index import (ExactIndex, TiresiasIndex, fit, quantum,
                                                read_distribution)
 from fitgpp.sim.policies.las import MAX_THRESHOLD, Las, ticks_to_serve, wake_when_served
+from fitgpp.sim.policies.modes import Mode, mode_field
 from fitgpp.sim.policies.ordered import OrderedPolicy
-
-MODES = ("exact", "tiresias")
 
 
 @dataclass(frozen=True)
@@ -47,9 +46,8 @@ class Gittins(OrderedPolicy):
     distribution: str = field(default="", metadata={
         "description": "job-size file in Tiresias's format (CSV, 'duration' column, "
                        "GPU-seconds); empty: fitted from the run's jobs"})
-    mode: str = field(default="exact", metadata={
-        "description": "'exact' (docs/model.md) or 'tiresias' (Tiresias's gittins: one list, "
-                       "its rank table, re-sorted at its events)"})
+    mode: Mode = mode_field("Tiresias's gittins: one list, its rank table, re-sorted at its "
+                            "events")
     name = "gittins"
     settles = True  # (see OrderedPolicy._settled)
 
@@ -64,9 +62,7 @@ class Gittins(OrderedPolicy):
         except PolicyError as exc:
             raise PolicyError(str(exc).replace("las:", "gittins:")) from None
         object.__setattr__(self, "thresholds", th)
-        if self.mode not in MODES:
-            raise PolicyError(f"gittins: mode must be 'exact' or 'tiresias', got {self.mode!r}"
-                              [:200])
+        self._check_mode()
         if not isinstance(self.distribution, str):
             raise PolicyError("gittins: distribution must be a file name (str), got "
                               f"{self.distribution!r}"[:200])
@@ -149,9 +145,6 @@ class Gittins(OrderedPolicy):
         wake_when_served(eng, g, i, need)
 
     # ---- mode "tiresias" ----------------------------------------------------------------
-    def tiresias_mode(self) -> bool:
-        return self.mode == "tiresias"
-
     def _rank(self, eng, g, i, seconds) -> float:
         index = g["index"]
         return index(int(seconds)) if index else 0.0

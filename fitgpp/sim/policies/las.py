@@ -6,9 +6,10 @@ preempted. Attained service = GPUs x seconds of progress (reloads are not servic
 A job joins the tail of queue 0 when it arrives and moves to the tail of the next queue
 at the tick its service reaches its queue's threshold (the engine wakes the policy
 then); it never moves back.
-``demotion="tiresias"`` (opt-in) demotes as Tiresias's simulator does instead: only at its
-events (an arrival, a finish, or the check it schedules after each event at
-``event + ceil((threshold - executed_seconds) / gpus)``), one queue at a time.
+``mode="tiresias"`` (opt-in; its old name ``demotion`` is a deprecated alias) demotes as
+Tiresias's simulator does instead: only at its events (an arrival, a finish, or the check it
+schedules after each event at ``event + ceil((threshold - executed_seconds) / gpus)``), one
+queue at a time.
 
 Each step goes over the queues in order, each queue's running jobs (in queue order)
 ahead of its waiting ones, against a plan of the cluster that starts from capacity
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from fitgpp.sim.engine import DONE, RUNNING, WAITING
 from fitgpp.sim.policies.base import PolicyError
 from fitgpp.sim.policies.las_plan import add_running, drop_running, new_queues, plan, reorder
+from fitgpp.sim.policies.modes import Mode, check_mode, mode_field, renamed
 
 
 #: Bounds of LAS's parameters: more queues than this only slows every step (Tiresias uses
@@ -48,13 +50,12 @@ def _short(v) -> str:
     return r if len(r) <= 80 else f"{r[:80]}... ({len(r)} characters)"
 
 
+@renamed(demotion="mode")
 @dataclass(frozen=True)
 class Las:
     thresholds: tuple = field(default=(3250.0, 7200.0), metadata={
         "units": "GPU-s", "description": "LAS queue thresholds of attained service"})
-    demotion: str = field(default="exact", metadata={
-        "description": "when a job is demoted: 'exact' (the tick its service crosses the "
-                       "threshold, SPEC) or 'tiresias' (dlas-gpu's late check)"})
+    mode: Mode = mode_field("demoted only at dlas-gpu's events and late check")
     name = "las"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
     waiting_any_order = True  # it never reads engine.waiting_be: a dict, O(1) per start
@@ -73,9 +74,7 @@ class Las:
             raise PolicyError("las: thresholds must be increasing numbers > 0 and <= "
                               f"{MAX_THRESHOLD:g} (GPU-seconds), got {_short(self.thresholds)}")
         object.__setattr__(self, "thresholds", tuple(float(x) for x in th))
-        if self.demotion not in ("exact", "tiresias"):
-            raise PolicyError("las: demotion must be 'exact' or 'tiresias', "
-                              f"got {_short(self.demotion)}")
+        check_mode(self)
 
     def bind(self, eng) -> None:
         s = eng.scratch["las"] = new_queues(eng, len(self.thresholds) + 1)
@@ -92,7 +91,7 @@ class Las:
         arrived = k != s["arrived"]
         s["arrived"] = k
         _finished(eng, s, t)
-        tiresias = self.demotion == "tiresias"
+        tiresias = self.mode == "tiresias"
         if tiresias:
             nc = s["next_check"]
             event = arrived or eng.n_done != s["done"] or (nc is not None and t >= nc)

@@ -18,9 +18,9 @@ cluster of one node (a pool, as in Tiresias's comparisons) it visits only what c
 the plan (:func:`~fitgpp.sim.policies.ordered_visit.visit_pool`), decides a plain step
 without a visit (:meth:`OrderedPolicy._quick`), and skips a step that can change nothing
 (:meth:`OrderedPolicy._settled`; the engine then skips its visit at ``t + 1`` too).
-A subclass with ``ties="tiresias"`` keeps instead one list, re-sorted (stably, by the key
-alone) only at Tiresias's events, an arrival or a finish: ties then keep the order of the
-previous sort, as Tiresias's simulator does.
+A subclass with a ``mode`` field (:mod:`.modes`) set to ``"tiresias"`` keeps instead one
+list, re-sorted (stably, by the key alone) only at Tiresias's events, an arrival or a
+finish: ties then keep the order of the previous sort, as Tiresias's simulator does.
 """
 
 from __future__ import annotations
@@ -30,10 +30,8 @@ from bisect import bisect_left, bisect_right, insort
 from itertools import chain
 
 from fitgpp.sim.engine import DONE, RUNNING, WAITING
-from fitgpp.sim.policies.base import PolicyError
+from fitgpp.sim.policies.modes import check_mode
 from fitgpp.sim.policies.ordered_visit import Plan, fits, visit_merged, visit_pool, visit_pool_list
-
-TIES = ("exact", "tiresias")
 
 
 class OrderedPolicy:
@@ -42,7 +40,7 @@ class OrderedPolicy:
     goes first, ties by index, i.e. ``(submit, job_id)``. If running jobs keep their order
     among themselves, say so with ``static(eng, i)`` (a key fixed while ``i`` runs) and
     ``offset(t)`` (``run_key = static - offset``): the step then keeps them sorted instead
-    of sorting them. A subclass with a ``ties`` field offers ``"tiresias"`` too."""
+    of sorting them. A subclass with a ``mode`` field offers ``"tiresias"`` too."""
 
     name = "ordered"
     max_preemptions = None  # no limit: a job may be preempted each time it is outranked
@@ -57,10 +55,9 @@ class OrderedPolicy:
     #: ``prepare`` re-keys it): a step may then be skipped when nothing can change
     settles = False
 
-    def _check_ties(self) -> None:
-        if getattr(self, "ties", "exact") not in TIES:
-            raise PolicyError(f"{self.name}: ties must be 'exact' or 'tiresias', "
-                              f"got {self.ties!r}")
+    def _check_mode(self) -> None:
+        if hasattr(self, "mode"):
+            check_mode(self)
 
     def wait_key(self, eng, i: int):
         raise NotImplementedError
@@ -85,7 +82,7 @@ class OrderedPolicy:
         """After the step's preemptions and starts."""
 
     def list_key(self, eng, t: int):
-        """With ``ties="tiresias"``: the key the list is sorted by at an event at tick ``t``."""
+        """With ``mode="tiresias"``: the key the list is sorted by at an event at tick ``t``."""
         state = eng.state
         return lambda i: (self.run_key(eng, i, t) if state[i] == RUNNING
                           else self.wait_key(eng, i))
@@ -95,11 +92,11 @@ class OrderedPolicy:
         return list(map(self.list_key(eng, t), order))
 
     def tiresias_mode(self) -> bool:
-        """One list re-sorted at Tiresias's events (``ties="tiresias"``)?"""
-        return getattr(self, "ties", "exact") == "tiresias"
+        """One list re-sorted at Tiresias's events (``mode="tiresias"``)?"""
+        return getattr(self, "mode", "exact") == "tiresias"
 
     def event(self, eng, t: int, event: bool) -> bool:
-        """With ``ties="tiresias"``: is tick ``t`` an event in Tiresias's sense (the list is
+        """With ``mode="tiresias"``: is tick ``t`` an event in Tiresias's sense (the list is
         re-sorted)? ``event``: a job arrived or finished (Tiresias's events)."""
         return event
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from fitgpp.sim.policies.base import PolicyError, params_of
 from fitgpp.sim.policies.digest import (  # noqa: F401  (their old home)
     _outside_stdlib, class_source, digest, ship_by_value)
+from fitgpp.sim.policies.modes import current_name, current_names
 
 _SCALARS = {"float": float, "int": int, "bool": bool, "str": str}
 
@@ -148,9 +149,12 @@ def resolve(spec, **parameters):
     """A policy object from ``spec`` and ``parameters`` (keyword values of its fields).
 
     Given an object, parameters replace its field values (``dataclasses.replace``).
-    Unknown parameters raise :class:`PolicyError` naming the ones the policy takes.
+    Unknown parameters raise :class:`PolicyError` naming the ones the policy takes; a
+    field's old name (:mod:`.modes`, e.g. LAS's ``demotion`` for ``mode``) is taken as the
+    new one, with a :class:`~.modes.FieldRenamed` warning.
     """
     cls = policy_class(spec)
+    parameters = current_names(cls, parameters)
     names = [f.name for f in dataclasses.fields(cls)]
     unknown = sorted(set(parameters) - set(names))
     if unknown:
@@ -291,8 +295,10 @@ def _default(f):
 
 
 def parse_value(spec, name: str, text: str):
-    """``text`` (from a command line) as a value of field ``name``, by its declared type."""
+    """``text`` (from a command line) as a value of field ``name``, by its declared type (an
+    old name of a field, with a :class:`~.modes.FieldRenamed` warning, as the new one)."""
     fields = declared(spec)
+    name = current_name(policy_class(spec), name)
     if name not in fields:
         raise PolicyError(f"policy {label(policy_class(spec))!r} has no parameter {name!r} "
                           f"(it takes: {', '.join(fields) or 'none'})")

@@ -9,20 +9,22 @@ policy reads each job's ``duration``, which is what makes it an oracle.
 
 Each step visits every job by remaining time, ties by ``(submit, job_id)``, against a
 plan of the cluster (:mod:`fitgpp.sim.policies.ordered`): a job that fits what the jobs ahead
-of it leave runs, a running BE job that does not is preempted. ``ties="tiresias"``
-(opt-in) orders as Tiresias's simulator does: the list is re-sorted (stably, by remaining
-time alone) only at an arrival or a finish, so tied jobs keep their previous order.
+of it leave runs, a running BE job that does not is preempted. ``mode="tiresias"``
+(opt-in; its old name ``ties`` is a deprecated alias) orders as Tiresias's simulator does:
+the list is re-sorted (stably, by remaining time alone) only at an arrival or a finish, so
+tied jobs keep their previous order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fitgpp.sim.engine import RUNNING
+from fitgpp.sim.policies.modes import Mode, mode_field, renamed
 from fitgpp.sim.policies.ordered import OrderedPolicy
 
-TIES = {"description": "order of tied jobs: 'exact' ((submit, job_id); re-sorted at every "
-                       "step) or 'tiresias' (stable re-sort at arrivals and finishes only)"}
+#: What ``mode="tiresias"`` does for SRTF and SRSF.
+TIES = "ties keep their order: the list is re-sorted stably at arrivals and finishes only"
 
 
 def left(eng, i: int) -> int:
@@ -31,14 +33,15 @@ def left(eng, i: int) -> int:
     return eng.rem[i] + (eng.ro[i] if eng.preemptions[i] else 0)
 
 
+@renamed(ties="mode")
 @dataclass(frozen=True)
 class Shortest(OrderedPolicy):
-    ties: str = field(default="exact", metadata=TIES)
+    mode: Mode = mode_field(TIES)
     name = "shortest"
     settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
-        self._check_ties()
+        self._check_mode()
 
     def wait_key(self, eng, i):
         return eng.rem[i] + (eng.ro[i] if eng.preemptions[i] else 0)  # left(eng, i), inlined

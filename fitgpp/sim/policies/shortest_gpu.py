@@ -2,26 +2,29 @@
 
 As :mod:`~fitgpp.sim.policies.shortest`, with each job's remaining time multiplied by its
 GPUs (per task x tasks): the remaining GPU-ticks it needs. It reads ``duration``, so it is
-an oracle. Ties by ``(submit, job_id)``; ``ties="tiresias"`` as for SRTF.
+an oracle. Ties by ``(submit, job_id)``; ``mode="tiresias"`` as for SRTF (its old name
+``ties`` is a deprecated alias).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fitgpp.sim.policies.ordered import OrderedPolicy
 from fitgpp.sim.engine import RUNNING
+from fitgpp.sim.policies.modes import Mode, mode_field, renamed
 from fitgpp.sim.policies.shortest import TIES, left
 
 
+@renamed(ties="mode")
 @dataclass(frozen=True)
 class ShortestGpu(OrderedPolicy):
-    ties: str = field(default="exact", metadata=TIES)
+    mode: Mode = mode_field(TIES)
     name = "shortest-gpu"
     settles = True  # (see OrderedPolicy._settled)
 
     def __post_init__(self):
-        self._check_ties()
+        self._check_mode()
 
     def wait_key(self, eng, i):
         return eng.dg[i] * eng.tasks[i] * left(eng, i)
