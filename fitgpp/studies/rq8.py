@@ -191,14 +191,7 @@ def charts(o: Outcome, cells: pd.DataFrame, lost: pd.DataFrame, delays: pd.DataF
     n = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
     key = o.study.key
     out = {**figs.map_charts(cells, o.jobs(), n, key), **figs.ledger_charts(lost, key)}
-    for b, name in (("FIFO", "ridge"), ("EASY FIFO", "ridge_easy")):
-        most = rid.schedule[-1] if rid is not None and rid.schedule else 0
-        seeds = (f"{len(rid.seeds)}" + (f" (up to {most} at ridge points)"
-                                        if most > len(rid.seeds) else "")) if rid else ""
-        chart = figs.ridge_chart(rid.crossings, rid.jobs[0], seeds, b) \
-            if rid is not None and (rid.crossings["baseline"] == b).any() else None
-        if chart is not None:
-            out[f"{key}_{name}"] = chart
+    out.update(figs.ridge_charts(rid, key))
     load, share = DELAYS_AT["full" if _full(o.size) else "quick"]
     chart = figs.delays_chart(delays, load, share) if len(delays) else None
     if chart is not None:

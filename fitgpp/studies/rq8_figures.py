@@ -44,6 +44,10 @@ def captions(loads) -> dict[str, str]:
                          "start computed from the jobs' true durations): the restart cost at "
                          "which FitGpp's BE median change crosses 0 and the paper's +18 %, per "
                          "TE share and load, as in the ridge against strict FIFO.")
+    out["ridge_both"] = ("The ridge against strict FIFO and against FIFO with EASY backfilling, "
+                         "which give the same crossings here: the restart cost at which "
+                         "FitGpp's BE median change crosses 0 and the paper's +18 %, per TE "
+                         "share and load, found by bisection on whole minutes.")
     out["delays"] = ("Where BE jobs' time goes: each BE job's delay (completion - submission - "
                      "run time), FitGpp minus FIFO on the same jobs, mean per job, split into "
                      "its parts; the BE jobs FitGpp preempted and those it never preempted "
@@ -95,8 +99,10 @@ def _target_label(t: float) -> str:
     return "0 (a cost appears)" if t == 0 else f"{100 * t:+.0f} % (the paper's)"
 
 
-def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO"):
-    """The crossings of the default variant against the TE share, one panel per load; an
+def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO",
+                named: str | None = None):
+    """The crossings of the default variant against ``baseline`` (named ``named`` in the
+    title, default the baseline) against the TE share, one panel per load; an
     interval reaching past the probes is drawn to the first or last probe (said in a note);
     a target not reached by the last probe is listed in a note. None when no target is
     crossed within the probes anywhere."""
@@ -118,7 +124,7 @@ def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO
     df = pd.DataFrame(rows, columns=["te_fraction", "target", "value", "lo", "hi", "metric"])
     if not len(df):
         return None   # nothing crossed within the probes: the table says so
-    title = (f"Where FitGpp's BE median change against {baseline} crosses 0 and "
+    title = (f"Where FitGpp's BE median change against {named or baseline} crosses 0 and "
              f"{100 * PAPER['be_median']:+.0f} %")
     notes = [f"{jobs:,} jobs, {seeds} seeds."]
     if beyond:
@@ -128,6 +134,33 @@ def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO
     return plots.metric_lines(df, x="te_fraction", series="target", x_title="TE share",
                               y_title="restart cost (min)", series_title="BE median reaches",
                               title=title, log_x=False, notes=notes)
+
+
+def ridge_charts(rid, key: str = "rq8") -> dict:
+    """The ridge against strict FIFO (``{key}_ridge``) and against EASY FIFO
+    (``{key}_ridge_easy``); one figure naming both readings (``{key}_ridge_both``) where the
+    two would draw the same data (every crossing the same, e.g. all past the probes)."""
+    if rid is None:
+        return {}
+    most = rid.schedule[-1] if rid.schedule else 0
+    seeds = f"{len(rid.seeds)}" + (f" (up to {most} at ridge points)"
+                                   if most > len(rid.seeds) else "")
+    out = {}
+    for b, name in (("FIFO", "ridge"), ("EASY FIFO", "ridge_easy")):
+        if (rid.crossings["baseline"] == b).any():
+            chart = ridge_chart(rid.crossings, rid.jobs[0], seeds, b)
+            if chart is not None:
+                out[f"{key}_{name}"] = chart
+    if len(out) == 2 and _same_data(*out.values()):
+        out = {f"{key}_ridge_both": ridge_chart(rid.crossings, rid.jobs[0], seeds, "FIFO",
+                                                named="strict and EASY FIFO alike")}
+    return out
+
+
+def _same_data(a, b) -> bool:
+    """Do two charts draw the same data (the figure check's rule for one figure)?"""
+    from fitgpp.figures.print_rules import identical
+    return bool(identical({"a": a, "b": b}))
 
 
 def delays_chart(table: pd.DataFrame, load: float, share: float):

@@ -7,6 +7,7 @@ sizes'."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -471,3 +472,24 @@ def test_a_cell_undecided_against_strict_fifo_only_gets_its_easy_fifo_runs_too()
         mod._UNDECIDED = orig
     assert [c["label"] for c in got] == ["FitGpp s=4", "FIFO backfill=easy"]
 
+
+
+def test_two_readings_with_the_same_crossings_make_one_figure_naming_both():
+    """At the quick size the panel's export refused 'rq8_ridge_easy ... draws the same data as
+    rq8_ridge: write one figure and name both settings in its title' (every crossing the
+    same against both readings). Then one figure, titled for both, with its own caption."""
+    from types import SimpleNamespace
+    from fitgpp.figures.print_rules import identical
+    _, _, cross, _ = _full_shaped()
+    both = pd.concat([cross, cross.assign(baseline="EASY FIFO")], ignore_index=True)
+    rid = SimpleNamespace(crossings=both, jobs=(10000, 30000), seeds=(0, 1, 2, 3, 4),
+                          schedule=(5, 10, 20, 30))
+    charts = figs.ridge_charts(rid)
+    assert list(charts) == ["rq8_ridge_both"] and not identical(charts)
+    title = charts["rq8_ridge_both"].to_dict()["title"]
+    assert "strict and EASY FIFO" in json.dumps(title)
+    assert figs.captions([0.8])["ridge_both"]
+    apart = both.copy()
+    apart.loc[apart["baseline"] == "EASY FIFO", "at"] += 1.0
+    assert sorted(figs.ridge_charts(SimpleNamespace(**{**vars(rid), "crossings": apart}))) == \
+        ["rq8_ridge", "rq8_ridge_easy"]
