@@ -407,6 +407,12 @@ def test_reproduce_runs_rq8_at_a_size_of_its_own_and_says_so(result, cache, tmp_
     assert got["rq8"].config["n_jobs"] == 150 and got["rq8"].stats["computed"] == 0
     report = (tmp_path / "results.md").read_text()
     assert '"n_jobs": 150' in report and "The ridge against FIFO" in report
+    # issue 34, done when: results.md says RQ8's counts three ways, against both readings
+    import re
+    counts = re.findall(r"of \d+ cells judged against the paper's three numbers[^:]*: "
+                        r"\d+ confirmed, \d+ contradicted, \d+ undecided", report)
+    assert len(counts) >= 2, counts
+    assert "Against FIFO with EASY backfilling" in report
 
 
 def test_the_map_is_judged_against_easy_fifo_too(result, cache):
@@ -493,3 +499,18 @@ def test_two_readings_with_the_same_crossings_make_one_figure_naming_both():
     apart.loc[apart["baseline"] == "EASY FIFO", "at"] += 1.0
     assert sorted(figs.ridge_charts(SimpleNamespace(**{**vars(rid), "crossings": apart}))) == \
         ["rq8_ridge", "rq8_ridge_easy"]
+
+
+def test_the_page_states_the_rule_the_code_judges_by_and_no_broken_mechanism_words():
+    """Issue 34 item 3: docs/rq8.md said the rule is 'same sign, within 5 percentage points
+    and 25 % of its size' of the means, while the code judges intervals; item 7: 'Drop
+    "exactly" and every mechanism sentence that a counterexample above breaks; fix "of which
+    ... -7,663 to -1,128"'. The page states the equivalence test in verdicts.md's words."""
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[2] / "docs" / "rq8.md").read_text()
+    assert "same sign, within" not in page
+    for words in ("closeness band", "consistent, interval too wide to confirm",
+                  "confirmed, contradicted, undecided"):
+        assert words in " ".join(page.split()), words
+    for banned in ("exactly", "of which", "holds in 0 of", "the sign of that difference is"):
+        assert banned not in page, banned
