@@ -227,6 +227,7 @@ def _rq8(o: Outcome) -> RQResult:
     if rid is not None:
         r.datasets.update(ridge_crossings=rid.crossings, ridge_points=rid.points,
                           ridge_probes=rid.probes)
+    r.rounds = o.rounds   # the seeds asked and added (the sentences say both)
     r.finding = text.finding(r)
     r.details = text.details(r)
     r.report_columns = (["load", "te_fraction", "overhead_min", "policy"],

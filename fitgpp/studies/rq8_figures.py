@@ -122,6 +122,11 @@ def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO
         rows.append({"te_fraction": r["te_fraction"], "target": lab, "value": r["at"],
                      "lo": lo, "hi": hi, "metric": f"load {r['load']:g}"})
     df = pd.DataFrame(rows, columns=["te_fraction", "target", "value", "lo", "hi", "metric"])
+    # a target crossed at or below 0 min at every TE share of a load is a flat line at 0:
+    # left out of that panel and said in a note
+    flat = df.groupby(["metric", "target"])["value"].transform(lambda v: (v == 0).all())
+    gone = df[flat.astype(bool)].drop_duplicates(["metric", "target"])
+    df = df[~flat.astype(bool)]
     if not len(df):
         return None   # nothing crossed within the probes: the table says so
     title = (f"Where FitGpp's BE median change against {named or baseline} crosses 0 and "
@@ -129,6 +134,9 @@ def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO
     notes = [f"{jobs:,} jobs, {seeds} seeds."]
     if beyond:
         notes.append(f"Not reached by {top:g} min: {len(beyond)} (see the table).")
+    if len(gone):
+        notes.append("At 0 min at every TE share, not drawn: " + "; ".join(
+            f"{t.split(' ')[0]} at {m}" for m, t in zip(gone["metric"], gone["target"])) + ".")
     if (d["side"] != "crosses").any() or d["hi"].isna().any() or d["lo"].isna().any():
         notes.append(f"Intervals past the probes drawn to 0 or {top:g} min.")
     return plots.metric_lines(df, x="te_fraction", series="target", x_title="TE share",

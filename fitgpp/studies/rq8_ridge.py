@@ -334,10 +334,20 @@ def _find(size, cache, scheduler, baselines, schedule, level) -> Ridge:
     long = Prober(size, size.n_jobs * p.long_factor, cache=cache, scheduler=scheduler,
                   baselines=baselines)
     main = [q for q in pairs if q.variant == "default"]
-    long.run({q: {bands[q, b][0]} for q in main for b in baselines if bands[q, b][0] is not None})
+    long.run(long_minutes(bands, main))
     stats = {k: prober.stats[k] + long.stats[k] for k in prober.stats}
     return Ridge(_probes(prober), _crossings(prober, bounds, p), _points(prober, long, bands),
                  p, (prober.n_jobs, long.n_jobs), prober.seeds, stats, schedule, level)
+
+
+def long_minutes(bands: dict, pairs) -> dict:
+    """``{pair: minutes}`` run at the second run length: the ridge point of every baseline of
+    each of ``pairs`` (``bands``: ``{(pair, baseline): (point, seeds, band)}``)."""
+    out = {}
+    for (pair, _), (point, _, _) in bands.items():
+        if pair in pairs and point is not None:
+            out.setdefault(pair, set()).add(point)
+    return out
 
 
 def _ids(pair: Pair, baseline: str) -> dict:

@@ -43,6 +43,14 @@ def _be(r) -> str:
     return _pct(r, "change_be_median")
 
 
+def seeds_said(r) -> str:
+    """``5 seeds``, or ``5 seeds (up to 30 where undecided)`` when rounds added seeds."""
+    seeds = len(r.config.get("seeds", []))
+    rounds = getattr(r, "rounds", None)
+    first = rounds.schedule[0] if rounds is not None and rounds.schedule else seeds
+    return _n(first, "seed") + (f" (up to {seeds} where undecided)" if seeds > first else "")
+
+
 # ---------------------------------------------------------------- the map
 def verdict_item(cells: pd.DataFrame, jobs: int) -> str:
     """The paper's three numbers over the map's cells, counted confirmed / contradicted /
@@ -359,7 +367,7 @@ def finding(r) -> str:
     d = r.datasets
     cells, rid = d["cells"], d.get("ridge")
     jobs = int(r.config.get("n_jobs", 0))
-    head = (f"RQ8 at {jobs:,} jobs per run and {_n(len(r.config.get('seeds', [])), 'seed')} on "
+    head = (f"RQ8 at {jobs:,} jobs per run and {seeds_said(r)} on "
             "paper-wide-te, FitGpp s=4 P=3 against FIFO (strict, no backfilling).")
     items = [verdict_item(cells, jobs), sign_item(cells)]
     if rid is not None:
@@ -405,8 +413,7 @@ def headline_context(r8) -> str:
     cost = cells["v_be_median"] == "cost"
     a, b = int(cost[free.index].sum()), int(cost[paid.index].sum())
     head = (f"RQ8 (`paper-wide-te`, FitGpp s=4 against FIFO over restart cost x TE share x "
-            f"load, {r8.config.get('n_jobs', 0):,} jobs, {len(r8.config.get('seeds', []))} "
-            "seeds)")
+            f"load, {r8.config.get('n_jobs', 0):,} jobs, {seeds_said(r8)})")
     if (cells["v_be_median"] == "cannot tell").all():
         return (f"Where the paper's BE cost appears: {head} cannot tell in any cell at this "
                 "size (fewer than 3 seeds); its full size answers it.")

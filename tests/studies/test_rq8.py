@@ -514,3 +514,30 @@ def test_the_page_states_the_rule_the_code_judges_by_and_no_broken_mechanism_wor
         assert words in " ".join(page.split()), words
     for banned in ("exactly", "of which", "holds in 0 of", "the sign of that difference is"):
         assert banned not in page, banned
+
+
+@pytest.mark.parametrize("width", ["full", "column"])
+def test_a_target_crossed_at_zero_at_every_te_share_is_said_not_drawn(width):
+    """The full run's export refused rq8_ridge_easy: "[flat-zero] ... series '0 (a cost
+    appears)' is zero throughout: leave it out and say so" (against EASY FIFO the BE median
+    cost is there at 0 min at every TE share of loads 0.85 and 0.9). Such a line is left out
+    of its panel and named in a note; the figure passes the check."""
+    _, _, cross, _ = _full_shaped()
+    at0 = cross["load"].isin([0.85, 0.9]) & (cross["target"] == 0.0)
+    cross.loc[at0, ["side", "at", "lo", "hi"]] = ["at or below 0", 0.0, math.nan, 1.0]
+    with plots.printed_at(width):
+        chart = figs.ridge_chart(cross, 10000, 5)
+        _check({"rq8_ridge": chart})
+    said = json.dumps(chart.to_dict()).replace('", "', " ")   # the notes' wrapped lines
+    assert "At 0 min at every TE share, not drawn: 0 at load 0.85; 0 at load 0.9." in said
+
+
+def test_the_finding_says_the_seeds_asked_and_the_most_added():
+    """The full run's finding opened 'RQ8 at 10,000 jobs per run and 30 seeds' where 5 seeds
+    were asked and only undecided cells got up to 30."""
+    from types import SimpleNamespace
+    r = SimpleNamespace(config={"seeds": list(range(30))},
+                        rounds=SimpleNamespace(schedule=(5, 10, 20, 30)))
+    assert text.seeds_said(r) == "5 seeds (up to 30 where undecided)"
+    assert text.seeds_said(SimpleNamespace(config={"seeds": [0, 1, 2]}, rounds=None)) == \
+        "3 seeds"

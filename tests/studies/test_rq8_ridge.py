@@ -140,3 +140,17 @@ def test_what_it_found_is_what_its_probes_say(found):
         if not math.isnan(c["lo"]):
             assert mine.loc[c["lo"], "change_be_median_hi"] < c["target"]
     assert found.jobs == (300, 900) and found.stats["computed"] > 0
+
+
+
+def test_every_ridge_point_is_run_at_the_second_run_length():
+    """The full run left 12 of 24 ridge points against strict FIFO 'not run' at 30,000 jobs:
+    the long runs were asked per pair in a dict keyed by the pair alone, so EASY FIFO's ridge
+    point replaced strict FIFO's where the two differ. Every baseline's ridge point of a pair
+    of the grid is run at the second run length."""
+    other = ridge.Pair(0.9, 0.7)
+    varied = ridge.Pair(0.85, 0.7, nodes=8)
+    bands = {(PAIR, "FIFO"): (10, 30, []), (PAIR, "EASY FIFO"): (1, 5, []),
+             (other, "FIFO"): (9, 30, []), (other, "EASY FIFO"): (None, 5, []),
+             (varied, "FIFO"): (18, 5, [])}
+    assert ridge.long_minutes(bands, [PAIR, other]) == {PAIR: {10, 1}, other: {9}}
