@@ -202,12 +202,13 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple,
         return "The ridge was not searched."
     top = int(at["max_min"].max())
     hit = at[at["side"] == "crosses"]
+    reached = int((at["side"] != "beyond").sum())   # within the probes, at 0 min included
     against = "" if baseline == "FIFO" else f" against {SHORT.get(baseline, baseline)}"
     out = (f"The ridge{against} (bisection on whole minutes, {len(at)} load x TE share pairs): "
            f"the BE median cost appears (crosses 0) within {top} min in "
            f"{int((zero['side'] != 'beyond').sum())} pairs (already at 0 min in "
            f"{int((zero['side'] == 'at or below 0').sum())}), and reaches the paper's "
-           f"{percent(PAPER['be_median'])} within {top} min in {len(hit)} "
+           f"{percent(PAPER['be_median'])} within {top} min in {reached} "
            f"(already at 0 min in {int((at['side'] == 'at or below 0').sum())})")
     per = []
     for load, g in hit.groupby("load", sort=True):
