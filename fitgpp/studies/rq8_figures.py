@@ -136,7 +136,7 @@ def ridge_chart(crossings: pd.DataFrame, jobs: int, seeds, baseline: str = "FIFO
         notes.append(f"Not reached by {top:g} min: {len(beyond)} (see the table).")
     if len(gone):
         notes.append("At 0 min at every TE share, not drawn: " + "; ".join(
-            f"{t.split(' ')[0]} at {m}" for m, t in zip(gone["metric"], gone["target"])) + ".")
+            f"{t.split(' (')[0]} at {m}" for m, t in zip(gone["metric"], gone["target"])) + ".")
     if (d["side"] != "crosses").any() or d["hi"].isna().any() or d["lo"].isna().any():
         notes.append(f"Intervals past the probes drawn to 0 or {top:g} min.")
     return plots.metric_lines(df, x="te_fraction", series="target", x_title="TE share",
