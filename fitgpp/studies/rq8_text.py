@@ -227,9 +227,9 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple,
                 "undecided), " + count_sentence(list(pts["status"]), "ridge points",
                                                 "the paper's three numbers")
                 + f" at {jobs[0]:,} jobs; a band of minutes where all three are confirmed "
-                f"exists at {len(held)}" + (f" (widest {int(held['width'].max())} min)"
+                f"exists at {_none_or(len(held))}" + (f" (widest {int(held['width'].max())} min)"
                                             if len(held) else "")
-                + f", with steady runs of both policies at {len(steady)}.")
+                + f", with steady runs of both policies at {_none_or(len(steady))}.")
         if "long_status" in pts:
             lp = pts[pts["long_jobs"].notna()]
             mv = lp["moved_be_median"].dropna()
@@ -238,6 +238,11 @@ def ridge_item(crossings: pd.DataFrame, points: pd.DataFrame, jobs: tuple,
                     + (f"; the BE median change moved by {_span(100 * mv, ' points')} "
                        "from the shorter runs (paired per seed)" if len(mv) else "") + ".")
     return out
+
+
+def _none_or(n: int) -> str:
+    """``none`` for 0 (``at 0`` would read as a minute), else the count."""
+    return "none" if n == 0 else f"{n}"
 
 
 def _span(x: pd.Series, unit: str = "") -> str:
@@ -260,7 +265,8 @@ def knob_item(crossings: pd.DataFrame) -> str:
                  for _, r in g.iterrows()]
         parts.append(f"at load {load:g}, TE share {share:g}: " + "; ".join(said))
     return ("Varied one at a time around the ridge, the restart cost at which the BE median "
-            f"reaches {percent(PAPER['be_median'])}: " + ". ".join(parts) + ".")
+            f"reaches {percent(PAPER['be_median'])}: "
+            + ". ".join(q if i == 0 else q[0].upper() + q[1:] for i, q in enumerate(parts)) + ".")
 
 
 def easy_item(cells: pd.DataFrame, jobs: int, signs: pd.DataFrame | None = None) -> str:

@@ -559,3 +559,17 @@ def test_both_targets_count_a_crossing_at_zero_minutes_as_reached_within_the_pro
     assert f"reaches the paper's +18.0 % within 60 min in {reached} (already at 0 min in 4)" \
         in said, said
     assert reached > int((n["side"] == "crosses").sum())
+
+
+def test_no_band_reads_none_and_each_knob_pair_starts_a_sentence():
+    """The full run's finding read 'a band ... exists at 0, with steady runs of both policies
+    at 0' (0 read as a minute) and '... 32 nodes 31.5 min [22, 58]. at load 0.85'."""
+    _, _, cross, _ = _full_shaped()
+    pts = pd.DataFrame([{"variant": "default", "baseline": "FIFO", "status": "contradicted",
+                         "width": 0, "width_steady": 0}])
+    said = text.ridge_item(cross, pts, (10000, 30000))
+    assert "exists at none, with steady runs of both policies at none." in said, said
+    var = pd.concat([cross, cross[cross["load"].isin([0.8, 0.85]) & (cross["te_fraction"] == 0.7)]
+                     .assign(variant="8 nodes")], ignore_index=True)
+    knobs = text.knob_item(var)
+    assert ". At load 0.85, TE share 0.7: default" in knobs and ". at load" not in knobs, knobs
