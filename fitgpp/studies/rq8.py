@@ -267,7 +267,7 @@ RQ8 = Study(
               "fitgpp": {"s": [4.0], "max_preemptions": [3]}},
     knobs={"load": loads, "te_fraction": te_shares, "restart_overhead": overheads},
     model=ridge.MODEL, baseline=STRICT,
-    captions=figs.captions(sorted({*FULL_LOADS, *QUICK_LOADS})),
+    captions=figs.captions(),
     # a map cell whose three numbers are undecided (against either reading) gets more seeds
     undecided=undecided,
     analyze=_rq8)

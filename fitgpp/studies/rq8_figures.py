@@ -18,28 +18,21 @@ def load_key(load: float) -> str:
     return f"{round(100 * load)}"
 
 
-def _loads_named(loads) -> dict[str, str]:
-    return {load_key(a): f"{a:g}" for a in loads}
-
-
-#: Captions, by the part of a figure's name after ``rq8_``; one per load for the per-load
-#: figures (every load RQ8 runs at any size).
-def captions(loads) -> dict[str, str]:
-    out = {}
-    for key, load in _loads_named(loads).items():
-        out[f"map_load{key}"] = (
-            f"Load {load}: BE median and p95 slowdown change of FitGpp s=4 against FIFO over "
-            "restart cost and TE share; coloured where the 95 % interval excludes 0, framed "
-            "where the paper's three numbers are confirmed; F, G or B: FIFO's, FitGpp's or "
-            "both queues grow in some run (! clearly, ~ borderline).")
-        out[f"ledger_load{key}"] = (
-            f"Load {load}: GPU-hours lost while jobs waited, FitGpp minus FIFO (paired per "
-            "seed), and its parts (reloading, grace periods and reserved GPUs, idle GPUs), "
-            "against the restart cost, one panel per TE share.")
+#: Captions, by the part of a figure's name after ``rq8_``; a figure drawn once per load
+#: (``map_load80``, ``ledger_load80``) takes its kind's (``map``, ``ledger``: the title says
+#: the load), as :func:`fitgpp.studies.captions.declared` reads them.
+def captions() -> dict[str, str]:
+    out = {"map": ("BE median and p95 slowdown change of FitGpp s=4 against FIFO over restart "
+                   "cost and TE share at one load; coloured where the interval excludes 0, "
+                   "framed where the paper's three numbers are confirmed; F, G or B: FIFO's, "
+                   "FitGpp's or both queues grow in some run (! clearly, ~ borderline)."),
+           "ledger": ("GPU-hours lost while jobs waited at one load, FitGpp minus FIFO (paired "
+                      "per seed), and its parts (reloading, grace periods and reserved GPUs, "
+                      "idle GPUs), against the restart cost, one panel per TE share.")}
     out["ridge"] = ("The ridge: the restart cost at which FitGpp's BE median change against "
                     "FIFO crosses 0 and the paper's +18 %, per TE share and load, found by "
                     "bisection on whole minutes; vertical lines span the nearest probed "
-                    "restart costs whose 95 % intervals lie wholly below and above the target.")
+                    "restart costs whose intervals lie wholly below and above the target.")
     out["ridge_easy"] = ("The ridge against FIFO with EASY backfilling (the head's reserved "
                          "start computed from the jobs' true durations): the restart cost at "
                          "which FitGpp's BE median change crosses 0 and the paper's +18 %, per "
