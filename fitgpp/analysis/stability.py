@@ -23,6 +23,12 @@ jobs were simulated, not a property of the policy. :func:`stability` judges one
   grows both detectably and materially. Otherwise it is steady. A window shorter than
   :data:`MIN_WINDOW_SAMPLES` samples cannot be judged and counts as not steady.
 
+How clearly a queue grows (:attr:`Stability.growth`): a run that is not steady grows
+**clearly** when even the slope's lower bound would give a material rise (its rise across the
+window, ``slope_low x window``, more than :data:`GROWTH_SHARE` of the mean queue, at least one
+job), and **borderline** otherwise: the point slope is material, but the interval reaches down
+to slopes that are not (a queue that may be settling slowly).
+
 :func:`steady_window` gives the jobs *submitted* in ``[warmup_end, drain_start)``, and
 :func:`window_summary` the per-class table of :func:`fitgpp.analysis.metrics.class_table` over those
 jobs only.
@@ -49,6 +55,8 @@ RULE = (f"waiting jobs (TE + BE) between the MSER-{BATCH} warm-up end and the la
         f"fitted by least squares through {TREND_BATCHES} batch means; not steady when the "
         f"slope's {LEVEL:.0%} interval is above zero and the fitted rise exceeds "
         f"{GROWTH_SHARE:.0%} of the mean queue")
+GROWTH_RULE = (f"a queue that is not steady grows clearly when the rise at the slope's lower "
+               f"bound still exceeds {GROWTH_SHARE:.0%} of the mean queue, borderline otherwise")
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,18 @@ class Stability:
     reason: str
     slope_units: str = "waiting jobs per hour"
     rule: str = RULE
+
+    @property
+    def growth(self) -> str:
+        """``"none"`` (steady), ``"clear"`` or ``"borderline"`` (not steady, by
+        :data:`GROWTH_RULE`: whether the rise at the slope's lower bound is still material)
+        or ``"cannot tell"`` (too short a window)."""
+        if math.isnan(self.slope):
+            return "cannot tell"
+        if self.steady:
+            return "none"
+        low_rise = self.rise * self.slope_low / self.slope   # the window's length x slope_low
+        return "clear" if low_rise > GROWTH_SHARE * max(self.mean_queue, 1.0) else "borderline"
 
     @property
     def verdict(self) -> str:

@@ -37,6 +37,9 @@ def add_parser(sub) -> None:
     p.add_argument("--restart-sigma", type=number_in(0, 10), metavar="SIGMA",
                    help="log-spread of the lognormal restart overhead (default 0: every BE "
                         "job the same)")
+    p.add_argument("--be-8gpu-share", type=number_in(0, 1), metavar="F",
+                   help="share of BE jobs that ask for 8 GPUs, the model's other BE sizes "
+                        "scaled to the rest (default: the model's)")
     p.add_argument("--on-unfit", choices=("error", "restrict"), default="error",
                    help="demands that fit no node: fail (default) or draw only those that fit")
     add_cluster_args(p, required=False)
@@ -72,7 +75,8 @@ def run(args) -> int:
                            cluster=cluster, on_unfit=args.on_unfit,
                            gang_fraction=args.gang_fraction, gang_tasks=args.gang_tasks,
                            restart_overhead=args.restart_overhead,
-                           restart_sigma=args.restart_sigma)
+                           restart_sigma=args.restart_sigma,
+                           be_8gpu_share=args.be_8gpu_share)
     except TraceError as exc:  # the draws left the trace schema's bounds
         shown = ", ".join(str(r) for r in exc.rows[:5]) + (" ..." if len(exc.rows) > 5 else "")
         raise UsageError(f"model {model.name!r} with these options draws jobs out of bounds "

@@ -51,6 +51,7 @@ NAMES: dict[str, Name] = {
     "restart_sigma": Name("restart-cost spread"),
     "gang_fraction": Name("gang share"),
     "gang_tasks": Name("largest gang", "tasks"),
+    "be_8gpu_share": Name("8-GPU share of BE jobs"),
     "model": Name("workload model"),
     "workload": Name("workload"),
     "policy": Name("policy"),

@@ -316,12 +316,14 @@ def _export(r: RQResult, out: Path, formats, cache, refused: dict) -> dict[str, 
 
 
 def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=print,
-            cache=None, progress=False, scheduler=None) -> dict:
+            cache=None, progress=False, scheduler=None, sizes: dict | None = None) -> dict:
     """Run the research questions ``which`` (default all) through the sweep and its cache
     (``cache``: a directory, None for the default, False for none) where the one rule of
     :func:`fitgpp.sweep.run_sweep` says (``scheduler``: a Dask scheduler's address, default
     ``$FITGPP_SCHEDULER``, at every size; else as ``size.workers`` says, on a local cluster
-    started only if some cell must be computed and closed at the end), export every chart in
+    started only if some cell must be computed and closed at the end), each at ``size`` or at
+    the size ``sizes`` gives for its key (the docs' reproduction page runs RQ8 smaller, said
+    there; each study's section states its own jobs and seeds), export every chart in
     every format under ``out`` through :func:`fitgpp.figures.export.export` (checked, with its
     configuration, in the manifest; each chart's layout and rendered files are cached too,
     beside the cells), write ``out/results.md``; return ``{key: RQResult}`` (each with
@@ -346,7 +348,8 @@ def run_all(out, *, size: Size = QUICK, which=None, formats=plots.FORMATS, log=p
                             "shipped with fitgpp: reinstall it)")
             log(f"RQ5 not run: {not_run[key]}")
             continue
-        r = STUDIES[key].result(size, cache=cache, scheduler=scheduler, progress=progress)
+        r = STUDIES[key].result((sizes or {}).get(key, size), cache=cache, scheduler=scheduler,
+                                progress=progress)
         results[key] = r
         written = _export(r, out, formats, figure_cache, refused)
         figures += [p for ps in written.values() for p in ps]

@@ -27,10 +27,16 @@ def _judged(o, conf, seed):
     if key not in o.memo:
         _, res = o.cell(conf["name"], seed=seed, variant=conf["variant"], **conf["params"],
                         **conf["knobs"])
-        o.memo[key] = derived(res, "stability", _stability,
-                              pack=lambda v: (v[0], dataclasses.astuple(v[1])),
-                              unpack=lambda v: (v[0], Stability(*v[1])))
+        o.memo[key] = cell_stability(res)
     return o.memo[key]
+
+
+def cell_stability(res) -> tuple[int, Stability]:
+    """The number of jobs of the sweep cell result ``res`` and its
+    :class:`~fitgpp.analysis.stability.Stability`, kept beside the cached cell."""
+    return derived(res, "stability", _stability,
+                   pack=lambda v: (v[0], dataclasses.astuple(v[1])),
+                   unpack=lambda v: (v[0], Stability(*v[1])))
 
 
 def _stability(res) -> tuple:
@@ -139,3 +145,13 @@ def steady_markdown(table: pd.DataFrame) -> str:
         lines.append(f"| {md_text(_where(r, ids))} | {int(r['jobs']):,} | {int(r['steady'])}/{int(r['seeds'])} "
                      f"| {r['slope']:+.3g} | {r['warmup_h']:.3g} | {r['drain_h']:.3g} |")
     return "\n".join(lines)
+
+
+def growth_counts(o, conf) -> dict[str, int]:
+    """How the runs of ``conf`` (over the seeds it ran) grow, by
+    :attr:`fitgpp.analysis.stability.Stability.growth`: ``{"none": n, "borderline": n,
+    "clear": n, "cannot tell": n}``."""
+    out = dict.fromkeys(("none", "borderline", "clear", "cannot tell"), 0)
+    for seed in o.seeds_of(conf):
+        out[_judged(o, conf, seed)[1].growth] += 1
+    return out

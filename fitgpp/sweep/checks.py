@@ -11,7 +11,7 @@ from fitgpp.sim.validate import MAX_GRACE_SCALE, MAX_JOBS, MAX_TIME_S
 
 #: Workload knobs a synthesized workload takes (see fitgpp.workload.synthesize).
 KNOBS = ("n_jobs", "load", "te_fraction", "grace_scale", "gang_fraction", "gang_tasks",
-         "restart_overhead", "restart_sigma")
+         "restart_overhead", "restart_sigma", "be_8gpu_share")
 
 
 class ExperimentError(FitgppError):
@@ -57,6 +57,7 @@ _KNOB_CHECKS = {
     "gang_tasks": lambda w, k, v: _number(w, k, v, lo=2, hi=2**20, integer=True),
     "restart_overhead": lambda w, k, v: _number(w, k, v, lo=0, hi=MAX_TIME_S),
     "restart_sigma": lambda w, k, v: _number(w, k, v, lo=0, hi=10),
+    "be_8gpu_share": lambda w, k, v: _number(w, k, v, lo=0, hi=1),
 }
 
 

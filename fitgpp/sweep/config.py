@@ -46,6 +46,7 @@ class Workload:
     gang_tasks: int | Sequence[int] | None = None
     restart_overhead: float | Sequence[float] | None = None
     restart_sigma: float | Sequence[float] | None = None
+    be_8gpu_share: float | Sequence[float] | None = None
     on_unfit: str | None = None
 
     def __post_init__(self):

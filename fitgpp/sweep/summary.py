@@ -39,6 +39,7 @@ _COORD_ATTRS = {
     "restart_overhead": {"units": "s", "description": "median checkpoint reload time of a "
                                                       "preempted BE job, each restart"},
     "restart_sigma": {"units": "1", "description": "log-spread of the lognormal reload time"},
+    "be_8gpu_share": {"units": "1", "description": "share of BE jobs that ask for 8 GPUs"},
     "seed": {"description": "workload seed (RAND's seed too unless its grid gives one)"},
     "cls": {"description": "job class: TE (trial-and-error) or BE (best-effort)"},
 }

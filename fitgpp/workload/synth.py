@@ -39,6 +39,12 @@ no recorded attribute predicts it, and one number the experiments sweep is the p
 assumption; ``restart_sigma`` tests whether the spread matters. TE jobs are never preempted
 and get 0.
 
+The share of wide BE jobs: ``be_8gpu_share=f`` makes a BE job ask for 8 GPUs (per task) with
+probability ``f``, the model's other BE GPU counts keeping their relative probabilities (scaled
+to ``1 - f``), each with its own CPU and memory as the model gives them. The model's BE class
+must have an 8-GPU demand (and another one, unless ``f`` is 1). Full-node BE jobs are what
+FIFO's strict queue blocks behind and what a wide TE job preempts, so RQ8 varies it.
+
 Columns ``tasks`` and ``restart_overhead`` are written only when some job's value differs
 from the default (1 and 0), so traces without gangs or reloads stay byte-identical to
 those of earlier versions; the new random streams come after the old ones in the spawn
@@ -179,7 +185,8 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
                on_unfit: Literal["error", "restrict"] = "error",
                gang_fraction: float | None = None, gang_tasks: int | None = None,
                restart_overhead: float | None = None,
-               restart_sigma: float | None = None) -> Trace:
+               restart_sigma: float | None = None,
+               be_8gpu_share: float | None = None) -> Trace:
     """Draw ``n_jobs`` jobs from ``model`` (a WorkloadModel, shipped name or JSON path).
 
     ``load``: target offered GPU load as a fraction of ``cluster``'s GPUs (needs
@@ -188,8 +195,9 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     ``cluster``: validate demands against it (see ``on_unfit``). ``gang_fraction``: share
     of BE jobs that are gangs of 2..``gang_tasks`` tasks (default: the model's tasks
     distribution). ``restart_overhead``: median reload time of a preempted BE job [s]
-    (default 0), lognormal with log-spread ``restart_sigma`` (default 0: fixed). Returns a
-    validated :class:`~fitgpp.Trace` whose ``source`` is the full recipe.
+    (default 0), lognormal with log-spread ``restart_sigma`` (default 0: fixed).
+    ``be_8gpu_share``: probability of a BE job asking for 8 GPUs (default: the model's).
+    Returns a validated :class:`~fitgpp.Trace` whose ``source`` is the full recipe.
     """
     m: WorkloadModel = load_model(model)
     share, gscale, load = _checked_args(m, n_jobs, seed, load, cluster, te_fraction,
@@ -197,6 +205,7 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     gfrac, gtasks, ro_med, ro_sig = _gang_args(gang_fraction, gang_tasks, restart_overhead,
                                                restart_sigma)
     gmax = GANG_TASKS if gtasks is None else gtasks
+    wide = _nonneg("be_8gpu_share", be_8gpu_share, hi=1.0)
 
     rngs = dict(zip(STREAMS, (np.random.default_rng(s)
                               for s in np.random.SeedSequence(seed).spawn(len(STREAMS)))))
@@ -204,7 +213,7 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     is_te = rngs["class"].random(n) < share
     cls = np.where(is_te, "TE", "BE")
     duration, gpu, cpu, mem, grace, tasks, restricted = _draw_classes(
-        m, cls, rngs, cluster, on_unfit, gfrac, gmax, gscale)
+        m, cls, rngs, cluster, on_unfit, gfrac, gmax, gscale, wide)
 
     duration = np.maximum(np.round(duration, 3), 0.001)
     grace = np.round(grace, 3)
@@ -236,7 +245,7 @@ def synthesize(model, n_jobs: int, seed: int = 0, load: float | None = None,
     source = _recipe(m, n, seed, load, te_fraction, grace_scale, cluster, on_unfit, restricted,
                      rate, offered)
     knobs = {"gang_fraction": gfrac, "gang_tasks": gtasks, "restart_overhead": ro_med,
-             "restart_sigma": ro_sig}
+             "restart_sigma": ro_sig, "be_8gpu_share": wide}
     source.update({k: v for k, v in knobs.items() if v is not None})  # older recipes unchanged
     return read_trace(df, cluster=cluster, source=source)
 
@@ -268,7 +277,25 @@ def _checked_args(m, n_jobs, seed, load, cluster, te_fraction, grace_scale, on_u
     return share, gscale, load
 
 
-def _draw_classes(m, cls, rngs, cluster, on_unfit, gfrac, gmax, gscale) -> tuple:
+def _wide_share(rows, share: float | None, model: str) -> list:
+    """The BE demand table ``rows`` ((gpu, cpu, mem, prob)) with 8-GPU demands of total
+    probability ``share`` and the others scaled to ``1 - share`` (None: as they are)."""
+    if share is None:
+        return rows
+    wide = sum(r[3] for r in rows if r[0] == 8)
+    rest = sum(r[3] for r in rows if r[0] != 8)
+    if share > 0 and wide <= 0:
+        raise SynthesisError(f"be_8gpu_share={share:g}: model {model!r} has no 8-GPU BE demand "
+                             f"that fits (its BE GPUs: {sorted({r[0] for r in rows})})")
+    if share < 1 and rest <= 0:
+        raise SynthesisError(f"be_8gpu_share={share:g}: model {model!r} has no BE demand "
+                             "other than 8 GPUs to draw the rest from")
+    out = [(g, c, mm, (share * p / wide) if g == 8 else ((1 - share) * p / rest))
+           for g, c, mm, p in rows]
+    return [r for r in out if r[3] > 0]
+
+
+def _draw_classes(m, cls, rngs, cluster, on_unfit, gfrac, gmax, gscale, wide=None) -> tuple:
     """Run time, demands, tasks and grace period of every job, each class from its model;
     and, per class, the demands ``on_unfit="restrict"`` removed."""
     n = len(cls)
@@ -286,6 +313,8 @@ def _draw_classes(m, cls, rngs, cluster, on_unfit, gfrac, gmax, gscale) -> tuple
         rows, removed = _demand_table(cm, cluster, on_unfit, c)
         if removed:
             restricted[c] = removed
+        if c == "BE":
+            rows = _wide_share(rows, wide, m.name)
         # Every stream draws n values, so the k-th job of a class gets the same values
         # whatever te_fraction is.
         duration[mask] = cm.run_time.rvs(n, rngs[f"run_time_{c}"])[:k]
@@ -384,5 +413,6 @@ def from_recipe(source: dict, model=None) -> Trace:
                       te_fraction=source["te_fraction"], grace_scale=source["grace_scale"],
                       cluster=cl, on_unfit=source.get("on_unfit", "error"),
                       **{k: source[k] for k in ("gang_fraction", "gang_tasks",
-                                                "restart_overhead", "restart_sigma")
+                                                "restart_overhead", "restart_sigma",
+                                                "be_8gpu_share")
                          if source.get(k) is not None})

@@ -222,3 +222,24 @@ def test_mser_warmup_is_the_plain_formula_exactly():
                   1e155 * (1 + 1e-9 * (np.exp(-np.arange(n) / 50) * 30 + rng.random(n)))):
             with np.errstate(invalid="ignore"):  # (inf - inf, in both)
                 assert mser_warmup(t, x) == plain(t, x)
+
+
+def test_a_growing_queue_is_clear_or_borderline_by_the_slopes_lower_bound(overloaded, light):
+    """Not steady, and even the slope's lower bound gives a material rise: clear; the point
+    slope material but its lower bound not: borderline (a queue that may be settling slowly).
+    RQ8's map tells them apart (issue 34: borderline slopes at load 0.8 were lumped with
+    FIFO's growing queue at 0.85)."""
+    from fitgpp.analysis.stability import GROWTH_RULE, GROWTH_SHARE
+    clear = stability(overloaded)
+    assert not clear.steady and clear.growth == "clear", clear.text()
+    rng = np.random.default_rng(5)
+    submit = np.linspace(0, 1999 * 60, 3000)
+    swings = np.repeat(np.resize([3.0, -3.0], 20), 100)
+    slow = stability(queue_dataset(10 + np.linspace(0, 8, 2000) + swings
+                                   + rng.normal(0, 0.5, 2000), submit))
+    assert not slow.steady and slow.growth == "borderline", slow.text()
+    low_rise = slow.rise * slow.slope_low / slow.slope
+    assert 0 < low_rise <= GROWTH_SHARE * slow.mean_queue < slow.rise
+    assert stability(light).growth == "none" and "lower bound" in GROWTH_RULE
+    short = stability(queue_dataset(np.zeros(40), submit=np.linspace(0, 39 * 60, 10)))
+    assert short.growth == "cannot tell"

@@ -56,10 +56,14 @@ def change_map(df: pd.DataFrame, *, x: str, y: str, panel: str, x_title: str, y_
 
     def draw(lay):
         charts = []
-        for name in panels:
+        for i, name in enumerate(panels):
             g = d[d[panel] == name]
+            # stacked, the x axis is shared: labelled under the last panel only (a map of
+            # four TE shares stacked twice was 6.1 in tall on a 3.3 in column)
+            last = ncols > 1 or i == len(panels) - 1
             base = alt.Chart(g).encode(
-                x=alt.X("x_label:O", sort=xs, title=x_title, axis=alt.Axis(labelAngle=0)),
+                x=alt.X("x_label:O", sort=xs, title=x_title if last else None,
+                        axis=alt.Axis(labelAngle=0, labels=last, ticks=last)),
                 y=alt.Y("y_label:O", sort=ys, title=y_title))
             fill = base.mark_rect(fill=NO_SIGN).transform_filter("!isValid(datum.signed)")
             cells = base.mark_rect().encode(color=colour).transform_filter(
@@ -72,8 +76,8 @@ def change_map(df: pd.DataFrame, *, x: str, y: str, panel: str, x_title: str, y_
             charts.append(alt.layer(fill, cells, frame, text).properties(
                 width=width, height=lay["height"],
                 title=alt.Title(str(name), fontSize=p.title_font)))
-        return _finish(alt.concat(*charts, columns=ncols).resolve_scale(color="shared"), p,
-                       title, notes)
+        return _finish(alt.concat(*charts, columns=ncols, spacing=6 if ncols == 1 else 16)
+                       .resolve_scale(color="shared"), p, title, notes)
     least = max(40, (p.font + 5) * len(ys))
     return fit_page(draw, [dict(height=height, least=min(least, height), most=height,
                                 rows=math.ceil(len(panels) / ncols))], p)

@@ -22,7 +22,7 @@ from fitgpp.figures.plots.style import _styles
 def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: bool = False,
                  x_title: str | None = None, y_title: str = "", series_title: str | None = None,
                  title: str | None = None, log_x: bool | None = None, percent: bool = False,
-                 share=False, size: str | Preset | None = None) -> alt.Chart:
+                 share=False, size: str | Preset | None = None, notes=()) -> alt.Chart:
     """Lines of ``value`` against ``x``, one per ``series``, one panel per ``metric``,
     with ``lo``/``hi`` whiskers when present (long format: x, series, metric, value[, lo, hi,
     lowest]; ``lowest``, the least value a row's quantity can take, cuts its whisker there
@@ -40,13 +40,15 @@ def metric_lines(df: pd.DataFrame, *, x: str, series: str = "policy", log_y: boo
     (``percent``, or a metric named ``... vs BASELINE (%)``) has its whiskers stop at -100 %
     (nothing falls by more than all of it), said in the subtitle; otherwise each axis
     includes the whole of every interval. The panels are laid out to pass the rules of the
-    page at the printed width (:func:`fitgpp.figures.plots.layout.fit_page`)."""
+    page at the printed width (:func:`fitgpp.figures.plots.layout.fit_page`). ``notes``:
+    sentences of the caller's, said first in the subtitle."""
     need = {x, series, "metric", "value"}
     if not need <= set(df.columns):
         raise PlotError(f"metric_lines needs columns {sorted(need)}, got {list(df.columns)}")
     p = preset(size)
     shares = set(df["metric"]) if share is True else set(share or ())
     prep = _prepare(df, x, series, percent, shares, series_title)
+    prep["notes"] = [*notes, *prep["notes"]]
     return fit_page(lambda lay: _draw(prep, lay, p, x=x, x_title=x_title or x, y_title=y_title,
                                       title=title, log_x=log_x, log_y=log_y, percent=percent),
                     _layouts(p, len(prep["panels"])), p)
@@ -155,6 +157,8 @@ def _layouts(p: Preset, n: int) -> list[dict]:
     lowest that still reads (ticks about every 20 pt), ``rows``: rows of panels."""
     if p.name == "full":
         ncols = min(n, 3)
+        if n == 4:   # three to a row would leave two thirds of the second row empty
+            ncols = 2
         return [dict(ncols=ncols, width=_panel(p, ncols, axis_px=60), height=140, least=60,
                      most=200, spacing=16, rows=math.ceil(n / ncols))]
     one = dict(ncols=1, width=_panel(p, 1, axis_px=52), spacing=6, rows=n)
@@ -286,8 +290,9 @@ def _intervals(d):
     cuts = lo_c > d["lo"]
     where = ("at -100 %" if (d.loc[cuts, "floor"] == -1.0).all() else
              "at the least value the quantity can take")
-    note = "Vertical lines: 95 % intervals" + (f", cut {where} (marked with a bar)"
-                                               if cuts.any() else "") + "."
+    from fitgpp.analysis.metrics import interval_level   # (at the level they were made at)
+    note = f"Vertical lines: {100 * interval_level():.4g} % intervals" + (
+        f", cut {where} (marked with a bar)" if cuts.any() else "") + "."
     return d.assign(lo_c=lo_c, hi_c=d["hi"], cut=np.where(cuts, lo_c, np.nan)), [note]
 
 
