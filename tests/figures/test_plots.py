@@ -489,3 +489,13 @@ def test_a_slowdown_cdf_starts_at_1(runs):
 def check_chart(spec):
     from fitgpp.figures import check
     return check.check(spec)
+
+
+def test_a_note_for_one_panel_of_several_says_one_panel():
+    """RQ8's map note read "FIFO: 0 throughout in 1 panels (not drawn)"."""
+    from fitgpp.figures.plots.lines import _merged_notes
+    note = "FIFO: 0 throughout (not drawn)."
+    assert _merged_notes({note: ["a"]}, ["a", "b", "c"]) == \
+        ["FIFO: 0 throughout in 1 panel (not drawn)."]
+    assert _merged_notes({note: ["a", "b"]}, ["a", "b", "c"]) == \
+        ["FIFO: 0 throughout in 2 panels (not drawn)."]

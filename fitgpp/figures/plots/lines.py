@@ -206,7 +206,8 @@ def _merged_notes(said: dict, panels) -> list[str]:
         elif " coincide" in note:     # the reader sees where: no panel named
             out.append(note.replace(hides, "").replace(" coincide", " coincide in some panels", 1))
         else:
-            out.append(note.replace(" (not drawn)", f" in {len(where)} panels (not drawn)"))
+            n = len(where)
+            out.append(note.replace(" (not drawn)", f" in {n} panel{'s' * (n != 1)} (not drawn)"))
     return out
 
 
