@@ -339,12 +339,21 @@ def who_pays_item(signs: pd.DataFrame, cells: pd.DataFrame, table: pd.DataFrame,
             f"at {_where(s)} the BE median changes by {_be(cell)} while FitGpp loses "
             f"{n['value']:+,.0f} GPU-h [{n['lo']:+,.0f}, {n['hi']:+,.0f}] against FIFO while "
             f"jobs wait; the BE jobs it preempted ({100 * pre['share']:.1f} % of BE jobs) "
-            f"finish {mech.delay_phrase(pre)} later than under FIFO, those it never "
-            f"preempted {mech.delay_phrase(never)}")
+            f"finish {_delay_said(pre)} against FIFO, those it never "
+            f"preempted {_delay_said(never)}")
     return (f"Where BE jobs pay although FitGpp loses fewer GPU-hours while jobs wait "
             f"({len(odd)} cells by both intervals), each job's delay shows who pays: "
             + "; ".join(parts) + ". An aggregate over all jobs cannot see that the delay "
             "moves onto the preempted jobs.")
+
+
+def _delay_said(row) -> str:
+    """A group's delay against FIFO and, by its interval, what it says: later, earlier, no
+    detectable change, or cannot tell (no interval)."""
+    lo, hi = row["delay_lo"], row["delay_hi"]
+    word = ("cannot tell: no interval" if math.isnan(lo) else "later" if lo > 0 else
+            "earlier" if hi < 0 else "no detectable change")
+    return f"{mech.delay_phrase(row)}: {word}"
 
 
 def delays_item(table: pd.DataFrame) -> str:

@@ -574,3 +574,16 @@ def test_no_band_reads_none_and_each_knob_pair_starts_a_sentence():
                      .assign(variant="8 nodes")], ignore_index=True)
     knobs = text.knob_item(var)
     assert ". At load 0.85, TE share 0.7: default" in knobs and ". at load" not in knobs, knobs
+
+
+def test_a_group_delay_is_called_later_only_when_its_interval_says_so():
+    """The mechanism sentence said the preempted BE jobs "finish ... later than under FIFO"
+    whatever the interval; a delay whose interval holds 0 is no detectable change."""
+    from fitgpp.studies.rq8_text import _delay_said
+    row = {"delay": 906.0, "delay_lo": 240.0, "delay_hi": 1578.0, "queued": 0.0,
+           "grace": 60.0, "requeued": 846.0, "reload": 0.0}
+    assert _delay_said(row).endswith(": later")
+    row.update(delay=-192.0, delay_lo=-606.0, delay_hi=222.0)
+    assert _delay_said(row).endswith(": no detectable change")
+    row.update(delay_lo=float("nan"), delay_hi=float("nan"))
+    assert _delay_said(row).endswith(": cannot tell: no interval")
