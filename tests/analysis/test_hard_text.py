@@ -4,13 +4,13 @@ character or lone surrogate raw, and a normal table exactly as before."""
 
 from __future__ import annotations
 
-import html.parser
 import re
 
 import pandas as pd
 import pytest
 
 from fitgpp.analysis.tables import people_table, to_latex
+from html_tags import tags
 
 #: Every character no sink shows as it is: C0 but tab and line breaks, DEL, C1, surrogates
 #: (both halves, both ends), the non-characters U+FFFE/U+FFFF, the bidi controls.
@@ -31,23 +31,7 @@ def table(labels, *, caption="", notes=(), heading="policy"):
     return t
 
 
-class Elements(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.tags, self.text = [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def parsed(text: str) -> Elements:
-    p = Elements()
-    p.feed(text)
-    p.close()
-    return p
+parsed = tags       # what an HTML text makes (tests/html_tags.py)
 
 
 @pytest.mark.parametrize("where", ["cell", "heading", "caption", "note"])

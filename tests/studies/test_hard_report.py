@@ -12,7 +12,6 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
 import mistune
 import pytest
@@ -20,6 +19,7 @@ import pytest
 from fitgpp.sim.policies.fifo import Fifo
 from fitgpp.studies import reproduce
 from fitgpp.studies.reproduce import ReproduceError, Size, Study
+from html_tags import Tags, tags
 
 TINY = Size(n_jobs=40, seeds=(0, 1, 2), timeline_jobs=20, real_jobs=60, workers=0)
 HOSTILE = ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "a|b`c",
@@ -31,29 +31,13 @@ class Mine(Fifo):
     knob: float = 1.0
 
 
-class Html(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.tags, self.text = [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def rendered(markdown: str) -> Html:
+def rendered(markdown: str) -> Tags:
     """``markdown`` as a renderer that lets inline HTML through (JupyterLab's for a trusted
     output, GitHub's before sanitizing) makes it, parsed."""
-    html = mistune.create_markdown(escape=False, plugins=["table"])(markdown)
-    p = Html()
-    p.feed(html)
-    p.close()
-    return p
+    return tags(mistune.create_markdown(escape=False, plugins=["table"])(markdown))
 
 
-def harmless(markdown: str) -> Html:
+def harmless(markdown: str) -> Tags:
     p = rendered(markdown)
     made = {tag for tag, _ in p.tags}
     assert made <= {"h1", "h2", "p", "ul", "li", "strong", "em", "code", "table", "thead",

@@ -12,11 +12,11 @@ import os
 import subprocess
 import sys
 import textwrap
-from html.parser import HTMLParser
 
 import pytest
 
 from fitgpp.workbook.views import finding_html
+from html_tags import tags
 
 SELECTED = "<img src=x onerror=alert(1)>\x1b"
 BASELINE = "<script>alert(2)</script>|b"
@@ -64,23 +64,6 @@ PANEL = textwrap.dedent("""
 """)
 
 
-class Tags(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.tags, self.text = [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def tags(html: str) -> Tags:
-    p = Tags()
-    p.feed(html)
-    p.close()
-    return p
 
 
 def harmless(html: str) -> None:
