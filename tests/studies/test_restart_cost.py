@@ -44,18 +44,8 @@ def test_cell_metrics_by_hand():
 
 def _runs(te_fit, be_fit, ovh=(0.0, 600.0, 1800.0), seeds=(0, 1, 2)):
     """PRIO fixed (TE p95 10, BE p95 20); every preempting policy follows te_fit(o), be_fit(o)."""
-    rows = []
-    for label, _, _ in rc.POLICIES:
-        for o in ovh:
-            for seed in seeds:
-                prio = label == "PRIO"
-                rows.append({"workload": "w", "policy": label, "overhead_s": o, "seed": seed,
-                             "te_p95": 10.0 if prio else te_fit(o),
-                             "be_median": 5.0, "be_p95": 20.0 if prio else be_fit(o),
-                             "preemptions_per_be": 0.0 if prio else 0.5,
-                             "reload_gpu_h": 0.0 if prio else o / 100,
-                             "reload_share": 0.0 if prio else o / 100_000})
-    return pd.DataFrame(rows)
+    return _seeded(lambda _label, o, _seed: te_fit(o), lambda _label, o, _seed: be_fit(o),
+                   ovh, seeds)
 
 
 def test_comparisons_against_prio_and_where_preempting_stops_paying():
