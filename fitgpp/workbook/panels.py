@@ -82,7 +82,7 @@ class Panel(W.VBox):
 
     def __init__(self, study: Study, size: str | fitgpp.studies.reproduce.Size = "full", *, cache=None,
                  charts=True, scheduler=None):
-        self.study, self.cache, self.draw_study = study, cache, charts
+        self.cache, self.draw_study = cache, charts
         self.scheduler = scheduler
         self.sizes = dict(SIZES)
         if isinstance(size, Size):
@@ -92,8 +92,7 @@ class Panel(W.VBox):
         self.size = self.sizes[size]
         # a study whose knobs depend on the size (RQ8, the run-length study) is drawn with
         # them fixed for the size shown, and fixed again when the size changes
-        self._declared, study = study, study.at_size(self.size)
-        self.study = study
+        self._declared, self.study = study, study.at_size(self.size)
         self._outcomes: dict = {}
         self.last_seconds = 0.0
         self.o = self.result = None
